@@ -1,0 +1,30 @@
+import { resolve } from 'node:path'
+import { defineConfig } from 'electron-vite'
+import { svelte } from '@sveltejs/vite-plugin-svelte'
+
+export default defineConfig({
+  main: {
+    build: {
+      externalizeDeps: true,
+      rollupOptions: {
+        input: {
+          index: resolve(__dirname, 'src/main/index.ts'),
+          // The engine process, the browser-mode host and the CLI share the main build.
+          engine: resolve(__dirname, 'src/main/engine/host.ts'),
+          web: resolve(__dirname, 'src/web/main.ts'),
+          cli: resolve(__dirname, 'src/cli/index.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: { externalizeDeps: true },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src/renderer'),
+    build: {
+      rollupOptions: { input: resolve(__dirname, 'src/renderer/index.html') },
+    },
+    plugins: [svelte()],
+  },
+})

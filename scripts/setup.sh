@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what the app needs; with --test also what the tests need (Debian's Chromium, CJK fonts).
+# Two downloads that ordinary installs make are skipped on purpose, because their hosts are often
+# unreachable (offline labs, CI): Electron's binary (GitHub) and onnxruntime-node's CUDA provider
+# (NuGet). README "With network" says how to get both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export ELECTRON_SKIP_BINARY_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip
+npm ci --no-audit --no-fund
+if [ "${1:-}" = "--test" ]; then
+  missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
+  if [ ${#missing[@]} -gt 0 ]; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+fi

@@ -1,0 +1,196 @@
+import { onnx } from './onnx-proto'
+import { ATTENTION_KINDS, type AttentionKind, type TestScore } from '../../shared/api'
+import type { OnnxFile } from './onnx-graph'
+import type { TokenizerSpec } from './tokenizer'
+
+/**
+ * The one-file model contract (docs/model-format.md), checked when a file is opened. Each
+ * failure is a ContractError whose message is one sentence naming what is wrong.
+ */
+export const FORMAT_VERSION = '1'
+export const ENCODER_INPUTS = ['src_ids', 'src_mask'] as const
+export const ENCODER_OUTPUTS = ['encoder_out', 'decoder_init'] as const
+export const STEP_INPUTS = [
+  'prev_token',
+  'state',
+  'encoder_states',
+  'src_mask',
+  'step',
+  'attn_override',
+  'override_on',
+] as const
+export const STEP_REQUIRED_INPUTS = ['prev_token', 'state', 'encoder_states'] as const
+export const STEP_OUTPUTS_BASE = ['logits', 'next_state'] as const
+export const STEP_OUTPUTS_ATTENTION = ['attention', 'scores'] as const
+export const STEP_OUTPUTS_LOCAL = ['position', 'window', 'gaussian', 'align'] as const
+
+const T = onnx.TensorProto.DataType
+const DTYPE_NAMES: Record<number, string> = { [T.FLOAT]: 'float32', [T.INT64]: 'int64' }
+const EXPECTED_DTYPES: Record<string, number> = {
+  src_ids: T.INT64,
+  src_mask: T.FLOAT,
+  encoder_states: T.FLOAT,
+  state: T.FLOAT,
+  prev_token: T.INT64,
+  step: T.FLOAT,
+  attn_override: T.FLOAT,
+  override_on: T.FLOAT,
+  encoder_out: T.FLOAT,
+  decoder_init: T.FLOAT,
+  logits: T.FLOAT,
+  next_state: T.FLOAT,
+  attention: T.FLOAT,
+  scores: T.FLOAT,
+  position: T.FLOAT,
+  window: T.FLOAT,
+  gaussian: T.FLOAT,
+  align: T.FLOAT,
+}
+
+/** Largest vocabulary the app accepts: beyond this a file is more likely hostile than useful. */
+export const MAX_VOCAB = 200_000
+
+export class ContractError extends Error {}
+
+export interface SpecialTokens {
+  pad: number
+  unk: number
+  bos: number
+  eos: number
+}
+
+export interface ModelSpec {
+  name: string
+  attention: AttentionKind
+  windowD: number
+  srcLang: string
+  tgtLang: string
+  srcVocab: string[]
+  tgtVocab: string[]
+  srcTokenizer: TokenizerSpec
+  tgtTokenizer: TokenizerSpec
+  special: SpecialTokens
+  stateSize: number
+  trainingData: string
+  licence: string
+  testScore: TestScore | null
+  stepOutputs: string[]
+}
+
+function need(file: OnnxFile, key: string): string {
+  const v = file.metadata.get(key)
+  if (v === undefined || v.trim() === '') {
+    throw new ContractError(
+      file.metadata.size === 0
+        ? 'The file is an ONNX model but carries no Attention Lens metadata (al.* keys), so it was not exported for this app.'
+        : `The model's metadata lacks "${key}".`,
+    )
+  }
+  return v
+}
+
+function json<T>(file: OnnxFile, key: string): T {
+  const raw = need(file, key)
+  try {
+    return JSON.parse(raw) as T
+  } catch {
+    throw new ContractError(`The model's metadata "${key}" is not valid JSON.`)
+  }
+}
+
+function vocab(file: OnnxFile, key: string): string[] {
+  const v = json<unknown>(file, key)
+  if (!Array.isArray(v) || v.length < 4 || !v.every((w) => typeof w === 'string')) {
+    throw new ContractError(`The model's vocabulary "${key}" is not a list of at least four strings.`)
+  }
+  if (v.length > MAX_VOCAB) {
+    throw new ContractError(`The model's vocabulary "${key}" has ${v.length} entries, more than the ${MAX_VOCAB} this app accepts.`)
+  }
+  return v as string[]
+}
+
+function tokenizer(file: OnnxFile, key: string): TokenizerSpec {
+  const t = json<Partial<TokenizerSpec>>(file, key)
+  if (!t || (t.type !== 'word' && t.type !== 'char')) {
+    throw new ContractError(`The model's tokenizer "${key}" has no type "word" or "char".`)
+  }
+  return { type: t.type, lowercase: t.lowercase !== false, capitalize: t.capitalize === true }
+}
+
+function checkValue(file: OnnxFile, name: string, where: 'input' | 'output'): void {
+  const v = (where === 'input' ? file.inputs : file.outputs).get(name)
+  if (!v) throw new ContractError(`The model has no ${where} named "${name}".`)
+  const want = EXPECTED_DTYPES[name]
+  if (want !== undefined && v.elemType !== want) {
+    throw new ContractError(
+      `The model's ${where} "${name}" is ${DTYPE_NAMES[v.elemType] ?? `type ${v.elemType}`}, not ${DTYPE_NAMES[want]}.`,
+    )
+  }
+}
+
+export function checkContract(file: OnnxFile): ModelSpec {
+  const version = need(file, 'al.format_version')
+  if (version !== FORMAT_VERSION) {
+    throw new ContractError(`The model uses format version ${version}; this app reads version ${FORMAT_VERSION}.`)
+  }
+  const task = file.metadata.get('al.task') ?? 'translation'
+  if (task !== 'translation') throw new ContractError(`The model is for "${task}", not translation.`)
+  const attention = need(file, 'al.attention') as AttentionKind
+  if (!ATTENTION_KINDS.includes(attention)) {
+    throw new ContractError(`The model's attention kind "${attention}" is not one of ${ATTENTION_KINDS.join(', ')}.`)
+  }
+  const local = attention.startsWith('local')
+  const windowD = Number(file.metadata.get('al.window_d') ?? '0')
+  if (local && !(Number.isInteger(windowD) && windowD > 0)) {
+    throw new ContractError('The local-attention model lacks a positive integer window half-width "al.window_d".')
+  }
+  const special = json<SpecialTokens>(file, 'al.special_tokens')
+  const srcVocab = vocab(file, 'al.src_vocab')
+  const tgtVocab = vocab(file, 'al.tgt_vocab')
+  for (const k of ['pad', 'unk', 'bos', 'eos'] as const) {
+    const id = special?.[k]
+    if (!Number.isInteger(id) || id < 0 || id >= Math.min(srcVocab.length, tgtVocab.length)) {
+      throw new ContractError(`The model's special token "${k}" is missing or outside the vocabulary.`)
+    }
+  }
+  const stateSize = Number(need(file, 'al.state_size'))
+  if (!(Number.isInteger(stateSize) && stateSize > 0)) {
+    throw new ContractError('The model\'s "al.state_size" is not a positive integer.')
+  }
+  for (const name of ENCODER_INPUTS) checkValue(file, name, 'input')
+  for (const name of STEP_REQUIRED_INPUTS) checkValue(file, name, 'input')
+  for (const name of ENCODER_OUTPUTS) checkValue(file, name, 'output')
+  const stepOutputs: string[] = [...STEP_OUTPUTS_BASE]
+  if (attention !== 'none') stepOutputs.push(...STEP_OUTPUTS_ATTENTION)
+  if (local) stepOutputs.push(...STEP_OUTPUTS_LOCAL)
+  for (const name of stepOutputs) checkValue(file, name, 'output')
+  const logitsDim = file.outputs.get('logits')!.dims.at(-1)
+  if (typeof logitsDim === 'number' && logitsDim !== tgtVocab.length) {
+    throw new ContractError(
+      `The model's logits have ${logitsDim} entries but its target vocabulary has ${tgtVocab.length}.`,
+    )
+  }
+  let testScore: TestScore | null = null
+  try {
+    testScore = JSON.parse(file.metadata.get('al.test_bleu') ?? 'null') as TestScore | null
+  } catch {
+    testScore = null // optional; a broken score is not a reason to refuse the model
+  }
+  return {
+    name: file.metadata.get('al.name') ?? 'model',
+    attention,
+    windowD: local ? windowD : 0,
+    srcLang: need(file, 'al.src_lang'),
+    tgtLang: need(file, 'al.tgt_lang'),
+    srcVocab,
+    tgtVocab,
+    srcTokenizer: tokenizer(file, 'al.src_tokenizer'),
+    tgtTokenizer: tokenizer(file, 'al.tgt_tokenizer'),
+    special,
+    stateSize,
+    trainingData: file.metadata.get('al.training_data') ?? '',
+    licence: file.metadata.get('al.licence') ?? '',
+    testScore,
+    stepOutputs,
+  }
+}

@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
+import type { ModelInfo, Translation } from '../../shared/api'
+import { checkContract, ContractError, type ModelSpec } from './contract'
+import { greedyDecode } from './decode'
+import { LoadedModel } from './model'
+import { parseOnnx } from './onnx-graph'
+
+/** What a model file says about itself, without sessions: enough for a picker. */
+export type ModelDescription = Omit<ModelInfo, 'id' | 'bundled' | 'provider'>
+
+function describeSpec(path: string, spec: ModelSpec): ModelDescription {
+  return {
+    name: spec.name,
+    fileName: basename(path),
+    attention: spec.attention,
+    srcLang: spec.srcLang,
+    tgtLang: spec.tgtLang,
+    windowD: spec.windowD,
+    srcVocabSize: spec.srcVocab.length,
+    tgtVocabSize: spec.tgtVocab.length,
+    trainingData: spec.trainingData,
+    licence: spec.licence,
+    testScore: spec.testScore,
+  }
+}
+
+/**
+ * The inference service: plain Node, no Electron. It keeps the models it opened (by path) and
+ * decodes with them. It runs inside the engine process; tests and the CLI use it directly.
+ */
+export class InferenceService {
+  private models = new Map<string, LoadedModel>()
+
+  constructor(private provider = 'cpu') {}
+
+  async describe(path: string): Promise<ModelDescription> {
+    const open = this.models.get(path)
+    if (open) return describeSpec(path, open.spec)
+    try {
+      return describeSpec(path, checkContract(parseOnnx(new Uint8Array(await readFile(path)))))
+    } catch (e) {
+      if (e instanceof ContractError) throw e
+      throw new ContractError(`The file is not a model this app can read: ${(e as Error).message}.`)
+    }
+  }
+
+  async open(path: string): Promise<ModelDescription & { provider: string }> {
+    let model = this.models.get(path)
+    if (!model) {
+      model = await LoadedModel.open(path, this.provider)
+      this.models.set(path, model)
+    }
+    return { ...describeSpec(path, model.spec), provider: model.provider }
+  }
+
+  async translate(path: string, text: string): Promise<Translation> {
+    const model = this.models.get(path) ?? (await this.openModel(path))
+    return greedyDecode(model, text)
+  }
+
+  private async openModel(path: string): Promise<LoadedModel> {
+    await this.open(path)
+    return this.models.get(path)!
+  }
+
+  async close(path: string): Promise<void> {
+    const m = this.models.get(path)
+    this.models.delete(path)
+    await m?.release()
+  }
+
+  async closeAll(): Promise<void> {
+    for (const p of [...this.models.keys()]) await this.close(p)
+  }
+}

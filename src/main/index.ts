@@ -1,0 +1,97 @@
+/** Electron main: window, menu, dialogs and IPC wiring. The work happens in LensHost and the engine. */
+import { app, BrowserWindow, dialog, ipcMain, Menu, utilityProcess, type IpcMainInvokeEvent } from 'electron'
+import { join } from 'node:path'
+import { Channels, type Envelope } from '../shared/api'
+import { EngineClient, type EngineChannel } from './engine-client'
+import type { EngineRequest, EngineResponse } from './engine/protocol'
+import { LensHost } from './lens-host'
+import { appPaths } from './paths'
+import { SettingsStore } from './settings-store'
+
+function utilityEngine(): EngineChannel {
+  const child = utilityProcess.fork(join(__dirname, 'engine.js'), [], { serviceName: 'Attention Lens engine' })
+  return {
+    post: (msg: EngineRequest) => child.postMessage(msg),
+    onMessage: (l) => child.on('message', (m) => l(m as EngineResponse)),
+    onExit: (l) => child.on('exit', (code) => l(`exit code ${code}`)),
+    kill: () => void child.kill(),
+  }
+}
+
+/** ipcMain.handle that answers {result} or {error}; the preload turns {error} back into an Error. */
+function handle<A extends unknown[]>(channel: string, fn: (e: IpcMainInvokeEvent, ...args: A) => Promise<unknown>): void {
+  ipcMain.handle(channel, async (e, ...args): Promise<Envelope<unknown>> => {
+    try {
+      return { result: await fn(e, ...(args as A)) }
+    } catch (err) {
+      return { error: (err as Error).message }
+    }
+  })
+}
+
+let win: BrowserWindow | null = null
+
+function createWindow(): void {
+  win = new BrowserWindow({
+    width: 1280,
+    height: 860,
+    title: 'Attention Lens',
+    webPreferences: {
+      preload: join(__dirname, '../preload/index.js'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+    },
+  })
+  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
+  win.webContents.on('will-navigate', (e) => e.preventDefault())
+  if (process.env.ELECTRON_RENDERER_URL) void win.loadURL(process.env.ELECTRON_RENDERER_URL)
+  else void win.loadFile(join(__dirname, '../renderer/index.html'))
+}
+
+async function openDialog(): Promise<string | null> {
+  const r = await dialog.showOpenDialog(win!, {
+    title: 'Open a model',
+    filters: [{ name: 'ONNX models', extensions: ['onnx'] }],
+    properties: ['openFile'],
+  })
+  return r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0]
+}
+
+app.whenReady().then(() => {
+  const paths = appPaths()
+  const modelsDir = app.isPackaged ? join(process.resourcesPath, 'models') : paths.models
+  const engine = new EngineClient(utilityEngine)
+  const host = new LensHost(engine, modelsDir, new SettingsStore(join(app.getPath('userData'), 'settings.json')))
+
+  handle(Channels.modelsList, () => host.listModels())
+  handle(Channels.modelsOpen, (_e, id: string) => host.openModel(String(id)))
+  handle(Channels.modelsOpenDialog, async () => {
+    const path = await openDialog()
+    return path ? host.openPath(path) : null
+  })
+  // The path comes from the preload's webUtils.getPathForFile on a real drop, never typed in.
+  handle(Channels.modelsOpenDropped, (_e, path: string) => host.openPath(String(path)))
+  handle(Channels.translateRun, (_e, req) => host.translate(req as never))
+  host.onEngineStatus((s) => win?.webContents.send(Channels.engineStatus, s))
+
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate([
+      {
+        label: 'File',
+        submenu: [
+          { label: 'Open Model…', accelerator: 'CmdOrCtrl+O', click: () => win?.webContents.send(Channels.menuOpenModel) },
+          { type: 'separator' },
+          { role: 'quit' },
+        ],
+      },
+      { role: 'editMenu' },
+      { role: 'viewMenu' },
+    ]),
+  )
+  createWindow()
+  app.on('activate', () => BrowserWindow.getAllWindows().length === 0 && createWindow())
+  app.on('before-quit', () => engine.dispose())
+})
+
+app.on('window-all-closed', () => process.platform !== 'darwin' && app.quit())

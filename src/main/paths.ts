@@ -1,0 +1,23 @@
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The project root, found from wherever this code runs (source, out/main, or a test). */
+function projectRoot(): string {
+  let dir = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir)
+    if (up === dir) return process.cwd()
+    dir = up
+  }
+  return dir
+}
+
+export function appPaths(): { root: string; models: string; renderer: string } {
+  const root = projectRoot()
+  return {
+    root,
+    models: resolve(process.env.AL_MODELS_DIR || join(root, 'resources', 'models')),
+    renderer: join(root, 'out', 'renderer'),
+  }
+}

@@ -1,0 +1,35 @@
+import { Channels, type EngineStatus, type Envelope, type LensApi } from '../../../shared/api'
+
+/** The browser-mode transport: the same API as the preload, over HTTP to 127.0.0.1. */
+export function createHttpApi(): LensApi {
+  const token = document.querySelector<HTMLMetaElement>('meta[name="al-token"]')?.content ?? ''
+
+  async function call<T>(channel: string, init: RequestInit): Promise<T> {
+    const res = await fetch(`/api/${channel}`, {
+      method: 'POST',
+      ...init,
+      headers: { 'x-al-token': token, ...(init.headers ?? {}) },
+    })
+    const env = (await res.json()) as Envelope<T>
+    if ('error' in env) throw new Error(env.error)
+    return env.result
+  }
+  const invoke = <T>(channel: string, ...args: unknown[]) =>
+    call<T>(channel, { body: JSON.stringify(args), headers: { 'content-type': 'application/json' } })
+
+  return {
+    transport: 'browser',
+    listModels: () => invoke(Channels.modelsList),
+    openModel: (id) => invoke(Channels.modelsOpen, id),
+    openModelDialog: async () => null, // browser mode opens files through an <input type=file>
+    openDroppedFile: (file) =>
+      call(Channels.modelsOpenDropped, { body: file, headers: { 'x-file-name': encodeURIComponent(file.name) } }),
+    translate: (req) => invoke(Channels.translateRun, req),
+    onEngineStatus: (listener) => {
+      const es = new EventSource(`/api/${Channels.engineStatus}?token=${token}`)
+      es.onmessage = (e) => listener(JSON.parse(e.data as string) as EngineStatus)
+      return () => es.close()
+    },
+    onMenuOpenModel: () => () => undefined,
+  }
+}

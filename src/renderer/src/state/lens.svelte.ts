@@ -1,0 +1,113 @@
+import type { ModelInfo, ModelSummary, Translation } from '../../../shared/api'
+import { api } from '../lib/api'
+
+const DEBOUNCE_MS = 250
+const SAVED_KEY = 'attention-lens:session'
+
+/** What the main view shows: the model, the sentence, its translation and the selection. */
+export class LensState {
+  models = $state.raw<ModelSummary[]>([])
+  model = $state.raw<ModelInfo | null>(null)
+  text = $state('')
+  translation = $state.raw<Translation | null>(null)
+  busy = $state(false)
+  error = $state<string | null>(null)
+  notice = $state<string | null>(null)
+  selectedRow = $state<number | null>(null)
+  selectedCol = $state<number | null>(null)
+
+  private seq = 0
+  private timer: ReturnType<typeof setTimeout> | undefined
+
+  async init(): Promise<void> {
+    api.onEngineStatus((s) => {
+      this.notice = s.message
+      this.busy = false
+      if (this.model) this.schedule(0)
+    })
+    const saved = JSON.parse(localStorage.getItem(SAVED_KEY) ?? '{}') as { model?: string; text?: string }
+    this.text = saved.text ?? ''
+    await this.refreshModels()
+    const first = this.models.find((m) => m.id === saved.model) ?? this.models[0]
+    if (first) await this.open(first.id)
+  }
+
+  async refreshModels(): Promise<void> {
+    try {
+      this.models = await api.listModels()
+    } catch (e) {
+      this.error = (e as Error).message
+    }
+  }
+
+  private async adopt(p: Promise<ModelInfo | null>): Promise<void> {
+    this.error = null
+    try {
+      const info = await p
+      if (!info) return
+      this.model = info
+      this.translation = null
+      this.save()
+      await this.refreshModels()
+      this.schedule(0)
+    } catch (e) {
+      // The previous model stays loaded; only the message changes.
+      this.error = (e as Error).message
+    }
+  }
+
+  open(id: string): Promise<void> {
+    return this.adopt(api.openModel(id))
+  }
+  openDialog(): Promise<void> {
+    return this.adopt(api.openModelDialog())
+  }
+  openFile(file: File): Promise<void> {
+    return this.adopt(api.openDroppedFile(file))
+  }
+
+  setText(text: string): void {
+    this.text = text
+    this.save()
+    this.schedule(DEBOUNCE_MS)
+  }
+
+  select(row: number | null, col: number | null): void {
+    this.selectedRow = row
+    this.selectedCol = col
+  }
+
+  private schedule(delay: number): void {
+    clearTimeout(this.timer)
+    this.timer = setTimeout(() => void this.run(), delay)
+  }
+
+  /** Translate the current text; a result that arrives after a newer request is dropped. */
+  private async run(): Promise<void> {
+    const model = this.model
+    const text = this.text
+    const seq = ++this.seq
+    if (!model || text.trim() === '') {
+      this.translation = null
+      this.busy = false
+      return
+    }
+    this.busy = true
+    try {
+      const t = await api.translate({ modelId: model.id, text })
+      if (seq !== this.seq) return
+      this.translation = t
+      this.error = null
+      if (this.selectedRow !== null && this.selectedRow >= t.tgtTokens.length) this.selectedRow = null
+      if (this.selectedCol !== null && this.selectedCol >= t.srcTokens.length) this.selectedCol = null
+    } catch (e) {
+      if (seq === this.seq) this.error = (e as Error).message
+    } finally {
+      if (seq === this.seq) this.busy = false
+    }
+  }
+
+  private save(): void {
+    localStorage.setItem(SAVED_KEY, JSON.stringify({ model: this.model?.id, text: this.text }))
+  }
+}

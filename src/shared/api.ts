@@ -1,0 +1,116 @@
+/**
+ * The contract between the renderer and the engine. Everything here is plain data, so the same
+ * types travel over Electron IPC and over the browser mode's HTTP transport.
+ */
+
+export const ATTENTION_KINDS = [
+  'none',
+  'bahdanau',
+  'luong-dot',
+  'luong-general',
+  'luong-concat',
+  'local-m',
+  'local-p',
+] as const
+export type AttentionKind = (typeof ATTENTION_KINDS)[number]
+
+export interface ModelSummary {
+  /** Opaque handle the host hands out; the renderer never invents paths. */
+  id: string
+  name: string
+  fileName: string
+  attention: AttentionKind
+  srcLang: string
+  tgtLang: string
+  bundled: boolean
+}
+
+export interface TestScore {
+  set: string
+  sentences: number
+  bleu: number
+  bleu_cased: number
+  by_length: { bucket: string; sentences: number; bleu: number }[]
+}
+
+export interface ModelInfo extends ModelSummary {
+  windowD: number
+  srcVocabSize: number
+  tgtVocabSize: number
+  trainingData: string
+  licence: string
+  testScore: TestScore | null
+  /** Execution provider the model's sessions run on. */
+  provider: string
+}
+
+export interface TranslateRequest {
+  modelId: string
+  text: string
+}
+
+/** One decoded sentence with everything the attention views draw. Rows are output steps. */
+export interface Translation {
+  modelId: string
+  source: string
+  srcTokens: string[]
+  /** Source tokens the vocabulary lacks (shown as <unk> to the model). */
+  srcUnknown: boolean[]
+  /** Output tokens, one per decoder step; the last one is usually `</s>`. */
+  tgtTokens: string[]
+  text: string
+  /** attention[t][s]: weight of source token s at output step t. Empty for `none`. */
+  attention: number[][]
+  /** Raw scores e_tj before the softmax. */
+  scores: number[][]
+  /** Local attention only: p_t, the window [p_t-D, p_t+D] and the Gaussian factor per step. */
+  positions: number[] | null
+  windows: [number, number][] | null
+  gaussian: number[][] | null
+  tokenLogProbs: number[]
+  truncated: boolean
+  decodeMs: number
+  provider: string
+}
+
+export interface EngineStatus {
+  state: 'ready' | 'restarted'
+  message: string
+}
+
+export interface RecentFile {
+  id: string
+  name: string
+  fileName: string
+}
+
+/** Channel names, `domain:action`, shared by main, preload and the browser host. */
+export const Channels = {
+  modelsList: 'models:list',
+  modelsOpen: 'models:open',
+  modelsOpenDialog: 'models:open-dialog',
+  modelsOpenDropped: 'models:open-dropped',
+  translateRun: 'translate:run',
+  engineStatus: 'engine:status',
+  menuOpenModel: 'menu:open-model',
+} as const
+
+/** What the renderer can call; implemented by the preload (Electron) and by the HTTP client. */
+export interface LensApi {
+  listModels(): Promise<ModelSummary[]>
+  openModel(id: string): Promise<ModelInfo>
+  /** File ▸ Open: resolves to null when the user cancels. */
+  openModelDialog(): Promise<ModelInfo | null>
+  /** A file dropped on the window. */
+  openDroppedFile(file: File): Promise<ModelInfo>
+  translate(req: TranslateRequest): Promise<Translation>
+  /** Engine crashes and restarts; returns an unsubscribe function. */
+  onEngineStatus(listener: (status: EngineStatus) => void): () => void
+  /** File ▸ Open from the application menu; returns an unsubscribe function. */
+  onMenuOpenModel(listener: () => void): () => void
+  /** 'electron' or 'browser': the renderer hides what a transport cannot do. */
+  readonly transport: 'electron' | 'browser'
+}
+
+/** What a handler sends back over a transport: a result or a readable error message. */
+export type Envelope<T> = { result: T } | { error: string }

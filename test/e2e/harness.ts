@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+export const ROOT = join(__dirname, '..', '..')
+export const ARTIFACTS = join(ROOT, 'test', 'artifacts')
+
+export interface Running {
+  url: string
+  proc: ChildProcess
+  stop(): Promise<void>
+}
+
+/** Starts browser mode from the build (`npm run build` output) as a user would, on a random port. */
+export async function startBrowserMode(env: Record<string, string> = {}): Promise<Running> {
+  const proc = spawn(process.execPath, [join(ROOT, 'out', 'main', 'web.js')], {
+    env: { ...process.env, AL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'al-cfg-')), ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//)
+      if (m) resolve(m[0])
+    })
+    proc.on('exit', (code) => reject(new Error(`browser mode exited with ${code}: ${out}`)))
+  })
+  return {
+    url,
+    proc,
+    stop: async () => {
+      proc.kill()
+      await new Promise((r) => proc.once('exit', r))
+    },
+  }
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  })
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  const path = join(ARTIFACTS, `${name}.png`)
+  await page.screenshot({ path, fullPage: true })
+  return path
+}

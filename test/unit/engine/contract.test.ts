@@ -1,0 +1,76 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ContractError } from '../../../src/main/engine/contract'
+import { LoadedModel } from '../../../src/main/engine/model'
+import { editedModel, setMeta, tempDir, tiny } from '../../helpers'
+
+async function refusal(path: string): Promise<string> {
+  const err = await LoadedModel.open(path).then(
+    () => null,
+    (e: unknown) => e,
+  )
+  expect(err).toBeInstanceOf(ContractError)
+  const msg = (err as Error).message
+  // One sentence, no stack trace.
+  expect(msg).not.toMatch(/\n|    at /)
+  return msg
+}
+
+describe('opening a model under the contract', () => {
+  it('opens the fixture model as two sessions with the documented inputs and outputs', async () => {
+    const m = await LoadedModel.open(tiny('local-p'))
+    expect(m.encoder.inputNames.sort()).toEqual(['src_ids', 'src_mask'])
+    expect(m.encoder.outputNames).toEqual(['encoder_out', 'decoder_init'])
+    expect(m.step.inputNames.sort()).toEqual(['attn_override', 'encoder_states', 'override_on', 'prev_token', 'src_mask', 'state'])
+    expect(m.step.outputNames).toEqual(['logits', 'next_state', 'attention', 'scores', 'position', 'window', 'gaussian', 'align'])
+    expect(m.spec.attention).toBe('local-p')
+    expect(m.spec.windowD).toBe(4)
+    await m.release()
+  })
+
+  it('the no-attention model has a step part without attention outputs', async () => {
+    const m = await LoadedModel.open(tiny('none'))
+    expect(m.step.outputNames).toEqual(['logits', 'next_state'])
+    expect(m.step.inputNames).not.toContain('attn_override')
+    await m.release()
+  })
+
+  it('refuses files that are not models, each with one sentence', async () => {
+    const dir = tempDir()
+    const empty = join(dir, 'empty.onnx')
+    writeFileSync(empty, '')
+    expect(await refusal(empty)).toBe('The file is empty.')
+    const text = join(dir, 'text.onnx')
+    writeFileSync(text, 'this is not a model at all, just some text '.repeat(20))
+    expect(await refusal(text)).toMatch(/^The file is not an ONNX model/)
+    const folder = join(dir, 'folder.onnx')
+    mkdirSync(folder)
+    expect(await refusal(folder)).toMatch(/is a folder/)
+    expect(await refusal(join(dir, 'missing.onnx'))).toMatch(/does not exist/)
+    const cut = join(dir, 'cut.onnx')
+    const bytes = readFileSync(tiny('bahdanau'))
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2)))
+    expect(await refusal(cut)).toMatch(/^The file is not an ONNX model/)
+  })
+
+  it('names what is missing when the contract is half met', async () => {
+    const noMeta = editedModel(tiny('bahdanau'), (m) => m.metadataProps.splice(0))
+    expect(await refusal(noMeta)).toMatch(/carries no Attention Lens metadata/)
+    const noVocab = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.tgt_vocab', null))
+    expect(await refusal(noVocab)).toBe('The model\'s metadata lacks "al.tgt_vocab".')
+    const badVocab = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.src_vocab', '["a", 3'))
+    expect(await refusal(badVocab)).toBe('The model\'s metadata "al.src_vocab" is not valid JSON.')
+    const badKind = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.attention', 'telepathy'))
+    expect(await refusal(badKind)).toMatch(/attention kind "telepathy" is not one of/)
+    const shortVocab = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.tgt_vocab', '["<pad>","<unk>","<s>","</s>","x"]'))
+    expect(await refusal(shortVocab)).toMatch(/logits have \d+ entries but its target vocabulary has 5/)
+    const renamed = editedModel(tiny('bahdanau'), (m) => {
+      const o = m.graph!.output.find((v) => v.name === 'attention')!
+      o.name = 'attn'
+    })
+    expect(await refusal(renamed)).toBe('The model has no output named "attention".')
+    const version = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.format_version', '9'))
+    expect(await refusal(version)).toMatch(/format version 9/)
+  })
+})

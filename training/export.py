@@ -1,0 +1,136 @@
+"""Export a trained model to the one-file ONNX contract (docs/model-format.md) and write its
+parity fixture: PyTorch's own greedy outputs for a few sentences, which a vitest test compares
+with what onnxruntime-node computes from the exported file."""
+import json
+
+import onnx
+import torch
+import torch.nn as nn
+
+import data
+from models import greedy, step_outputs
+
+FORMAT_VERSION = "1"
+ENCODER_OUTPUTS = ["encoder_out", "decoder_init"]
+INPUTS = ["src_ids", "src_mask", "encoder_states", "state", "prev_token", "step", "attn_override", "override_on"]
+
+
+class Combined(nn.Module):
+    """Both parts in one graph; the app cuts them apart again by output name."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, src_ids, src_mask, encoder_states, state, prev_token, step, attn_override, override_on):
+        enc, init = self.model.encode(src_ids, src_mask)
+        o = self.model.step(prev_token, state, encoder_states, src_mask, step, attn_override,
+                            override_on.unsqueeze(1))
+        return (enc, init) + tuple(o[k] for k in step_outputs(self.model.kind))
+
+
+def _dummy(model):
+    B, S = 2, 5
+    src = torch.randint(4, 10, (B, S))
+    mask = torch.ones(B, S)
+    Sm = 1 if model.kind == "none" else S
+    return (src, mask, torch.zeros(B, Sm, model.mem), torch.zeros(B, model.state_dim),
+            torch.full((B,), 2, dtype=torch.long), torch.zeros(B), torch.zeros(B, Sm), torch.zeros(B))
+
+
+def metadata(info, src_vocab, tgt_vocab):
+    cfg = info["cfg"]
+    return {
+        "al.format_version": FORMAT_VERSION,
+        "al.task": "translation",
+        "al.name": info["name"],
+        "al.attention": info["kind"],
+        "al.window_d": str(info["window"]),
+        "al.src_lang": cfg["src_lang"],
+        "al.tgt_lang": cfg["tgt_lang"],
+        "al.src_vocab": json.dumps(src_vocab, ensure_ascii=False),
+        "al.tgt_vocab": json.dumps(tgt_vocab, ensure_ascii=False),
+        "al.src_tokenizer": json.dumps(cfg["src_tok"]),
+        "al.tgt_tokenizer": json.dumps(cfg["tgt_tok"]),
+        "al.special_tokens": json.dumps({"pad": 0, "unk": 1, "bos": 2, "eos": 3}),
+        "al.state_size": str(info["state_size"]),
+        "al.training_data": cfg["training_data"],
+        "al.licence": cfg["licence"],
+        "al.test_bleu": json.dumps(info["test"]),
+        "al.model_card": json.dumps({k: info[k] for k in ("sizes", "training")}),
+    }
+
+
+def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sentences, with_card, card_path):
+    model.eval()
+    info["state_size"] = model.state_dim
+    outs = ENCODER_OUTPUTS + step_outputs(model.kind)
+    S_axes = {0: "batch", 1: "src_len"}
+    axes = {"src_ids": S_axes, "src_mask": S_axes, "encoder_states": S_axes, "attn_override": S_axes,
+            "state": {0: "batch"}, "prev_token": {0: "batch"}, "step": {0: "batch"}, "override_on": {0: "batch"},
+            "encoder_out": S_axes, "decoder_init": {0: "batch"}, "logits": {0: "batch"},
+            "next_state": {0: "batch"}, "attention": S_axes, "scores": S_axes, "gaussian": S_axes,
+            "align": S_axes, "position": {0: "batch"}, "window": {0: "batch"}}
+    if model.kind == "none":
+        axes["encoder_states"] = axes["encoder_out"] = {0: "batch"}
+    torch.onnx.export(Combined(model), _dummy(model), onnx_path, input_names=INPUTS, output_names=outs,
+                      dynamic_axes={k: v for k, v in axes.items() if k in INPUTS + outs}, opset_version=17,
+                      do_constant_folding=True)
+    m = onnx.load(onnx_path)
+    for k, v in metadata(info, src_vocab, tgt_vocab).items():
+        p = m.metadata_props.add()
+        p.key, p.value = k, v
+    m.producer_name = "attention-lens training/export.py"
+    onnx.checker.check_model(m)
+    onnx.save(m, onnx_path)
+    write_parity(model, src_vocab, info, sentences, fixture_path)
+    if with_card:
+        write_card(info, card_path)
+    print(f"wrote {onnx_path}", flush=True)
+
+
+def write_parity(model, src_vocab, info, sentences, path):
+    si = {w: i for i, w in enumerate(src_vocab)}
+    cases = []
+    for s in sentences:
+        ids = data.encode(s, info["cfg"]["src_tok"], si, 100)
+        src = torch.tensor([ids])
+        out, steps = greedy(model, src, torch.ones(1, len(ids)), max_len=2 * len(ids) + 10)
+        case = {"source": s, "src_ids": ids, "tgt_ids": out[0]}
+        # steps include the one that emitted </s>, as the engine's matrices do
+        for key in ("attention", "position"):
+            if steps and key in steps[0]:
+                case[key] = [st[key][0].tolist() for st in steps]
+        cases.append(case)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"model": info["name"], "cases": cases}, f, ensure_ascii=False)
+
+
+def write_card(info, path):
+    t, s, tr = info["test"], info["sizes"], info["training"]
+    cfg = info["cfg"]
+    rows = "\n".join(f"| {b['bucket']} | {b['sentences']} | {b['bleu']} |" for b in t["by_length"])
+    kind = info["kind"]
+    extra = f" Window half-width D = {info['window']} (σ = D/2)." if kind.startswith("local") else ""
+    text = f"""# {info['name']}
+
+{cfg['src_lang']} → {cfg['tgt_lang']}, attention: `{kind}`.{extra}
+
+- **Data**: {cfg['training_data']}. Licence: {cfg['licence']}.
+- **Architecture**: bidirectional GRU encoder ({s['enc_hidden']} per direction), GRU decoder ({s['dec_hidden']}),
+  embeddings {s['emb']} (output layer tied to the target embedding), {s['parameters']:,} parameters.
+- **Vocabulary**: {s['src_vocab']} source / {s['tgt_vocab']} target tokens (min. frequency {s['min_freq']}).
+- **Training**: {tr['pairs']:,} pairs, {tr['epochs']} epochs, batch {tr['batch']}, Adam lr {tr['lr']},
+  {tr['minutes']} minutes on {tr['threads']} CPU thread(s), seed {tr['seed']}.
+- **Test**: {t['set']}, {t['sentences']} sentences, {t['decoding']} decoding, sacreBLEU-13a corpus BLEU:
+  **{t['bleu']}** case-insensitive, {t['bleu_cased']} cased.
+
+| source length (tokens) | sentences | BLEU (case-insensitive) |
+| --- | --- | --- |
+{rows}
+
+Measured by `/usr/bin/python3 training/train.py --pair {info['pair']} --kind {kind}` (which trains,
+evaluates and exports); `attention-lens eval` re-measures it from the ONNX file.
+"""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -1,0 +1,233 @@
+"""Encoder-decoder models: one bidirectional GRU encoder, seven ways to attend.
+
+Every model is written as two functions that the ONNX export keeps apart by output name:
+`encode(src_ids, src_mask) -> (encoder_out, decoder_init)` and one decoder `step(...)`.
+Training calls the same `step` in a loop, so what is exported is what was trained.
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")
+NEG = -1e9
+
+
+class GRUCell(nn.Module):
+    """GRU cell from two linear maps: exports to plain ONNX ops (no aten::gru_cell)."""
+
+    def __init__(self, inp, hid):
+        super().__init__()
+        self.ih = nn.Linear(inp, 3 * hid)
+        self.hh = nn.Linear(hid, 3 * hid)
+
+    def forward(self, x, h):
+        ir, iz, inn = self.ih(x).chunk(3, 1)
+        hr, hz, hn = self.hh(h).chunk(3, 1)
+        r = torch.sigmoid(ir + hr)
+        z = torch.sigmoid(iz + hz)
+        n = torch.tanh(inn + r * hn)
+        return (1 - z) * n + z * h
+
+
+class Encoder(nn.Module):
+    """Bidirectional GRU that respects padding without packed sequences (which ONNX export
+    handles badly): the backward GRU reads each sentence reversed within its own length."""
+
+    def __init__(self, vocab, emb, hid, dropout):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, emb, padding_idx=0)
+        self.fwd = nn.GRU(emb, hid, batch_first=True)
+        self.bwd = nn.GRU(emb, hid, batch_first=True)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, src, mask):
+        x = self.drop(self.emb(src))
+        lengths = mask.sum(1, keepdim=True).long()  # [B,1]
+        pos = torch.cumsum(torch.ones_like(src), 1) - 1  # [B,S]
+        rev = torch.where(pos < lengths, lengths - 1 - pos, pos)
+        idx = rev.unsqueeze(2).expand(-1, -1, x.shape[2])
+        hf, _ = self.fwd(x)
+        hb_rev, _ = self.bwd(torch.gather(x, 1, idx))
+        hb = torch.gather(hb_rev, 1, rev.unsqueeze(2).expand(-1, -1, hb_rev.shape[2]))
+        states = torch.cat([hf, hb], 2) * mask.unsqueeze(2)
+        last = (lengths - 1).clamp(min=0).unsqueeze(2).expand(-1, 1, hf.shape[2])
+        final = torch.cat([torch.gather(hf, 1, last).squeeze(1), hb[:, 0]], 1)
+        return states, final
+
+
+class Seq2Seq(nn.Module):
+    def __init__(self, kind, src_vocab, tgt_vocab, emb=128, hid=128, dec=256, window=4,
+                 local_m_ratio=1.0, dropout=0.2):
+        super().__init__()
+        assert kind in KINDS, kind
+        self.kind, self.window, self.local_m_ratio = kind, window, local_m_ratio
+        mem = 2 * hid
+        self.mem, self.dec_dim, self.emb_dim = mem, dec, emb
+        self.encoder = Encoder(src_vocab, emb, hid, dropout)
+        self.tgt_emb = nn.Embedding(tgt_vocab, emb, padding_idx=0)
+        self.init = nn.Linear(mem, dec)
+        self.drop = nn.Dropout(dropout)
+        self.luong = kind.startswith("luong") or kind.startswith("local")
+        if kind in ("none", "bahdanau"):
+            # Cho/Bahdanau decoder: the context enters the GRU and the output layer.
+            self.cell = GRUCell(emb + mem, dec)
+            self.out = nn.Linear(dec + mem + emb, emb)
+            if kind == "bahdanau":
+                self.W_a = nn.Linear(dec, dec, bias=False)
+                self.U_a = nn.Linear(mem, dec)
+                self.v_a = nn.Linear(dec, 1, bias=False)
+        else:
+            # Luong decoder with input feeding: the state carries s_t and the attentional h~_t.
+            self.cell = GRUCell(emb + dec, dec)
+            self.W_c = nn.Linear(mem + dec, dec)
+            self.out = nn.Linear(dec, emb)
+            if kind == "luong-dot":
+                assert mem == dec
+            elif kind == "luong-concat":
+                self.W_cat = nn.Linear(dec + mem, dec)
+                self.v_cat = nn.Linear(dec, 1, bias=False)
+            else:  # general score, also used inside the local windows
+                self.W_gen = nn.Linear(mem, dec, bias=False)
+            if kind == "local-p":
+                self.W_p = nn.Linear(dec, dec)
+                self.v_p = nn.Linear(dec, 1, bias=False)
+        # Output layer tied to the target embedding keeps the files small.
+        self.proj_bias = nn.Parameter(torch.zeros(tgt_vocab))
+
+    @property
+    def state_dim(self):
+        return 2 * self.dec_dim if self.luong else self.dec_dim
+
+    def encode(self, src, mask):
+        states, final = self.encoder(src, mask)
+        init = torch.tanh(self.init(final))
+        if self.luong:
+            init = torch.cat([init, torch.zeros_like(init)], 1)
+        if self.kind == "none":
+            # The bottleneck: the only thing the decoder ever sees of the source.
+            states = final.unsqueeze(1)
+        return states, init
+
+    def _logits(self, o):
+        return F.linear(self.drop(o), self.tgt_emb.weight, self.proj_bias)
+
+    def _luong_scores(self, s, H):
+        if self.kind == "luong-dot":
+            return torch.bmm(H, s.unsqueeze(2)).squeeze(2)
+        if self.kind == "luong-concat":
+            S = H.shape[1]
+            both = torch.cat([s.unsqueeze(1).expand(-1, S, -1), H], 2)
+            return self.v_cat(torch.tanh(self.W_cat(both))).squeeze(2)
+        return torch.bmm(self.W_gen(H), s.unsqueeze(2)).squeeze(2)
+
+    def step(self, prev, state, H, mask, step_idx, override, override_on):
+        """One decoder step. Returns a dict of named outputs (see docs/model-format.md)."""
+        e = self.drop(self.tgt_emb(prev))
+        out = {}
+        if self.kind == "none":
+            c = H[:, 0]
+            s = self.cell(torch.cat([e, c], 1), state)
+            out["logits"] = self._logits(torch.tanh(self.out(torch.cat([s, c, e], 1))))
+            out["next_state"] = s
+            return out
+        if self.kind == "bahdanau":
+            scores = self.v_a(torch.tanh(self.W_a(state).unsqueeze(1) + self.U_a(H))).squeeze(2)
+            weights = torch.softmax(torch.where(mask > 0, scores, torch.full_like(scores, NEG)), 1)
+            weights = override_on * override + (1 - override_on) * weights
+            c = torch.bmm(weights.unsqueeze(1), H).squeeze(1)
+            s = self.cell(torch.cat([e, c], 1), state)
+            out["logits"] = self._logits(torch.tanh(self.out(torch.cat([s, c, e], 1))))
+            out["next_state"] = s
+            out["attention"] = weights
+            out["scores"] = scores
+            return out
+        d = self.dec_dim
+        s_prev, feed = state[:, :d], state[:, d:]
+        s = self.cell(torch.cat([e, feed], 1), s_prev)
+        scores = self._luong_scores(s, H)
+        valid = mask > 0
+        if self.kind.startswith("local"):
+            length = mask.sum(1, keepdim=True)
+            if self.kind == "local-m":
+                p = torch.minimum(step_idx.unsqueeze(1) * self.local_m_ratio, length - 1)
+            else:
+                p = length * torch.sigmoid(self.v_p(torch.tanh(self.W_p(s))))
+            pos = torch.cumsum(torch.ones_like(mask), 1) - 1
+            valid = valid & (torch.abs(pos - p) <= self.window)
+            align = torch.softmax(torch.where(valid, scores, torch.full_like(scores, NEG)), 1)
+            align = align * valid.float()
+            if self.kind == "local-p":
+                sigma = self.window / 2.0
+                gauss = torch.exp(-((pos - p) ** 2) / (2 * sigma * sigma)) * mask
+            else:
+                gauss = valid.float()  # local-m applies no Gaussian: a factor of 1 inside the window
+            weights = align * gauss
+            out["position"] = p.squeeze(1)
+            out["window"] = torch.cat([p - self.window, p + self.window], 1)
+            out["gaussian"] = gauss
+            out["align"] = align
+        else:
+            weights = torch.softmax(torch.where(valid, scores, torch.full_like(scores, NEG)), 1)
+        weights = override_on * override + (1 - override_on) * weights
+        c = torch.bmm(weights.unsqueeze(1), H).squeeze(1)
+        h_tilde = torch.tanh(self.W_c(torch.cat([c, s], 1)))
+        out["logits"] = self._logits(self.out(h_tilde))
+        out["next_state"] = torch.cat([s, h_tilde], 1)
+        out["attention"] = weights
+        out["scores"] = scores
+        return out
+
+    def forward(self, src, mask, tgt_in):
+        """Teacher-forced logits [B,T,V] for training."""
+        H, state = self.encode(src, mask)
+        B, T = tgt_in.shape
+        S = H.shape[1]
+        no_override = torch.zeros(B, S)
+        off = torch.zeros(B, 1)
+        logits = []
+        for t in range(T):
+            o = self.step(tgt_in[:, t], state, H, mask if self.kind != "none" else mask[:, :1],
+                          torch.full((B,), float(t)), no_override, off)
+            state = o["next_state"]
+            logits.append(o["logits"])
+        return torch.stack(logits, 1)
+
+
+STEP_OUTPUTS = ("logits", "next_state", "attention", "scores", "position", "window", "gaussian", "align")
+
+
+def step_outputs(kind):
+    if kind == "none":
+        return ["logits", "next_state"]
+    if kind.startswith("local"):
+        return list(STEP_OUTPUTS)
+    return ["logits", "next_state", "attention", "scores"]
+
+
+@torch.no_grad()
+def greedy(model, src, mask, max_len, bos=2, eos=3):
+    """Batched greedy decoding; returns token id lists (without </s>) and per-step outputs."""
+    model.eval()
+    H, state = model.encode(src, mask)
+    B, S = H.shape[0], H.shape[1]
+    m = mask if model.kind != "none" else mask[:, :1]
+    prev = torch.full((B,), bos, dtype=torch.long)
+    done = torch.zeros(B, dtype=torch.bool)
+    ids = [[] for _ in range(B)]
+    steps = []
+    for t in range(max_len):
+        o = model.step(prev, state, H, m, torch.full((B,), float(t)), torch.zeros(B, S), torch.zeros(B, 1))
+        state = o["next_state"]
+        prev = o["logits"].argmax(1)
+        steps.append({k: v.clone() for k, v in o.items() if k not in ("logits", "next_state")})
+        for b in range(B):
+            if not done[b]:
+                if prev[b].item() == eos:
+                    done[b] = True
+                else:
+                    ids[b].append(prev[b].item())
+        if bool(done.all()):
+            break
+    return ids, steps
