@@ -34,13 +34,14 @@ export function parseOnnx(bytes: Uint8Array): OnnxFile {
   } catch (e) {
     throw new OnnxParseError(`it could not be read as an ONNX model (${(e as Error).message})`)
   }
-  if (!model.graph || model.graph.node.length === 0) {
+  const graph = model.graph as OnnxTypes.GraphProto | null
+  if (!graph || graph.node.length === 0) {
     throw new OnnxParseError('it holds no ONNX graph')
   }
   const metadata = new Map<string, string>()
   for (const p of model.metadataProps) if (p.key) metadata.set(p.key, p.value ?? '')
-  const inputs = new Map(model.graph.input.map((v) => [v.name ?? '', shapeOf(v)]))
-  const outputs = new Map(model.graph.output.map((v) => [v.name ?? '', shapeOf(v)]))
+  const inputs = new Map(graph.input.map((v) => [v.name ?? '', shapeOf(v)]))
+  const outputs = new Map(graph.output.map((v) => [v.name ?? '', shapeOf(v)]))
   return { model, metadata, inputs, outputs }
 }
 
@@ -60,9 +61,10 @@ function namesRead(node: OnnxTypes.INodeProto, into: Set<string>): void {
  * file holds the encoder and the decoder step, which run as two sessions.
  */
 export function extractPart(file: OnnxFile, outputs: string[]): Uint8Array {
-  const graph = file.model.graph!
+  // Decoded messages always carry their repeated fields (empty arrays by default).
+  const graph = file.model.graph as OnnxTypes.GraphProto
   const producer = new Map<string, number>()
-  graph.node.forEach((n, i) => n.output.forEach((o) => producer.set(o, i)))
+  graph.node.forEach((n, i) => (n.output ?? []).forEach((o) => producer.set(o, i)))
   const keep = new Set<number>()
   const needed = new Set<string>()
   const stack = [...outputs]

@@ -20,9 +20,9 @@ async function refusal(path: string): Promise<string> {
 describe('opening a model under the contract', () => {
   it('opens the fixture model as two sessions with the documented inputs and outputs', async () => {
     const m = await LoadedModel.open(tiny('local-p'))
-    expect(m.encoder.inputNames.sort()).toEqual(['src_ids', 'src_mask'])
+    expect([...m.encoder.inputNames].sort()).toEqual(['src_ids', 'src_mask'])
     expect(m.encoder.outputNames).toEqual(['encoder_out', 'decoder_init'])
-    expect(m.step.inputNames.sort()).toEqual(['attn_override', 'encoder_states', 'override_on', 'prev_token', 'src_mask', 'state'])
+    expect([...m.step.inputNames].sort()).toEqual(['attn_override', 'encoder_states', 'override_on', 'prev_token', 'src_mask', 'state'])
     expect(m.step.outputNames).toEqual(['logits', 'next_state', 'attention', 'scores', 'position', 'window', 'gaussian', 'align'])
     expect(m.spec.attention).toBe('local-p')
     expect(m.spec.windowD).toBe(4)
@@ -66,7 +66,7 @@ describe('opening a model under the contract', () => {
     const shortVocab = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.tgt_vocab', '["<pad>","<unk>","<s>","</s>","x"]'))
     expect(await refusal(shortVocab)).toMatch(/logits have \d+ entries but its target vocabulary has 5/)
     const renamed = editedModel(tiny('bahdanau'), (m) => {
-      const o = m.graph!.output.find((v) => v.name === 'attention')!
+      const o = m.graph!.output!.find((v) => v.name === 'attention')!
       o.name = 'attn'
     })
     expect(await refusal(renamed)).toBe('The model has no output named "attention".')
