@@ -44,9 +44,52 @@ export interface ModelInfo extends ModelSummary {
   provider: string
 }
 
-export interface TranslateRequest {
+export interface DecodeOptions {
+  /** 1 = greedy; 2–16 = beam search. */
+  beam?: number
+  /** Length normalisation exponent α: hypotheses are ranked by log P / length^α. */
+  lengthPenalty?: number
+  /** How many alternatives to keep per output position. */
+  topK?: number
+}
+
+export interface TranslateRequest extends DecodeOptions {
   modelId: string
   text: string
+}
+
+/** Score the user's (or a reference) translation instead of decoding one. */
+export interface ForcedRequest {
+  modelId: string
+  text: string
+  target: string
+}
+
+export type OverrideMode = 'uniform' | 'onehot' | 'diagonal' | 'custom'
+
+/** "What if attention were …": replace the weights at some steps and decode again. */
+export interface WhatIfRequest {
+  modelId: string
+  text: string
+  /** Output steps (0-based) to override, or 'all'. */
+  steps: number[] | 'all'
+  mode: OverrideMode
+  /** For 'onehot': the source position to attend to. */
+  sourceIndex?: number
+  /** For 'custom': one weight per source token (normalised by the engine). */
+  weights?: number[]
+}
+
+export interface WhatIfResult {
+  original: Translation
+  modified: Translation
+  /** changed[t]: the output token at step t differs from the original's (or one run is shorter). */
+  changed: boolean[]
+}
+
+export interface Alternative {
+  token: string
+  p: number
 }
 
 /** One decoded sentence with everything the attention views draw. Rows are output steps. */
@@ -68,6 +111,14 @@ export interface Translation {
   windows: [number, number][] | null
   gaussian: number[][] | null
   tokenLogProbs: number[]
+  /** The top-k tokens the model considered at each step, most probable first. */
+  alternatives: Alternative[][]
+  /** For forced decoding: target tokens the vocabulary lacks. */
+  tgtUnknown: boolean[] | null
+  mode: 'greedy' | 'beam' | 'forced' | 'what-if'
+  beam: number
+  /** Sum of the chosen tokens' log-probabilities. */
+  logProb: number
   truncated: boolean
   decodeMs: number
   provider: string

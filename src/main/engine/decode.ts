@@ -1,35 +1,23 @@
-import * as ort from 'onnxruntime-node'
-import type { Translation } from '../../shared/api'
+import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
 import type { LoadedModel } from './model'
+import { encode, gatherRows, logSoftmaxRow, row, step, tileRows, topK } from './steps'
 import { detokenize, tokenize } from './tokenizer'
 
 /** Longest source the engine decodes; longer input is cut and the result says so. */
 export const MAX_SOURCE_TOKENS = 200
+export const MAX_BEAM = 16
+const DEFAULT_TOP_K = 5
 
 export function maxTargetLength(srcLen: number): number {
   return 2 * srcLen + 10
 }
 
 export interface EncodedSource {
+  text: string
   tokens: string[]
   ids: number[]
   unknown: boolean[]
   truncated: boolean
-}
-
-export function encodeSource(model: LoadedModel, text: string): EncodedSource {
-  const { srcTokenizer, srcVocab, special } = model.spec
-  let tokens = tokenize(text, srcTokenizer)
-  const truncated = tokens.length > MAX_SOURCE_TOKENS
-  if (truncated) tokens = tokens.slice(0, MAX_SOURCE_TOKENS)
-  const index = vocabIndex(srcVocab)
-  const ids = tokens.map((t) => index.get(t) ?? special.unk)
-  return {
-    tokens: [...tokens, srcVocab[special.eos]],
-    ids: [...ids, special.eos],
-    unknown: [...ids.map((id) => id === special.unk), false],
-    truncated,
-  }
 }
 
 const indexCache = new WeakMap<string[], Map<string, number>>()
@@ -42,87 +30,257 @@ function vocabIndex(vocab: string[]): Map<string, number> {
   return m
 }
 
-function rows(t: ort.Tensor | undefined, S: number): number[] | null {
-  return t ? Array.from((t.data as Float32Array).subarray(0, S)) : null
+/** Text to ids with `</s>` appended, cut to MAX_SOURCE_TOKENS. */
+export function encodeSource(model: LoadedModel, text: string): EncodedSource {
+  const { srcTokenizer, srcVocab, special } = model.spec
+  let tokens = tokenize(text, srcTokenizer)
+  const truncated = tokens.length > MAX_SOURCE_TOKENS
+  if (truncated) tokens = tokens.slice(0, MAX_SOURCE_TOKENS)
+  const index = vocabIndex(srcVocab)
+  const ids = tokens.map((t) => index.get(t) ?? special.unk)
+  return {
+    text,
+    tokens: [...tokens, srcVocab[special.eos]],
+    ids: [...ids, special.eos],
+    unknown: [...ids.map((id) => id === special.unk), false],
+    truncated,
+  }
 }
 
-/** Greedy decoding of one sentence, capturing the attention of every step. */
-export async function greedyDecode(model: LoadedModel, text: string): Promise<Translation> {
-  const started = performance.now()
-  const { spec } = model
-  const src = encodeSource(model, text)
-  const S = src.ids.length
-  const enc = await model.encoder.run({
-    src_ids: new ort.Tensor('int64', BigInt64Array.from(src.ids, BigInt), [1, S]),
-    src_mask: new ort.Tensor('float32', new Float32Array(S).fill(1), [1, S]),
-  })
-  const memory = enc.encoder_out
-  const memLen = memory.dims[1]
-  let state = enc.decoder_init
-  const fixed: Record<string, ort.Tensor> = {
-    encoder_states: memory,
-    src_mask: new ort.Tensor('float32', new Float32Array(S).fill(1), [1, S]),
-    attn_override: new ort.Tensor('float32', new Float32Array(memLen), [1, memLen]),
-    override_on: new ort.Tensor('float32', new Float32Array(1), [1]),
+/** What one output step recorded for one hypothesis. */
+interface StepRecord {
+  token: number
+  logProb: number
+  alternatives: Alternative[]
+  attention: number[] | null
+  scores: number[] | null
+  position: number | null
+  window: [number, number] | null
+  gaussian: number[] | null
+}
+
+function record(model: LoadedModel, o: Awaited<ReturnType<typeof step>>, b: number, S: number, logp: Float32Array, token: number, k: number): StepRecord {
+  const w = row(o.window, b, 2)
+  return {
+    token,
+    logProb: logp[token],
+    alternatives: topK(logp, k).map((i) => ({ token: model.spec.tgtVocab[i] ?? '<unk>', p: Math.exp(logp[i]) })),
+    attention: row(o.attention, b, S),
+    scores: row(o.scores, b, S),
+    position: o.position ? (o.position.data as Float32Array)[b] : null,
+    window: w ? [w[0], w[1]] : null,
+    gaussian: row(o.gaussian, b, S),
   }
-  const wanted = new Set(model.step.inputNames)
-  const out: Translation = {
+}
+
+function toTranslation(
+  model: LoadedModel,
+  src: EncodedSource,
+  steps: StepRecord[],
+  extra: Pick<Translation, 'mode' | 'beam'> & Partial<Translation>,
+  started: number,
+): Translation {
+  const { spec } = model
+  const local = spec.attention.startsWith('local')
+  const tokens = steps.map((s) => spec.tgtVocab[s.token] ?? '<unk>')
+  const words = steps.filter((s) => s.token !== spec.special.eos).map((s) => spec.tgtVocab[s.token] ?? '<unk>')
+  return {
     modelId: '',
-    source: text,
+    source: src.text,
     srcTokens: src.tokens,
     srcUnknown: src.unknown,
-    tgtTokens: [],
-    text: '',
-    attention: [],
-    scores: [],
-    positions: spec.attention.startsWith('local') ? [] : null,
-    windows: spec.attention.startsWith('local') ? [] : null,
-    gaussian: spec.attention.startsWith('local') ? [] : null,
-    tokenLogProbs: [],
+    tgtTokens: tokens,
+    text: detokenize(words, spec.tgtTokenizer),
+    attention: steps.flatMap((s) => (s.attention ? [s.attention] : [])),
+    scores: steps.flatMap((s) => (s.scores ? [s.scores] : [])),
+    positions: local ? steps.map((s) => s.position ?? 0) : null,
+    windows: local ? steps.map((s) => s.window ?? [0, 0]) : null,
+    gaussian: local ? steps.map((s) => s.gaussian ?? []) : null,
+    tokenLogProbs: steps.map((s) => s.logProb),
+    alternatives: steps.map((s) => s.alternatives),
+    tgtUnknown: null,
+    logProb: steps.reduce((a, s) => a + s.logProb, 0),
     truncated: src.truncated,
-    decodeMs: 0,
+    decodeMs: performance.now() - started,
     provider: model.provider,
+    ...extra,
   }
-  let prev = spec.special.bos
-  const words: string[] = []
-  for (let t = 0; t < maxTargetLength(S); t++) {
-    const feeds: Record<string, ort.Tensor> = {
-      ...fixed,
-      prev_token: new ort.Tensor('int64', BigInt64Array.of(BigInt(prev)), [1]),
+}
+
+interface LoopOptions {
+  topK: number
+  /** Per row: the target ids to force (ending with </s>). */
+  forced?: number[][]
+  /** Row-0 override weights for step t, or null to keep the model's own. */
+  override?: (t: number) => Float32Array | null
+}
+
+/**
+ * Step-by-step decoding of a batch of sentences, greedy or forced, with every step recorded.
+ * Finished rows keep running with padding-free inputs until the batch ends; their steps are
+ * simply not recorded (cheaper than reshaping the batch on a 2-core laptop).
+ */
+async function decodeBatch(model: LoadedModel, srcs: EncodedSource[], opts: LoopOptions): Promise<StepRecord[][]> {
+  const { special } = model.spec
+  const enc = await encode(model, srcs.map((s) => s.ids))
+  const B = enc.B
+  const limits = srcs.map((s, b) => opts.forced?.[b].length ?? maxTargetLength(s.ids.length))
+  const out: StepRecord[][] = srcs.map(() => [])
+  const done = new Array<boolean>(B).fill(false)
+  let prev = new Array<number>(B).fill(special.bos)
+  let state = enc.init
+  const maxT = Math.max(...limits)
+  for (let t = 0; t < maxT && done.includes(false); t++) {
+    const w = opts.override?.(t) ?? null
+    const o = await step(model, {
+      prev,
       state,
-      step: new ort.Tensor('float32', Float32Array.of(t), [1]),
-    }
-    for (const k of Object.keys(feeds)) if (!wanted.has(k)) delete feeds[k]
-    const o = await model.step.run(feeds)
-    const logits = o.logits.data as Float32Array
-    let best = 0
-    for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i
-    out.tokenLogProbs.push(logits[best] - logSumExp(logits))
+      memory: enc.memory,
+      mask: enc.mask,
+      t,
+      override: w ? { weights: w, on: Float32Array.of(1) } : null,
+    })
     state = o.next_state
-    const att = rows(o.attention, S)
-    if (att) out.attention.push(att)
-    const sc = rows(o.scores, S)
-    if (sc) out.scores.push(sc)
-    if (out.positions && o.position) {
-      out.positions.push((o.position.data as Float32Array)[0])
-      const w = o.window.data as Float32Array
-      out.windows!.push([w[0], w[1]])
-      out.gaussian!.push(rows(o.gaussian, S)!)
+    const next = [...prev]
+    for (let b = 0; b < B; b++) {
+      if (done[b]) continue
+      const logp = logSoftmaxRow(o.logits, b)
+      const token = opts.forced ? opts.forced[b][t] : topK(logp, 1)[0]
+      out[b].push(record(model, o, b, enc.lengths[b], logp, token, opts.topK))
+      next[b] = token
+      if (token === special.eos || out[b].length >= limits[b]) done[b] = true
     }
-    out.tgtTokens.push(spec.tgtVocab[best] ?? '<unk>')
-    if (best === spec.special.eos) break
-    words.push(spec.tgtVocab[best] ?? '<unk>')
-    prev = best
+    prev = next
   }
-  out.text = detokenize(words, spec.tgtTokenizer)
-  out.decodeMs = performance.now() - started
   return out
 }
 
-function logSumExp(x: Float32Array): number {
-  let m = -Infinity
-  for (const v of x) if (v > m) m = v
-  let s = 0
-  for (const v of x) s += Math.exp(v - m)
-  return m + Math.log(s)
+export async function greedyBatch(model: LoadedModel, texts: string[], topKCount = DEFAULT_TOP_K): Promise<Translation[]> {
+  const started = performance.now()
+  const srcs = texts.map((t) => encodeSource(model, t))
+  const steps = await decodeBatch(model, srcs, { topK: topKCount })
+  return srcs.map((s, b) => toTranslation(model, s, steps[b], { mode: 'greedy', beam: 1 }, started))
+}
+
+interface Hyp {
+  steps: StepRecord[]
+  state: number
+  score: number
+  done: boolean
+}
+
+/** Beam search over one sentence; the beam is one batch of K rows. */
+async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alpha: number, k: number): Promise<StepRecord[]> {
+  const { special } = model.spec
+  const enc = await encode(model, [src.ids])
+  const S = src.ids.length
+  const maxLen = maxTargetLength(S)
+  const tiles = new Map<number, { memory: ReturnType<typeof tileRows>; mask: ReturnType<typeof tileRows> }>()
+  const tiled = (n: number) => {
+    if (!tiles.has(n)) tiles.set(n, { memory: tileRows(enc.memory, n), mask: tileRows(enc.mask, n) })
+    return tiles.get(n)!
+  }
+  const norm = (h: Hyp) => h.score / Math.pow(Math.max(h.steps.length, 1), alpha)
+  let alive: Hyp[] = [{ steps: [], state: 0, score: 0, done: false }]
+  let state = enc.init
+  const finished: Hyp[] = []
+  for (let t = 0; t < maxLen && alive.length > 0; t++) {
+    const { memory, mask } = tiled(alive.length)
+    const o = await step(model, { prev: alive.map((h) => h.steps.at(-1)?.token ?? special.bos), state, memory, mask, t })
+    const candidates: Hyp[] = []
+    alive.forEach((h, b) => {
+      const logp = logSoftmaxRow(o.logits, b)
+      for (const tok of topK(logp, K)) {
+        candidates.push({ steps: [...h.steps, record(model, o, b, S, logp, tok, k)], state: b, score: h.score + logp[tok], done: tok === special.eos })
+      }
+    })
+    candidates.sort((a, b) => b.score - a.score)
+    const next: Hyp[] = []
+    for (const c of candidates) {
+      if (next.length === K) break
+      if (c.done) finished.push(c)
+      else next.push(c)
+    }
+    // Log-probabilities only fall, so a live hypothesis can at best keep its score and reach the
+    // length limit; stop when no live one can beat the best finished one that way.
+    const bestFinished = finished.length ? Math.max(...finished.map(norm)) : -Infinity
+    alive = finished.length >= K ? [] : next.filter((h) => h.score / Math.pow(maxLen, alpha) > bestFinished)
+    if (alive.length > 0) state = gatherRows(o.next_state, alive.map((h) => h.state))
+  }
+  const pool = finished.length ? finished : alive
+  pool.sort((a, b) => norm(b) - norm(a))
+  return pool[0]?.steps ?? []
+}
+
+export async function translate(model: LoadedModel, text: string, opts: DecodeOptions = {}): Promise<Translation> {
+  const beam = Math.round(opts.beam ?? 1)
+  if (!(beam >= 1 && beam <= MAX_BEAM)) throw new Error(`The beam size must be between 1 and ${MAX_BEAM}.`)
+  const k = Math.min(Math.max(Math.round(opts.topK ?? DEFAULT_TOP_K), 1), 20)
+  if (beam === 1) return (await greedyBatch(model, [text], k))[0]
+  const started = performance.now()
+  const src = encodeSource(model, text)
+  const steps = await beamDecode(model, src, beam, opts.lengthPenalty ?? 1, k)
+  return toTranslation(model, src, steps, { mode: 'beam', beam }, started)
+}
+
+/** The alignment and log-probabilities of a given target, token by token. */
+export async function forcedDecode(model: LoadedModel, text: string, target: string): Promise<Translation> {
+  const started = performance.now()
+  const { tgtTokenizer, tgtVocab, special } = model.spec
+  const src = encodeSource(model, text)
+  const toks = tokenize(target, tgtTokenizer).slice(0, maxTargetLength(src.ids.length) - 1)
+  const index = vocabIndex(tgtVocab)
+  const ids = [...toks.map((t) => index.get(t) ?? special.unk), special.eos]
+  const [steps] = await decodeBatch(model, [src], { topK: DEFAULT_TOP_K, forced: [ids] })
+  const unknown = [...ids.slice(0, -1).map((id) => id === special.unk), false]
+  return toTranslation(model, src, steps, { mode: 'forced', beam: 1, tgtUnknown: unknown }, started)
+}
+
+/** The weights a what-if run puts at one step, over S source positions. */
+export function overrideWeights(req: Pick<WhatIfRequest, 'mode' | 'sourceIndex' | 'weights'>, t: number, S: number, T: number): Float32Array {
+  const w = new Float32Array(S)
+  switch (req.mode) {
+    case 'uniform':
+      w.fill(1 / S)
+      break
+    case 'onehot': {
+      const i = req.sourceIndex ?? -1
+      if (!(Number.isInteger(i) && i >= 0 && i < S)) throw new Error(`The one-hot source position must be between 0 and ${S - 1}.`)
+      w[i] = 1
+      break
+    }
+    case 'diagonal':
+      w[Math.min(S - 1, Math.round((t * (S - 1)) / Math.max(T - 1, 1)))] = 1
+      break
+    case 'custom': {
+      const given = req.weights ?? []
+      if (given.length !== S || given.some((x) => !(Number.isFinite(x) && x >= 0))) {
+        throw new Error(`Hand-edited weights need ${S} non-negative numbers, one per source token.`)
+      }
+      const sum = given.reduce((a, b) => a + b, 0)
+      if (sum <= 0) throw new Error('Hand-edited weights must not all be zero.')
+      given.forEach((x, i) => (w[i] = x / sum))
+      break
+    }
+  }
+  return w
+}
+
+/** Decodes twice, with the model's own attention and with the override, and marks what changed. */
+export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<WhatIfResult> {
+  if (model.spec.attention === 'none') throw new Error('This model has no attention to override.')
+  const original = (await greedyBatch(model, [req.text]))[0]
+  const started = performance.now()
+  const src = encodeSource(model, req.text)
+  const S = src.ids.length
+  const T = original.tgtTokens.length
+  const chosen = req.steps === 'all' ? null : new Set(req.steps)
+  const [steps] = await decodeBatch(model, [src], {
+    topK: DEFAULT_TOP_K,
+    override: (t) => (chosen === null || chosen.has(t) ? overrideWeights(req, t, S, T) : null),
+  })
+  const modified = toTranslation(model, src, steps, { mode: 'what-if', beam: 1 }, started)
+  const n = Math.max(original.tgtTokens.length, modified.tgtTokens.length)
+  const changed = Array.from({ length: n }, (_, t) => original.tgtTokens[t] !== modified.tgtTokens[t])
+  return { original, modified, changed }
 }

@@ -4,7 +4,7 @@
  */
 import { ContractError } from './contract'
 import { firstLine } from './model'
-import type { EngineMethod, EngineRequest, EngineResponse } from './protocol'
+import type { EngineMethods, EngineRequest, EngineResponse } from './protocol'
 import { InferenceService } from './service'
 
 interface ParentPort {
@@ -20,22 +20,27 @@ function send(msg: EngineResponse): void {
   else process.send!(msg)
 }
 
-async function handle(req: EngineRequest): Promise<unknown> {
-  const [a, b] = req.args as string[]
-  const method: EngineMethod = req.method
-  switch (method) {
-    case 'describe':
-      return service.describe(a)
-    case 'open':
-      return service.open(a)
-    case 'translate':
-      return service.translate(a, b)
-    case 'close':
-      return service.close(a)
-    case 'crash':
-      if (process.env.AL_ENGINE_TEST_HOOKS === '1') process.kill(process.pid, 'SIGSEGV')
-      throw new Error('The crash hook is disabled.')
-  }
+type Handlers = { [M in keyof EngineMethods]: (...args: Parameters<EngineMethods[M]>) => Promise<ReturnType<EngineMethods[M]>> }
+
+const handlers: Handlers = {
+  describe: (p) => service.describe(p),
+  open: (p) => service.open(p),
+  translate: (p, text, opts) => service.translate(p, text, opts),
+  translateBatch: (p, texts) => service.translateBatch(p, texts),
+  forced: (p, text, target) => service.forced(p, text, target),
+  whatIf: (p, req) => service.whatIf(p, req),
+  compare: (paths, text, opts) => service.compare(paths, text, opts),
+  close: (p) => service.close(p),
+  crash: async () => {
+    if (process.env.AL_ENGINE_TEST_HOOKS === '1') process.kill(process.pid, 'SIGSEGV')
+    throw new Error('The crash hook is disabled')
+  },
+}
+
+function handle(req: EngineRequest): Promise<unknown> {
+  const fn = handlers[req.method] as ((...a: unknown[]) => Promise<unknown>) | undefined
+  if (!fn) return Promise.reject(new Error(`Unknown engine call ${String(req.method)}`))
+  return fn(...req.args)
 }
 
 async function onMessage(req: EngineRequest): Promise<void> {

@@ -8,13 +8,18 @@ export const MAX_MODEL_BYTES = 512 * 1024 * 1024
 
 /** A model file opened under the contract: one ORT session per part, created once, reused. */
 export class LoadedModel {
+  /** The inputs the step part declares: only these are fed. */
+  readonly stepInputs: Set<string>
+
   private constructor(
     readonly path: string,
     readonly spec: ModelSpec,
     readonly encoder: ort.InferenceSession,
     readonly step: ort.InferenceSession,
     readonly provider: string,
-  ) {}
+  ) {
+    this.stepInputs = new Set(step.inputNames)
+  }
 
   static async open(path: string, provider = 'cpu'): Promise<LoadedModel> {
     const info = await stat(path).catch(() => null)

@@ -32,7 +32,7 @@ export function parseOnnx(bytes: Uint8Array): OnnxFile {
   try {
     model = onnx.ModelProto.decode(bytes)
   } catch (e) {
-    throw new OnnxParseError(`it could not be read as an ONNX model (${(e as Error).message})`)
+    throw new OnnxParseError(`its bytes are not an ONNX protobuf (${(e as Error).message})`)
   }
   const graph = model.graph as OnnxTypes.GraphProto | null
   if (!graph || graph.node.length === 0) {

@@ -1,11 +1,15 @@
-import type { Translation } from '../../shared/api'
+import type { DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
 import type { ModelDescription } from './service'
 
-/** Messages between the engine client and the engine process. */
+/** The calls the engine process answers (see host.ts). */
 export interface EngineMethods {
   describe(path: string): ModelDescription
   open(path: string): ModelDescription & { provider: string }
-  translate(path: string, text: string): Translation
+  translate(path: string, text: string, opts?: DecodeOptions): Translation
+  translateBatch(path: string, texts: string[]): Translation[]
+  forced(path: string, text: string, target: string): Translation
+  whatIf(path: string, req: WhatIfRequest): WhatIfResult
+  compare(paths: string[], text: string, opts?: DecodeOptions): Translation[]
   close(path: string): void
   /** Test hook, honoured only when AL_ENGINE_TEST_HOOKS=1: kills the process with SIGSEGV, like a native crash. */
   crash(): void

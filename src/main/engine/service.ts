@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import type { ModelInfo, Translation } from '../../shared/api'
+import type { DecodeOptions, ModelInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
 import { checkContract, ContractError, type ModelSpec } from './contract'
-import { greedyDecode } from './decode'
+import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { LoadedModel } from './model'
 import { parseOnnx } from './onnx-graph'
 
@@ -54,12 +54,33 @@ export class InferenceService {
     return { ...describeSpec(path, model.spec), provider: model.provider }
   }
 
-  async translate(path: string, text: string): Promise<Translation> {
-    const model = this.models.get(path) ?? (await this.openModel(path))
-    return greedyDecode(model, text)
+  async translate(path: string, text: string, opts: DecodeOptions = {}): Promise<Translation> {
+    return translate(await this.model(path), text, opts)
   }
 
-  private async openModel(path: string): Promise<LoadedModel> {
+  /** Greedy translations of many sentences in one batch (corpus evaluation). */
+  async translateBatch(path: string, texts: string[]): Promise<Translation[]> {
+    return greedyBatch(await this.model(path), texts)
+  }
+
+  async forced(path: string, text: string, target: string): Promise<Translation> {
+    return forcedDecode(await this.model(path), text, target)
+  }
+
+  async whatIf(path: string, req: WhatIfRequest): Promise<WhatIfResult> {
+    return whatIf(await this.model(path), req)
+  }
+
+  /** The same source through several models (the with/without attention comparison). */
+  async compare(paths: string[], text: string, opts: DecodeOptions = {}): Promise<Translation[]> {
+    const out: Translation[] = []
+    for (const p of paths) out.push(await this.translate(p, text, opts))
+    return out
+  }
+
+  private async model(path: string): Promise<LoadedModel> {
+    const open = this.models.get(path)
+    if (open) return open
     await this.open(path)
     return this.models.get(path)!
   }

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import { FIXTURE_MODELS, tiny } from '../helpers'
+
+let app: Running
+let browser: Browser
+let page: Page
+
+describe('opening model files: picker, file input (drop/Open… path), errors, recent files', () => {
+  beforeAll(async () => {
+    app = await startBrowserMode({ AL_MODELS_DIR: FIXTURE_MODELS })
+    browser = await launchChromium()
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    await page.goto(app.url)
+    await page.getByTestId('model-name').filter({ hasText: 'tiny-bahdanau' }).waitFor()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('a file that is not a model is refused in one sentence and the current model stays', async () => {
+    await page.getByTestId('file-input').setInputFiles({ name: 'holiday.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from('not a model '.repeat(50)) })
+    await expect.poll(() => page.getByTestId('error').textContent()).toMatch(/^The file is not an ONNX model/)
+    expect(await page.getByTestId('model-name').textContent()).toBe('tiny-bahdanau')
+    await screenshot(page, 'open-file-refused')
+  })
+
+  it('opens a model file, translates with it and lists it under recent files', async () => {
+    await page.getByTestId('file-input').setInputFiles({ name: 'my-local-p.onnx', mimeType: 'application/octet-stream', buffer: readFileSync(tiny('local-p')) })
+    await expect.poll(() => page.getByTestId('model-name').textContent()).toBe('tiny-local-p')
+    expect(await page.getByTestId('error').count()).toBe(0)
+    const recent = page.locator('optgroup[label="Recent files"] option')
+    await expect.poll(() => recent.allInnerTexts()).toEqual(['en→fr · local-p · my-local-p.onnx'])
+    await page.getByTestId('source').fill('A dog runs on the grass.')
+    await expect.poll(async () => Number(await page.getByTestId('heatmap').getAttribute('data-cols'))).toBe(8)
+  })
+
+  it('the last model and sentence survive a reload', async () => {
+    await page.reload()
+    await expect.poll(() => page.getByTestId('model-name').textContent()).toBe('tiny-local-p')
+    expect(await page.getByTestId('source').inputValue()).toBe('A dog runs on the grass.')
+  })
+})
