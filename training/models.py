@@ -113,32 +113,42 @@ class Seq2Seq(nn.Module):
     def _logits(self, o):
         return F.linear(self.drop(o), self.tgt_emb.weight, self.proj_bias)
 
-    def _luong_scores(self, s, H):
-        if self.kind == "luong-dot":
-            return torch.bmm(H, s.unsqueeze(2)).squeeze(2)
+    def keys(self, H):
+        """The part of the score that depends only on the encoder states. Training computes it once
+        per batch; the exported step computes it itself, so the ONNX contract stays one step."""
+        if self.kind == "bahdanau":
+            return self.U_a(H)
+        if self.kind in ("luong-general", "local-m", "local-p"):
+            return self.W_gen(H)
+        return H
+
+    def _luong_scores(self, s, H, K):
         if self.kind == "luong-concat":
             S = H.shape[1]
             both = torch.cat([s.unsqueeze(1).expand(-1, S, -1), H], 2)
             return self.v_cat(torch.tanh(self.W_cat(both))).squeeze(2)
-        return torch.bmm(self.W_gen(H), s.unsqueeze(2)).squeeze(2)
+        return torch.bmm(K, s.unsqueeze(2)).squeeze(2)
 
-    def step(self, prev, state, H, mask, step_idx, override, override_on):
+    def step(self, prev, state, H, mask, step_idx, override, override_on, K=None, project=True):
         """One decoder step. Returns a dict of named outputs (see docs/model-format.md)."""
+        if K is None:
+            K = self.keys(H)
         e = self.drop(self.tgt_emb(prev))
         out = {}
+        proj = self._logits if project else (lambda o: o)
         if self.kind == "none":
             c = H[:, 0]
             s = self.cell(torch.cat([e, c], 1), state)
-            out["logits"] = self._logits(torch.tanh(self.out(torch.cat([s, c, e], 1))))
+            out["logits"] = proj(torch.tanh(self.out(torch.cat([s, c, e], 1))))
             out["next_state"] = s
             return out
         if self.kind == "bahdanau":
-            scores = self.v_a(torch.tanh(self.W_a(state).unsqueeze(1) + self.U_a(H))).squeeze(2)
+            scores = self.v_a(torch.tanh(self.W_a(state).unsqueeze(1) + K)).squeeze(2)
             weights = torch.softmax(torch.where(mask > 0, scores, torch.full_like(scores, NEG)), 1)
             weights = override_on * override + (1 - override_on) * weights
             c = torch.bmm(weights.unsqueeze(1), H).squeeze(1)
             s = self.cell(torch.cat([e, c], 1), state)
-            out["logits"] = self._logits(torch.tanh(self.out(torch.cat([s, c, e], 1))))
+            out["logits"] = proj(torch.tanh(self.out(torch.cat([s, c, e], 1))))
             out["next_state"] = s
             out["attention"] = weights
             out["scores"] = scores
@@ -146,7 +156,7 @@ class Seq2Seq(nn.Module):
         d = self.dec_dim
         s_prev, feed = state[:, :d], state[:, d:]
         s = self.cell(torch.cat([e, feed], 1), s_prev)
-        scores = self._luong_scores(s, H)
+        scores = self._luong_scores(s, H, K)
         valid = mask > 0
         if self.kind.startswith("local"):
             length = mask.sum(1, keepdim=True)
@@ -173,7 +183,7 @@ class Seq2Seq(nn.Module):
         weights = override_on * override + (1 - override_on) * weights
         c = torch.bmm(weights.unsqueeze(1), H).squeeze(1)
         h_tilde = torch.tanh(self.W_c(torch.cat([c, s], 1)))
-        out["logits"] = self._logits(self.out(h_tilde))
+        out["logits"] = proj(self.out(h_tilde))
         out["next_state"] = torch.cat([s, h_tilde], 1)
         out["attention"] = weights
         out["scores"] = scores
@@ -186,13 +196,15 @@ class Seq2Seq(nn.Module):
         S = H.shape[1]
         no_override = torch.zeros(B, S)
         off = torch.zeros(B, 1)
-        logits = []
+        K = self.keys(H)
+        hidden = []
         for t in range(T):
             o = self.step(tgt_in[:, t], state, H, mask if self.kind != "none" else mask[:, :1],
-                          torch.full((B,), float(t)), no_override, off)
+                          torch.full((B,), float(t)), no_override, off, K=K, project=False)
             state = o["next_state"]
-            logits.append(o["logits"])
-        return torch.stack(logits, 1)
+            hidden.append(o["logits"])
+        # One large output projection for all steps instead of T small ones.
+        return self._logits(torch.stack(hidden, 1))
 
 
 STEP_OUTPUTS = ("logits", "next_state", "attention", "scores", "position", "window", "gaussian", "align")

@@ -14,6 +14,7 @@ interface Pending {
   method: EngineMethod
   resolve(v: unknown): void
   reject(e: Error): void
+  onProgress?: (p: { done: number; total: number }) => void
 }
 
 /**
@@ -40,6 +41,7 @@ export class EngineClient {
     ch.onMessage((msg) => {
       const p = this.pending.get(msg.id)
       if (!p) return
+      if ('progress' in msg) return p.onProgress?.(msg.progress)
       this.pending.delete(msg.id)
       if ('error' in msg) p.reject(new Error(msg.error))
       else p.resolve(msg.result)
@@ -58,10 +60,20 @@ export class EngineClient {
   }
 
   call<M extends EngineMethod>(method: M, ...args: Parameters<EngineMethods[M]>): Promise<ReturnType<EngineMethods[M]>> {
+    return this.callWith({}, method, ...args)
+  }
+
+  /** A call that reports progress and can be cancelled (corpus evaluation). */
+  callWith<M extends EngineMethod>(
+    opts: { onProgress?: Pending['onProgress']; signal?: AbortSignal },
+    method: M,
+    ...args: Parameters<EngineMethods[M]>
+  ): Promise<ReturnType<EngineMethods[M]>> {
     if (this.closed) return Promise.reject(new Error('The engine is shut down.'))
     const id = this.nextId++
+    opts.signal?.addEventListener('abort', () => this.channel.post({ cancel: id }), { once: true })
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject })
+      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, onProgress: opts.onProgress })
       this.channel.post({ id, method, args })
     }).then((r) => {
       if (method === 'open') this.opened.add(args[0] as string)

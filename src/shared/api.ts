@@ -42,6 +42,8 @@ export interface ModelInfo extends ModelSummary {
   testScore: TestScore | null
   /** Execution provider the model's sessions run on. */
   provider: string
+  /** One line when the chosen provider failed to start and the model fell back to CPU. */
+  providerNote: string | null
 }
 
 export interface DecodeOptions {
@@ -127,6 +129,40 @@ export interface Translation {
 export interface EngineStatus {
   state: 'ready' | 'restarted'
   message: string
+}
+
+export interface BucketScore {
+  bucket: string
+  sentences: number
+  bleu: number
+}
+
+/** Corpus BLEU of one model on one test set (sacreBLEU 13a, greedy decoding). */
+export interface EvalResult {
+  model: string
+  fileName: string
+  sentences: number
+  bleu: number
+  bleuCased: number
+  byLength: BucketScore[]
+  seconds: number
+  sentencesPerSecond: number
+  cached: boolean
+  hypotheses: string[]
+}
+
+export interface EvalProgress {
+  done: number
+  total: number
+}
+
+export interface ProviderInfo {
+  /** onnxruntime's name: cpu, webgpu, cuda, tensorrt, dml, coreml */
+  name: string
+  label: string
+  bundled: boolean
+  /** Bundled, or its provider library is installed. */
+  installed: boolean
 }
 
 export interface RecentFile {

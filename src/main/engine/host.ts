@@ -22,14 +22,27 @@ function send(msg: EngineResponse): void {
 
 type Handlers = { [M in keyof EngineMethods]: (...args: Parameters<EngineMethods[M]>) => Promise<ReturnType<EngineMethods[M]>> }
 
+const running = new Map<number, AbortController>()
+let current = 0 // the id of the request being dispatched, for progress messages
+
 const handlers: Handlers = {
   describe: (p) => service.describe(p),
   open: (p) => service.open(p),
+  providers: async () => service.providers(),
+  setProvider: (name) => service.setProvider(name),
   translate: (p, text, opts) => service.translate(p, text, opts),
   translateBatch: (p, texts) => service.translateBatch(p, texts),
   forced: (p, text, target) => service.forced(p, text, target),
   whatIf: (p, req) => service.whatIf(p, req),
   compare: (paths, text, opts) => service.compare(paths, text, opts),
+  evaluate: (p, srcs, refs, cacheDir) => {
+    const id = current
+    const ac = new AbortController()
+    running.set(id, ac)
+    return service
+      .evaluate(p, srcs, refs, { cacheDir, signal: ac.signal, onProgress: (progress) => send({ id, progress }) })
+      .finally(() => running.delete(id))
+  },
   close: (p) => service.close(p),
   crash: async () => {
     if (process.env.AL_ENGINE_TEST_HOOKS === '1') process.kill(process.pid, 'SIGSEGV')
@@ -37,13 +50,18 @@ const handlers: Handlers = {
   },
 }
 
-function handle(req: EngineRequest): Promise<unknown> {
+function handle(req: Extract<EngineRequest, { method: string }>): Promise<unknown> {
+  current = req.id
   const fn = handlers[req.method] as ((...a: unknown[]) => Promise<unknown>) | undefined
   if (!fn) return Promise.reject(new Error(`Unknown engine call ${String(req.method)}`))
   return fn(...req.args)
 }
 
 async function onMessage(req: EngineRequest): Promise<void> {
+  if ('cancel' in req) {
+    running.get(req.cancel)?.abort()
+    return
+  }
   try {
     send({ id: req.id, result: await handle(req) })
   } catch (e) {

@@ -17,6 +17,7 @@ export class LoadedModel {
     readonly encoder: ort.InferenceSession,
     readonly step: ort.InferenceSession,
     readonly provider: string,
+    readonly providerNote: string | null,
   ) {
     this.stepInputs = new Set(step.inputNames)
   }
@@ -38,26 +39,57 @@ export class LoadedModel {
       throw e
     }
     const spec = checkContract(file)
-    const options: ort.InferenceSession.SessionOptions = {
-      executionProviders: [provider],
-      graphOptimizationLevel: 'all',
-      intraOpNumThreads: 1,
+    const parts = [extractPart(file, [...ENCODER_OUTPUTS]), extractPart(file, spec.stepOutputs)] as const
+    if (provider !== 'cpu') {
+      try {
+        const [encoder, step] = await sessions(parts, provider)
+        return new LoadedModel(path, spec, encoder, step, provider, null)
+      } catch (e) {
+        // A GPU provider that cannot start (no adapter, no driver, library missing) is not fatal.
+        const note = `${provider} could not start (${providerReason(e)}); running on CPU.`
+        const [encoder, step] = await sessions(parts, 'cpu').catch((err: unknown) => {
+          throw new ContractError(`onnxruntime could not load the model: ${firstLine(err)}.`)
+        })
+        return new LoadedModel(path, spec, encoder, step, 'cpu', note)
+      }
     }
-    let encoder: ort.InferenceSession | undefined
-    try {
-      encoder = await ort.InferenceSession.create(extractPart(file, [...ENCODER_OUTPUTS]), options)
-      const step = await ort.InferenceSession.create(extractPart(file, spec.stepOutputs), options)
-      return new LoadedModel(path, spec, encoder, step, provider)
-    } catch (e) {
-      await encoder?.release()
-      throw new ContractError(`onnxruntime could not load the model: ${firstLine(e)}.`)
-    }
+    const [encoder, step] = await sessions(parts, 'cpu').catch((err: unknown) => {
+      throw new ContractError(`onnxruntime could not load the model: ${firstLine(err)}.`)
+    })
+    return new LoadedModel(path, spec, encoder, step, 'cpu', null)
   }
 
   async release(): Promise<void> {
     await this.encoder.release()
     await this.step.release()
   }
+}
+
+async function sessions(parts: readonly [Uint8Array, Uint8Array], provider: string): Promise<[ort.InferenceSession, ort.InferenceSession]> {
+  const options: ort.InferenceSession.SessionOptions = {
+    executionProviders: [provider],
+    graphOptimizationLevel: 'all',
+    // One thread per session: the step graphs are small, and thread hand-offs cost more than they save.
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    // A GPU provider that fails to start is reported by our fallback line; keep onnxruntime's own
+    // error log for it off the console.
+    logSeverityLevel: provider === 'cpu' ? 2 : 4,
+  }
+  const encoder = await ort.InferenceSession.create(parts[0], options)
+  try {
+    return [encoder, await ort.InferenceSession.create(parts[1], options)]
+  } catch (e) {
+    await encoder.release()
+    throw e
+  }
+}
+
+/** The readable part of onnxruntime's provider error ("Failed to get a WebGPU adapter: …"). */
+function providerReason(e: unknown): string {
+  const msg = firstLine(e)
+  const m = msg.match(/(Failed to [^\n]*?|[^ ]*Failed to load shared library)(\.|$)/)
+  return (m ? m[1] : msg).slice(0, 160)
 }
 
 export function firstLine(e: unknown): string {

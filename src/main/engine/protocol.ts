@@ -1,25 +1,28 @@
-import type { DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
+import type { DecodeOptions, EvalResult, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
 import type { ModelDescription } from './service'
 
 /** The calls the engine process answers (see host.ts). */
 export interface EngineMethods {
   describe(path: string): ModelDescription
-  open(path: string): ModelDescription & { provider: string }
+  open(path: string): ModelDescription & { provider: string; providerNote: string | null }
+  providers(): ProviderInfo[]
+  setProvider(name: string): void
   translate(path: string, text: string, opts?: DecodeOptions): Translation
   translateBatch(path: string, texts: string[]): Translation[]
   forced(path: string, text: string, target: string): Translation
   whatIf(path: string, req: WhatIfRequest): WhatIfResult
   compare(paths: string[], text: string, opts?: DecodeOptions): Translation[]
+  /** Corpus evaluation; sends progress messages and stops on a cancel message. */
+  evaluate(path: string, srcs: string[], refs: string[], cacheDir?: string): EvalResult
   close(path: string): void
   /** Test hook, honoured only when AL_ENGINE_TEST_HOOKS=1: kills the process with SIGSEGV, like a native crash. */
   crash(): void
 }
 export type EngineMethod = keyof EngineMethods
 
-export interface EngineRequest {
-  id: number
-  method: EngineMethod
-  args: unknown[]
-}
+export type EngineRequest = { id: number; method: EngineMethod; args: unknown[] } | { cancel: number }
 
-export type EngineResponse = { id: number; result: unknown } | { id: number; error: string }
+export type EngineResponse =
+  | { id: number; result: unknown }
+  | { id: number; error: string }
+  | { id: number; progress: { done: number; total: number } }

@@ -1,13 +1,15 @@
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import type { DecodeOptions, ModelInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
+import type { DecodeOptions, EvalResult, ModelInfo, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
 import { checkContract, ContractError, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
+import { evaluateCorpus, type EvalOptions } from './evaluate'
 import { LoadedModel } from './model'
 import { parseOnnx } from './onnx-graph'
+import { isKnownProvider, listProviders } from './providers'
 
 /** What a model file says about itself, without sessions: enough for a picker. */
-export type ModelDescription = Omit<ModelInfo, 'id' | 'bundled' | 'provider'>
+export type ModelDescription = Omit<ModelInfo, 'id' | 'bundled' | 'provider' | 'providerNote'>
 
 function describeSpec(path: string, spec: ModelSpec): ModelDescription {
   return {
@@ -34,6 +36,18 @@ export class InferenceService {
 
   constructor(private provider = 'cpu') {}
 
+  providers(): ProviderInfo[] {
+    return listProviders()
+  }
+
+  /** Later opens use this provider; open models are closed and reopen on their next use. */
+  async setProvider(name: string): Promise<void> {
+    if (!isKnownProvider(name)) throw new ContractError(`"${name}" is not an execution provider this build of onnxruntime knows.`)
+    if (name === this.provider) return
+    this.provider = name
+    await this.closeAll()
+  }
+
   async describe(path: string): Promise<ModelDescription> {
     const open = this.models.get(path)
     if (open) return describeSpec(path, open.spec)
@@ -45,13 +59,13 @@ export class InferenceService {
     }
   }
 
-  async open(path: string): Promise<ModelDescription & { provider: string }> {
+  async open(path: string): Promise<ModelDescription & { provider: string; providerNote: string | null }> {
     let model = this.models.get(path)
     if (!model) {
       model = await LoadedModel.open(path, this.provider)
       this.models.set(path, model)
     }
-    return { ...describeSpec(path, model.spec), provider: model.provider }
+    return { ...describeSpec(path, model.spec), provider: model.provider, providerNote: model.providerNote }
   }
 
   async translate(path: string, text: string, opts: DecodeOptions = {}): Promise<Translation> {
@@ -76,6 +90,10 @@ export class InferenceService {
     const out: Translation[] = []
     for (const p of paths) out.push(await this.translate(p, text, opts))
     return out
+  }
+
+  async evaluate(path: string, srcs: string[], refs: string[], opts: EvalOptions = {}): Promise<EvalResult> {
+    return evaluateCorpus(await this.model(path), srcs, refs, opts)
   }
 
   private async model(path: string): Promise<LoadedModel> {

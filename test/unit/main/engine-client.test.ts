@@ -29,3 +29,26 @@ describe('the engine in its own process', () => {
     off()
   })
 })
+
+describe('corpus evaluation through the engine process', () => {
+  const engine = new EngineClient(() => forkEngine())
+  afterAll(() => engine.dispose())
+  const srcs = Array.from({ length: 40 }, (_, i) => `A dog number ${i} runs in the park.`)
+  const refs = srcs.map(() => 'Un chien court dans le parc.')
+
+  it('reports progress and returns BLEU with buckets', async () => {
+    const seen: number[] = []
+    const r = await engine.callWith({ onProgress: (p) => seen.push(p.done) }, 'evaluate', tiny('bahdanau'), srcs, refs)
+    expect(r.sentences).toBe(40)
+    expect(r.hypotheses).toHaveLength(40)
+    expect(seen.at(-1)).toBe(40)
+    expect(seen.length).toBeGreaterThan(1)
+    expect(r.byLength.reduce((a, b) => a + b.sentences, 0)).toBe(40)
+  })
+
+  it('can be cancelled', async () => {
+    const ac = new AbortController()
+    const p = engine.callWith({ signal: ac.signal, onProgress: () => ac.abort() }, 'evaluate', tiny('local-p'), [...srcs, ...srcs, ...srcs], [...refs, ...refs, ...refs])
+    await expect(p).rejects.toThrow('The evaluation was cancelled.')
+  })
+})

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { BucketScore, EvalProgress, EvalResult } from '../../shared/api'
+import { corpusBleu } from './bleu'
+import { greedyBatch } from './decode'
+import type { LoadedModel } from './model'
+import { tokenize } from './tokenizer'
+
+/** Source-length buckets (in source tokens), as in the model cards. */
+export const BUCKETS: [number, number][] = [
+  [1, 10],
+  [11, 15],
+  [16, 20],
+  [21, 25],
+  [26, Infinity],
+]
+export const bucketName = ([lo, hi]: [number, number]) => (hi === Infinity ? `${lo}+` : `${lo}-${hi}`)
+
+export interface EvalOptions {
+  batchSize?: number
+  onProgress?: (p: EvalProgress) => void
+  signal?: AbortSignal
+  /** Folder for cached results, keyed by the model file's hash and the test set. */
+  cacheDir?: string
+}
+
+export class Cancelled extends Error {
+  constructor() {
+    super('The evaluation was cancelled.')
+  }
+}
+
+export async function fileHash(path: string): Promise<string> {
+  return createHash('sha256').update(await readFile(path)).digest('hex')
+}
+
+export function byLength(model: LoadedModel, srcs: string[], hyps: string[], refs: string[]): BucketScore[] {
+  const out: BucketScore[] = []
+  for (const b of BUCKETS) {
+    const idx = srcs.map((s, i) => [tokenize(s, model.spec.srcTokenizer).length, i] as const).filter(([n]) => n >= b[0] && n <= b[1])
+    if (idx.length === 0) continue
+    const score = corpusBleu(idx.map(([, i]) => hyps[i]), [idx.map(([, i]) => refs[i])], { lowercase: true }).score
+    out.push({ bucket: bucketName(b), sentences: idx.length, bleu: round(score) })
+  }
+  return out
+}
+
+const round = (x: number) => Math.round(x * 100) / 100
+
+/** Translates a test set in length-sorted batches and scores it. */
+export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: string[], opts: EvalOptions = {}): Promise<EvalResult> {
+  if (srcs.length !== refs.length) {
+    throw new Error(`The source has ${srcs.length} lines but the reference has ${refs.length}.`)
+  }
+  const key = createHash('sha256')
+    .update(await fileHash(model.path))
+    .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v1')
+    .digest('hex')
+  const cacheFile = opts.cacheDir ? join(opts.cacheDir, `${key}.json`) : null
+  if (cacheFile) {
+    const hit = await readFile(cacheFile, 'utf8').then((t) => JSON.parse(t) as EvalResult, () => null)
+    if (hit) return { ...hit, cached: true }
+  }
+  const started = performance.now()
+  const batch = Math.max(1, opts.batchSize ?? 32)
+  const order = srcs.map((_, i) => i).sort((a, b) => srcs[a].length - srcs[b].length)
+  const hyps = new Array<string>(srcs.length)
+  for (let i = 0; i < order.length; i += batch) {
+    if (opts.signal?.aborted) throw new Cancelled()
+    const idx = order.slice(i, i + batch)
+    const out = await greedyBatch(model, idx.map((j) => srcs[j]), 1)
+    idx.forEach((j, k) => (hyps[j] = out[k].text))
+    opts.onProgress?.({ done: Math.min(i + batch, order.length), total: order.length })
+  }
+  const seconds = (performance.now() - started) / 1000
+  const result: EvalResult = {
+    model: model.spec.name,
+    fileName: model.path.split(/[\\/]/).pop() ?? '',
+    sentences: srcs.length,
+    bleu: round(corpusBleu(hyps, [refs], { lowercase: true }).score),
+    bleuCased: round(corpusBleu(hyps, [refs]).score),
+    byLength: byLength(model, srcs, hyps, refs),
+    seconds: round(seconds),
+    sentencesPerSecond: round(srcs.length / seconds),
+    cached: false,
+    hypotheses: hyps,
+  }
+  if (cacheFile) {
+    await mkdir(opts.cacheDir!, { recursive: true })
+    const tmp = `${cacheFile}.${process.pid}.tmp`
+    await writeFile(tmp, JSON.stringify(result))
+    await rename(tmp, cacheFile)
+  }
+  return result
+}

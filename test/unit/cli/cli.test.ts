@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ROOT, tempDir, tiny } from '../../helpers'
+
+const CLI = join(ROOT, 'src', 'cli', 'index.ts')
+function run(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 60_000 })
+  return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+}
+
+describe('attention-lens translate', () => {
+  it('translates stdin line by line', () => {
+    const r = run(['translate', '--model', tiny('bahdanau')], 'A dog runs.\nTwo men are sitting.\n')
+    expect(r.code).toBe(0)
+    expect(r.out.trim().split('\n')).toHaveLength(2)
+  })
+
+  it('reads a file, uses beam search and writes tokens and matrices as JSON lines', () => {
+    const dir = tempDir()
+    const input = join(dir, 'in.txt')
+    writeFileSync(input, 'A dog runs.\nA man in a red shirt.\n')
+    const out = join(dir, 'att.jsonl')
+    const r = run(['translate', '--model', tiny('local-p'), '--beam', '4', '--input', input, '--attention', out])
+    expect(r.code).toBe(0)
+    const recs = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    expect(recs).toHaveLength(2)
+    expect(recs[0].srcTokens).toEqual(['a', 'dog', 'runs', '.', '</s>'])
+    expect(recs[0].attention).toHaveLength(recs[0].tgtTokens.length)
+    expect(recs[0].positions).toHaveLength(recs[0].tgtTokens.length)
+  })
+
+  it('falls back to CPU for an unavailable provider and says so on stderr', () => {
+    const r = run(['translate', '--model', tiny('none'), '--provider', 'cuda'], 'A dog.\n')
+    expect(r.code).toBe(0)
+    expect(r.err).toMatch(/attention-lens: cuda could not start \(.+\); running on CPU\./)
+  })
+})
+
+describe('attention-lens eval', () => {
+  it('prints corpus BLEU overall and by source length', () => {
+    const r = run(['eval', '--model', tiny('bahdanau'), '--src', 'test/fixtures/multi30k-test-50.en', '--ref', 'test/fixtures/multi30k-test-50.fr'])
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^tiny-bahdanau\.onnx: BLEU \d+\.\d\d \(case-insensitive\), \d+\.\d\d cased, 50 sentences/)
+    expect(r.out).toMatch(/source length 1-10 +\d+ sentences {2}BLEU \d+\.\d\d/)
+  })
+})
+
+describe('bad input gives one clear line and a non-zero exit', () => {
+  it.each([
+    [[], /^usage: attention-lens translate/],
+    [['frobnicate'], /^attention-lens: unknown command "frobnicate"/],
+    [['translate'], /^attention-lens: --model M\.onnx is missing/],
+    [['translate', '--model', 'nope.onnx'], /^attention-lens: no such file: nope\.onnx$/],
+    [['translate', '--model', 'README.md'], /^attention-lens: The file is not an ONNX model/],
+    [['translate', '--model', 'x.onnx', '--beam', '40'], /^attention-lens: /],
+    [['translate', '--modle', 'x'], /^attention-lens: Unknown option '--modle'/],
+    [['eval', '--model', 'README.md'], /^attention-lens: --src X is missing/],
+  ])('%j', (argv, message) => {
+    const r = run(argv as string[], '')
+    expect(r.code).toBe(2)
+    const text = r.err || r.out
+    expect(text).toMatch(message)
+    if (argv.length) expect(r.err.split('\n')).toHaveLength(1)
+  })
+})

@@ -1,0 +1,48 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { listProviders } from '../../../src/main/engine/providers'
+import { InferenceService } from '../../../src/main/engine/service'
+import { tiny } from '../../helpers'
+
+const services: InferenceService[] = []
+afterAll(async () => {
+  for (const s of services) await s.closeAll()
+})
+function service(provider: string): InferenceService {
+  const s = new InferenceService(provider)
+  services.push(s)
+  return s
+}
+
+describe('execution providers', () => {
+  it('lists what this onnxruntime offers: CPU and WebGPU bundled', () => {
+    const ps = listProviders()
+    expect(ps.find((p) => p.name === 'cpu')).toMatchObject({ bundled: true, installed: true })
+    expect(ps.find((p) => p.name === 'webgpu')).toMatchObject({ bundled: true, installed: true })
+    for (const p of ps) expect(p.label.length).toBeGreaterThan(0)
+  })
+
+  it('a GPU provider that cannot start falls back to CPU and says so in one line', async () => {
+    const cpu = await service('cpu').translate(tiny('bahdanau'), 'A dog runs.')
+    const gpu = service('webgpu')
+    const info = await gpu.open(tiny('bahdanau'))
+    if (info.provider === 'webgpu') {
+      expect(info.providerNote).toBeNull() // a machine with a WebGPU adapter
+    } else {
+      expect(info.provider).toBe('cpu')
+      expect(info.providerNote).toMatch(/^webgpu could not start \(.+\); running on CPU\.$/)
+      expect(info.providerNote).not.toContain('\n')
+    }
+    const t = await gpu.translate(tiny('bahdanau'), 'A dog runs.')
+    expect(t.tgtTokens).toEqual(cpu.tgtTokens)
+  })
+
+  it('CUDA without its provider library falls back to CPU too', async () => {
+    const installed = listProviders().find((p) => p.name === 'cuda')?.installed
+    const info = await service('cuda').open(tiny('none'))
+    if (!installed) expect(info.providerNote).toMatch(/^cuda could not start \(.+\); running on CPU\.$/)
+  })
+
+  it('refuses a provider name onnxruntime does not know', async () => {
+    await expect(service('cpu').setProvider('quantum')).rejects.toThrow('"quantum" is not an execution provider this build of onnxruntime knows.')
+  })
+})
