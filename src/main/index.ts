@@ -73,6 +73,8 @@ app.whenReady().then(() => {
   // The path comes from the preload's webUtils.getPathForFile on a real drop, never typed in.
   handle(Channels.modelsOpenDropped, (_e, path: string) => host.openPath(String(path)))
   handle(Channels.translateRun, (_e, req) => host.translate(req as never))
+  handle(Channels.providersList, () => host.listProviders())
+  handle(Channels.providersSet, (_e, name: string) => host.setProvider(String(name)))
   host.onEngineStatus((s) => win?.webContents.send(Channels.engineStatus, s))
 
   Menu.setApplicationMenu(

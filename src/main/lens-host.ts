@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
-import type { EngineStatus, ModelInfo, ModelSummary, Translation, TranslateRequest } from '../shared/api'
+import type { EngineStatus, ModelInfo, ModelSummary, ProviderInfo, Translation, TranslateRequest } from '../shared/api'
 import type { EngineClient } from './engine-client'
 import type { ModelDescription } from './engine/service'
 import { SettingsStore, type StoredSettings } from './settings-store'
@@ -23,9 +23,12 @@ export class LensHost {
     private modelsDir: string,
     private store: SettingsStore,
   ) {
-    this.ready = store.load().then(({ settings, notice }) => {
+    this.ready = store.load().then(async ({ settings, notice }) => {
       this.settings = settings
       this.notice = notice
+      if (settings.provider && settings.provider !== 'cpu') {
+        await engine.call('setProvider', settings.provider).catch(() => (this.settings.provider = 'cpu'))
+      }
     })
   }
 
@@ -70,10 +73,26 @@ export class LensHost {
     return info
   }
 
+  private current: { id: string; path: string } | null = null
+
   private async open(id: string, path: string): Promise<ModelInfo> {
     const d = await this.engine.call('open', path)
     this.settings.lastModel = id
+    this.current = { id, path }
     return { ...d, id, bundled: id.startsWith('bundled:') }
+  }
+
+  async listProviders(): Promise<{ providers: ProviderInfo[]; chosen: string }> {
+    await this.ready
+    return { providers: await this.engine.call('providers'), chosen: this.settings.provider ?? 'cpu' }
+  }
+
+  async setProvider(name: string): Promise<ModelInfo | null> {
+    await this.ready
+    await this.engine.call('setProvider', String(name))
+    this.settings.provider = String(name)
+    await this.store.save(this.settings)
+    return this.current ? this.open(this.current.id, this.current.path) : null
   }
 
   async translate(req: TranslateRequest): Promise<Translation> {

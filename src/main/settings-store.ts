@@ -5,6 +5,7 @@ import { homedir } from 'node:os'
 export interface StoredSettings {
   recent: string[]
   lastModel?: string
+  provider?: string
 }
 
 const EMPTY: StoredSettings = { recent: [] }

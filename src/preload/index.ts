@@ -15,6 +15,8 @@ const api: LensApi = {
   openModelDialog: () => invoke(Channels.modelsOpenDialog),
   openDroppedFile: (file) => invoke(Channels.modelsOpenDropped, webUtils.getPathForFile(file)),
   translate: (req) => invoke(Channels.translateRun, req),
+  listProviders: () => invoke(Channels.providersList),
+  setProvider: (name) => invoke(Channels.providersSet, name),
   onEngineStatus: (listener) => {
     const l = (_e: unknown, s: EngineStatus) => listener(s)
     ipcRenderer.on(Channels.engineStatus, l)

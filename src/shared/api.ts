@@ -178,6 +178,8 @@ export const Channels = {
   modelsOpenDialog: 'models:open-dialog',
   modelsOpenDropped: 'models:open-dropped',
   translateRun: 'translate:run',
+  providersList: 'providers:list',
+  providersSet: 'providers:set',
   engineStatus: 'engine:status',
   menuOpenModel: 'menu:open-model',
 } as const
@@ -191,6 +193,10 @@ export interface LensApi {
   /** A file dropped on the window. */
   openDroppedFile(file: File): Promise<ModelInfo>
   translate(req: TranslateRequest): Promise<Translation>
+  /** Execution providers this machine offers, and the one chosen. */
+  listProviders(): Promise<{ providers: ProviderInfo[]; chosen: string }>
+  /** Choose a provider (remembered); the open model reopens on it and the result says what runs. */
+  setProvider(name: string): Promise<ModelInfo | null>
   /** Engine crashes and restarts; returns an unsubscribe function. */
   onEngineStatus(listener: (status: EngineStatus) => void): () => void
   /** File ▸ Open from the application menu; returns an unsubscribe function. */

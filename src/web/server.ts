@@ -64,6 +64,8 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     [Channels.modelsList]: () => host.listModels(),
     [Channels.modelsOpen]: ([id]) => host.openModel(String(id)),
     [Channels.translateRun]: ([req]) => host.translate(req as never),
+    [Channels.providersList]: () => host.listProviders(),
+    [Channels.providersSet]: ([name]) => host.setProvider(String(name)),
   }
 
   const server = createServer(async (req, res) => {

@@ -43,4 +43,14 @@ describe('opening model files: picker, file input (drop/Open… path), errors, r
     await expect.poll(() => page.getByTestId('model-name').textContent()).toBe('tiny-local-p')
     expect(await page.getByTestId('source').inputValue()).toBe('A dog runs on the grass.')
   })
+
+  it('choosing WebGPU where it has no adapter falls back to CPU, says so in one line, and is remembered', async () => {
+    await page.getByTestId('provider-select').selectOption('webgpu')
+    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/webgpu could not start \(.+\); running on CPU\./)
+    await expect.poll(() => page.getByTestId('provider-in-use').textContent()).toBe('running on cpu')
+    await expect.poll(() => page.getByTestId('decode-ms').textContent()).toMatch(/^decode \d+\.\d ms$/)
+    await screenshot(page, 'provider-fallback')
+    await page.reload()
+    await expect.poll(() => page.getByTestId('provider-select').inputValue()).toBe('webgpu')
+  })
 })

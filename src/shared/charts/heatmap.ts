@@ -78,6 +78,7 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
       top: 'middle',
       itemHeight: 160,
       precision: 2,
+      text: ['1', '0'],
       inRange: { color: [...COLORMAPS[input.colormap ?? 'viridis']] },
     },
     series: [

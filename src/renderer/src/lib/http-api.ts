@@ -25,6 +25,8 @@ export function createHttpApi(): LensApi {
     openDroppedFile: (file) =>
       call(Channels.modelsOpenDropped, { body: file, headers: { 'x-file-name': encodeURIComponent(file.name) } }),
     translate: (req) => invoke(Channels.translateRun, req),
+    listProviders: () => invoke(Channels.providersList),
+    setProvider: (name) => invoke(Channels.providersSet, name),
     onEngineStatus: (listener) => {
       const es = new EventSource(`/api/${Channels.engineStatus}?token=${token}`)
       es.onmessage = (e) => listener(JSON.parse(e.data as string) as EngineStatus)

@@ -1,4 +1,4 @@
-import type { ModelInfo, ModelSummary, Translation } from '../../../shared/api'
+import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
 import { api } from '../lib/api'
 
 const DEBOUNCE_MS = 250
@@ -15,6 +15,8 @@ export class LensState {
   notice = $state<string | null>(null)
   selectedRow = $state<number | null>(null)
   selectedCol = $state<number | null>(null)
+  providers = $state.raw<ProviderInfo[]>([])
+  provider = $state('cpu')
 
   private seq = 0
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -28,6 +30,13 @@ export class LensState {
     const saved = JSON.parse(localStorage.getItem(SAVED_KEY) ?? '{}') as { model?: string; text?: string }
     this.text = saved.text ?? ''
     await this.refreshModels()
+    api.listProviders().then(
+      (p) => {
+        this.providers = p.providers
+        this.provider = p.chosen
+      },
+      () => undefined,
+    )
     const first = this.models.find((m) => m.id === saved.model) ?? this.models[0]
     if (first) await this.open(first.id)
   }
@@ -46,6 +55,7 @@ export class LensState {
       const info = await p
       if (!info) return
       this.model = info
+      if (info.providerNote) this.notice = info.providerNote
       this.translation = null
       this.save()
       await this.refreshModels()
@@ -64,6 +74,12 @@ export class LensState {
   }
   openFile(file: File): Promise<void> {
     return this.adopt(api.openDroppedFile(file))
+  }
+
+  /** Switch execution provider; the open model reopens on it (or falls back to CPU, with a note). */
+  async setProvider(name: string): Promise<void> {
+    this.provider = name
+    await this.adopt(api.setProvider(name))
   }
 
   setText(text: string): void {
