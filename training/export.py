@@ -54,6 +54,7 @@ def metadata(info, src_vocab, tgt_vocab):
         "al.tgt_tokenizer": json.dumps(cfg["tgt_tok"]),
         "al.special_tokens": json.dumps({"pad": 0, "unk": 1, "bos": 2, "eos": 3}),
         "al.state_size": str(info["state_size"]),
+        "al.local_m_ratio": repr(info["local_m_ratio"]),
         "al.training_data": cfg["training_data"],
         "al.licence": cfg["licence"],
         "al.test_bleu": json.dumps(info["test"]),
@@ -75,7 +76,10 @@ def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sent
         axes["encoder_states"] = axes["encoder_out"] = {0: "batch"}
     torch.onnx.export(Combined(model), _dummy(model), onnx_path, input_names=INPUTS, output_names=outs,
                       dynamic_axes={k: v for k, v in axes.items() if k in INPUTS + outs}, opset_version=17,
-                      do_constant_folding=True)
+                      # No folding: every parameter stays an initializer under its PyTorch name, so
+                      # the benchmark can load the very same weights back into PyTorch.
+                      # onnxruntime folds the constants itself when it builds the session.
+                      do_constant_folding=False)
     m = onnx.load(onnx_path)
     for k, v in metadata(info, src_vocab, tgt_vocab).items():
         p = m.metadata_props.add()
