@@ -9,6 +9,51 @@ export interface HeatmapInput {
   selectedCol?: number | null
   colormap?: ColormapName
   title?: string
+  /** Local attention: p_t and the window [p_t-D, p_t+D] of every output step. */
+  positions?: number[] | null
+  windows?: [number, number][] | null
+}
+
+/** The cells a local window covers: whole source positions inside [p_t-D, p_t+D]. */
+export function windowCells(win: [number, number], S: number): [number, number] {
+  return [Math.max(0, Math.ceil(win[0] - 1e-6)), Math.min(S - 1, Math.floor(win[1] + 1e-6))]
+}
+
+interface RenderApi {
+  value(i: number): number
+  coord(v: [number, number]): [number, number]
+  size(v: [number, number]): [number, number]
+}
+
+/** A custom series drawing, per output row, the window outline and a marker at p_t. */
+function localOverlay(positions: number[], windows: [number, number][], S: number): Record<string, unknown> {
+  return {
+    type: 'custom',
+    name: 'local window',
+    silent: true,
+    z: 10,
+    data: positions.map((p, t) => {
+      const [lo, hi] = windowCells(windows[t], S)
+      return [t, p, lo, hi]
+    }),
+    renderItem: (_params: unknown, api: RenderApi) => {
+      // A category axis snaps values to cell centres, so place fractional positions by hand.
+      const t = api.value(0)
+      const [c0, yc] = api.coord([0, t])
+      const [w, h] = api.size([1, 1])
+      const x = (v: number) => c0 + v * w
+      const x0 = x(api.value(2) - 0.5)
+      const x1 = x(api.value(3) + 0.5)
+      const xp = x(api.value(1))
+      return {
+        type: 'group',
+        children: [
+          { type: 'rect', shape: { x: x0 + 1, y: yc - h / 2 + 1, width: x1 - x0 - 2, height: h - 2 }, style: { fill: 'none', stroke: '#f97316', lineWidth: 2 } },
+          { type: 'circle', shape: { cx: xp, cy: yc, r: Math.max(2.5, Math.min(6, h / 5)) }, style: { fill: '#ffffff', stroke: '#111827', lineWidth: 1.5 } },
+        ],
+      }
+    },
+  }
 }
 
 const DIM = 0.3
@@ -82,6 +127,7 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
       inRange: { color: [...COLORMAPS[input.colormap ?? 'viridis']] },
     },
     series: [
+      ...(input.positions && input.windows ? [localOverlay(input.positions, input.windows, srcTokens.length)] : []),
       {
         type: 'heatmap',
         data,
