@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/dbg/**/*.test.ts'],
+    include: ['test/unit/**/*.test.ts', 'test/e2e/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // The engine runs native code with its own threads; one test file at a time on a 2-core machine.
