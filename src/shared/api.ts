@@ -108,6 +108,10 @@ export interface Translation {
   attention: number[][]
   /** Raw scores e_tj before the softmax. */
   scores: number[][]
+  /** Encoder states h_j, one row per source token (for `none`: one row, the fixed context). */
+  encoderStates: number[][]
+  /** Local attention only: the in-window softmax before the Gaussian, per step. */
+  align: number[][] | null
   /** Local attention only: p_t, the window [p_t-D, p_t+D] and the Gaussian factor per step. */
   positions: number[] | null
   windows: [number, number][] | null

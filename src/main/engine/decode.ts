@@ -57,6 +57,7 @@ interface StepRecord {
   position: number | null
   window: [number, number] | null
   gaussian: number[] | null
+  align: number[] | null
 }
 
 function record(model: LoadedModel, o: Awaited<ReturnType<typeof step>>, b: number, S: number, logp: Float32Array, token: number, k: number): StepRecord {
@@ -70,6 +71,7 @@ function record(model: LoadedModel, o: Awaited<ReturnType<typeof step>>, b: numb
     position: o.position ? (o.position.data as Float32Array)[b] : null,
     window: w ? [w[0], w[1]] : null,
     gaussian: row(o.gaussian, b, S),
+    align: row(o.align, b, S),
   }
 }
 
@@ -96,6 +98,8 @@ function toTranslation(
     positions: local ? steps.map((s) => s.position ?? 0) : null,
     windows: local ? steps.map((s) => s.window ?? [0, 0]) : null,
     gaussian: local ? steps.map((s) => s.gaussian ?? []) : null,
+    align: local ? steps.map((s) => s.align ?? []) : null,
+    encoderStates: [],
     tokenLogProbs: steps.map((s) => s.logProb),
     alternatives: steps.map((s) => s.alternatives),
     tgtUnknown: null,
@@ -120,7 +124,7 @@ interface LoopOptions {
  * Finished rows keep running with padding-free inputs until the batch ends; their steps are
  * simply not recorded (cheaper than reshaping the batch on a 2-core laptop).
  */
-async function decodeBatch(model: LoadedModel, srcs: EncodedSource[], opts: LoopOptions): Promise<StepRecord[][]> {
+async function decodeBatch(model: LoadedModel, srcs: EncodedSource[], opts: LoopOptions): Promise<{ steps: StepRecord[][]; memory: number[][][] }> {
   const { special } = model.spec
   const enc = await encode(model, srcs.map((s) => s.ids))
   const B = enc.B
@@ -152,14 +156,22 @@ async function decodeBatch(model: LoadedModel, srcs: EncodedSource[], opts: Loop
     }
     prev = next
   }
-  return out
+  return { steps: out, memory: srcs.map((_, b) => memoryRows(enc, b)) }
+}
+
+/** Encoder states of sentence b as rows (its real tokens only; one row for `none`). */
+function memoryRows(enc: Awaited<ReturnType<typeof encode>>, b: number): number[][] {
+  const [, L, M] = enc.memory.dims
+  const data = enc.memory.data as Float32Array
+  const n = L === 1 ? 1 : enc.lengths[b]
+  return Array.from({ length: n }, (_, s) => Array.from(data.subarray((b * L + s) * M, (b * L + s + 1) * M)))
 }
 
 export async function greedyBatch(model: LoadedModel, texts: string[], topKCount = DEFAULT_TOP_K): Promise<Translation[]> {
   const started = performance.now()
   const srcs = texts.map((t) => encodeSource(model, t))
-  const steps = await decodeBatch(model, srcs, { topK: topKCount })
-  return srcs.map((s, b) => toTranslation(model, s, steps[b], { mode: 'greedy', beam: 1 }, started))
+  const { steps, memory } = await decodeBatch(model, srcs, { topK: topKCount })
+  return srcs.map((s, b) => toTranslation(model, s, steps[b], { mode: 'greedy', beam: 1, encoderStates: memory[b] }, started))
 }
 
 interface Hyp {
@@ -170,7 +182,7 @@ interface Hyp {
 }
 
 /** Beam search over one sentence; the beam is one batch of K rows. */
-async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alpha: number, k: number): Promise<StepRecord[]> {
+async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alpha: number, k: number): Promise<{ steps: StepRecord[]; memory: number[][] }> {
   const { special } = model.spec
   const enc = await encode(model, [src.ids])
   const S = src.ids.length
@@ -209,7 +221,7 @@ async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alp
   }
   const pool = finished.length ? finished : alive
   pool.sort((a, b) => norm(b) - norm(a))
-  return pool[0]?.steps ?? []
+  return { steps: pool[0]?.steps ?? [], memory: memoryRows(enc, 0) }
 }
 
 export async function translate(model: LoadedModel, text: string, opts: DecodeOptions = {}): Promise<Translation> {
@@ -219,8 +231,8 @@ export async function translate(model: LoadedModel, text: string, opts: DecodeOp
   if (beam === 1) return (await greedyBatch(model, [text], k))[0]
   const started = performance.now()
   const src = encodeSource(model, text)
-  const steps = await beamDecode(model, src, beam, opts.lengthPenalty ?? 1, k)
-  return toTranslation(model, src, steps, { mode: 'beam', beam }, started)
+  const { steps, memory } = await beamDecode(model, src, beam, opts.lengthPenalty ?? 1, k)
+  return toTranslation(model, src, steps, { mode: 'beam', beam, encoderStates: memory }, started)
 }
 
 /** The alignment and log-probabilities of a given target, token by token. */
@@ -231,9 +243,9 @@ export async function forcedDecode(model: LoadedModel, text: string, target: str
   const toks = tokenize(target, tgtTokenizer).slice(0, maxTargetLength(src.ids.length) - 1)
   const index = vocabIndex(tgtVocab)
   const ids = [...toks.map((t) => index.get(t) ?? special.unk), special.eos]
-  const [steps] = await decodeBatch(model, [src], { topK: DEFAULT_TOP_K, forced: [ids] })
+  const { steps, memory } = await decodeBatch(model, [src], { topK: DEFAULT_TOP_K, forced: [ids] })
   const unknown = [...ids.slice(0, -1).map((id) => id === special.unk), false]
-  return toTranslation(model, src, steps, { mode: 'forced', beam: 1, tgtUnknown: unknown }, started)
+  return toTranslation(model, src, steps[0], { mode: 'forced', beam: 1, tgtUnknown: unknown, encoderStates: memory[0] }, started)
 }
 
 /** The weights a what-if run puts at one step, over S source positions. */
@@ -275,11 +287,11 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
   const S = src.ids.length
   const T = original.tgtTokens.length
   const chosen = req.steps === 'all' ? null : new Set(req.steps)
-  const [steps] = await decodeBatch(model, [src], {
+  const { steps, memory } = await decodeBatch(model, [src], {
     topK: DEFAULT_TOP_K,
     override: (t) => (chosen === null || chosen.has(t) ? overrideWeights(req, t, S, T) : null),
   })
-  const modified = toTranslation(model, src, steps, { mode: 'what-if', beam: 1 }, started)
+  const modified = toTranslation(model, src, steps[0], { mode: 'what-if', beam: 1, encoderStates: memory[0] }, started)
   const n = Math.max(original.tgtTokens.length, modified.tgtTokens.length)
   const changed = Array.from({ length: n }, (_, t) => original.tgtTokens[t] !== modified.tgtTokens[t])
   return { original, modified, changed }

@@ -2,6 +2,9 @@ import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../.
 import { api } from '../lib/api'
 
 const DEBOUNCE_MS = 250
+
+export type ViewName = 'heatmap' | 'local' | 'step' | 'lines' | 'compare' | 'whatif' | 'corpus'
+export const VIEWS: ViewName[] = ['heatmap', 'local', 'step', 'lines']
 const SAVED_KEY = 'attention-lens:session'
 
 /** What the main view shows: the model, the sentence, its translation and the selection. */
@@ -15,6 +18,7 @@ export class LensState {
   notice = $state<string | null>(null)
   selectedRow = $state<number | null>(null)
   selectedCol = $state<number | null>(null)
+  view = $state<ViewName>('heatmap')
   providers = $state.raw<ProviderInfo[]>([])
   provider = $state('cpu')
 
@@ -27,8 +31,9 @@ export class LensState {
       this.busy = false
       if (this.model) this.schedule(0)
     })
-    const saved = JSON.parse(localStorage.getItem(SAVED_KEY) ?? '{}') as { model?: string; text?: string }
+    const saved = JSON.parse(localStorage.getItem(SAVED_KEY) ?? '{}') as { model?: string; text?: string; view?: ViewName }
     this.text = saved.text ?? ''
+    if (saved.view && VIEWS.includes(saved.view)) this.view = saved.view
     await this.refreshModels()
     api.listProviders().then(
       (p) => {
@@ -88,6 +93,19 @@ export class LensState {
     this.schedule(DEBOUNCE_MS)
   }
 
+  /** Views that mean something for the open model (local attention needs a local model, …). */
+  viewAvailable(v: ViewName): boolean {
+    const kind = this.model?.attention
+    if (v === 'local') return kind === 'local-m' || kind === 'local-p'
+    if (v === 'whatif' || v === 'step' || v === 'lines') return kind !== undefined && kind !== 'none'
+    return true
+  }
+
+  setView(v: ViewName): void {
+    this.view = v
+    this.save()
+  }
+
   select(row: number | null, col: number | null): void {
     this.selectedRow = row
     this.selectedCol = col
@@ -124,6 +142,6 @@ export class LensState {
   }
 
   private save(): void {
-    localStorage.setItem(SAVED_KEY, JSON.stringify({ model: this.model?.id, text: this.text }))
+    localStorage.setItem(SAVED_KEY, JSON.stringify({ model: this.model?.id, text: this.text, view: this.view }))
   }
 }
