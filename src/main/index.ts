@@ -62,7 +62,12 @@ app.whenReady().then(() => {
   const paths = appPaths()
   const modelsDir = app.isPackaged ? join(process.resourcesPath, 'models') : paths.models
   const engine = new EngineClient(utilityEngine)
-  const host = new LensHost(engine, modelsDir, new SettingsStore(join(app.getPath('userData'), 'settings.json')))
+  const testsets = app.isPackaged ? join(process.resourcesPath, 'testsets') : paths.testsets
+  const host = new LensHost(
+    engine,
+    { models: modelsDir, testsets, cache: join(app.getPath('userData'), 'eval-cache') },
+    new SettingsStore(join(app.getPath('userData'), 'settings.json')),
+  )
 
   handle(Channels.modelsList, () => host.listModels())
   handle(Channels.modelsOpen, (_e, id: string) => host.openModel(String(id)))
@@ -73,9 +78,15 @@ app.whenReady().then(() => {
   // The path comes from the preload's webUtils.getPathForFile on a real drop, never typed in.
   handle(Channels.modelsOpenDropped, (_e, path: string) => host.openPath(String(path)))
   handle(Channels.translateRun, (_e, req) => host.translate(req as never))
+  handle(Channels.compareRun, (_e, req) => host.compare(req as never))
+  handle(Channels.whatIfRun, (_e, req) => host.whatIf(req as never))
+  handle(Channels.forcedRun, (_e, req) => host.forced(req as never))
+  handle(Channels.corpusRun, (_e, req) => host.runCorpus(req as never))
+  handle(Channels.corpusCancel, () => host.cancelCorpus())
   handle(Channels.providersList, () => host.listProviders())
   handle(Channels.providersSet, (_e, name: string) => host.setProvider(String(name)))
   host.onEngineStatus((s) => win?.webContents.send(Channels.engineStatus, s))
+  host.onCorpusProgress((p) => win?.webContents.send(Channels.corpusProgress, p))
 
   Menu.setApplicationMenu(
     Menu.buildFromTemplate([

@@ -1,6 +1,19 @@
-import { readdir } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
-import type { EngineStatus, ModelInfo, ModelSummary, ProviderInfo, Translation, TranslateRequest } from '../shared/api'
+import type {
+  CorpusProgress,
+  CorpusRequest,
+  CorpusResult,
+  EngineStatus,
+  ForcedRequest,
+  ModelInfo,
+  ModelSummary,
+  ProviderInfo,
+  Translation,
+  TranslateRequest,
+  WhatIfRequest,
+  WhatIfResult,
+} from '../shared/api'
 import type { EngineClient } from './engine-client'
 import type { ModelDescription } from './engine/service'
 import { SettingsStore, type StoredSettings } from './settings-store'
@@ -18,11 +31,16 @@ export class LensHost {
   private ready: Promise<void>
   notice?: string
 
+  private modelsDir: string
+  private corpusAbort: AbortController | null = null
+  private progressListeners = new Set<(p: CorpusProgress) => void>()
+
   constructor(
     private engine: EngineClient,
-    private modelsDir: string,
+    private dirs: { models: string; testsets: string; cache: string },
     private store: SettingsStore,
   ) {
+    this.modelsDir = dirs.models
     this.ready = store.load().then(async ({ settings, notice }) => {
       this.settings = settings
       this.notice = notice
@@ -95,12 +113,73 @@ export class LensHost {
     return this.current ? this.open(this.current.id, this.current.path) : null
   }
 
-  async translate(req: TranslateRequest): Promise<Translation> {
-    const path = this.paths.get(req.modelId)
+  private pathOf(id: unknown): string {
+    const path = this.paths.get(String(id))
     if (!path) throw new Error('Open a model first.')
+    return path
+  }
+
+  async translate(req: TranslateRequest): Promise<Translation> {
+    const path = this.pathOf(req.modelId)
     if (typeof req.text !== 'string') throw new Error('The text to translate must be a string.')
-    const t = await this.engine.call('translate', path, req.text)
+    const t = await this.engine.call('translate', path, req.text, { beam: req.beam, lengthPenalty: req.lengthPenalty, topK: req.topK })
     return { ...t, modelId: req.modelId }
+  }
+
+  async compare(req: { modelIds: string[]; text: string }): Promise<Translation[]> {
+    const ids = req.modelIds.map(String)
+    const out = await this.engine.call('compare', ids.map((id) => this.pathOf(id)), String(req.text))
+    return out.map((t, i) => ({ ...t, modelId: ids[i] }))
+  }
+
+  async whatIf(req: WhatIfRequest): Promise<WhatIfResult> {
+    const r = await this.engine.call('whatIf', this.pathOf(req.modelId), { ...req, text: String(req.text) })
+    return { ...r, original: { ...r.original, modelId: req.modelId }, modified: { ...r.modified, modelId: req.modelId } }
+  }
+
+  async forced(req: ForcedRequest): Promise<Translation> {
+    const t = await this.engine.call('forced', this.pathOf(req.modelId), String(req.text), String(req.target))
+    return { ...t, modelId: req.modelId }
+  }
+
+  /** Scores the models on the bundled test set of their (common) language pair. */
+  async runCorpus(req: CorpusRequest): Promise<CorpusResult> {
+    const ids = req.modelIds.map(String)
+    if (ids.length === 0) throw new Error('Choose at least one model.')
+    const infos = await Promise.all(ids.map((id) => this.engine.call('describe', this.pathOf(id))))
+    const pair = `${infos[0].srcLang}-${infos[0].tgtLang}`
+    if (infos.some((d) => `${d.srcLang}-${d.tgtLang}` !== pair)) throw new Error('The models must share one language pair.')
+    const [src, tgt] = [infos[0].srcLang, infos[0].tgtLang]
+    const read = (lang: string) =>
+      readFile(join(this.dirs.testsets, `${pair}.${lang}`), 'utf8').then(
+        (t) => t.replace(/\n$/, '').split('\n'),
+        () => {
+          throw new Error(`There is no bundled test set for ${pair}.`)
+        },
+      )
+    const [srcs, refs] = await Promise.all([read(src), read(tgt)])
+    this.corpusAbort?.abort()
+    const abort = new AbortController()
+    this.corpusAbort = abort
+    const results: CorpusResult['results'] = []
+    for (let i = 0; i < ids.length; i++) {
+      const onProgress = (p: { done: number; total: number }) => {
+        for (const l of this.progressListeners) l({ ...p, modelId: ids[i], index: i, count: ids.length })
+      }
+      const r = await this.engine.callWith({ signal: abort.signal, onProgress }, 'evaluate', this.pathOf(ids[i]), srcs, refs, this.dirs.cache)
+      results.push({ ...r, hypotheses: [], modelId: ids[i], attention: infos[i].attention })
+      onProgress({ done: srcs.length, total: srcs.length })
+    }
+    return { pair, testSet: pair === 'en-fr' ? 'Multi30K test_2016_flickr' : 'Tatoeba cmn-eng test split', results }
+  }
+
+  async cancelCorpus(): Promise<void> {
+    this.corpusAbort?.abort()
+  }
+
+  onCorpusProgress(listener: (p: CorpusProgress) => void): () => void {
+    this.progressListeners.add(listener)
+    return () => this.progressListeners.delete(listener)
   }
 
   onEngineStatus(listener: (s: EngineStatus) => void): () => void {

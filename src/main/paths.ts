@@ -13,11 +13,12 @@ function projectRoot(): string {
   return dir
 }
 
-export function appPaths(): { root: string; models: string; renderer: string } {
+export function appPaths(): { root: string; models: string; testsets: string; renderer: string } {
   const root = projectRoot()
   return {
     root,
     models: resolve(process.env.AL_MODELS_DIR || join(root, 'resources', 'models')),
+    testsets: join(root, 'resources', 'testsets'),
     renderer: join(root, 'out', 'renderer'),
   }
 }

@@ -10,6 +10,10 @@ export interface StoredSettings {
 
 const EMPTY: StoredSettings = { recent: [] }
 
+export function defaultCacheDir(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'attention-lens')
+}
+
 export function defaultConfigDir(): string {
   return process.env.AL_CONFIG_DIR || join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'attention-lens')
 }

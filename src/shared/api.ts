@@ -151,8 +151,29 @@ export interface EvalResult {
   byLength: BucketScore[]
   seconds: number
   sentencesPerSecond: number
+  /** Mean entropy of an attention row, in bits (null for the no-attention model). */
+  attentionEntropy: number | null
+  /** 1 − mean distance of the attention mass from the diagonal (1 = perfectly diagonal). */
+  diagonality: number | null
   cached: boolean
   hypotheses: string[]
+}
+
+export interface CorpusRequest {
+  modelIds: string[]
+}
+
+export interface CorpusProgress extends EvalProgress {
+  modelId: string
+  /** Index of this model in the request, and how many there are. */
+  index: number
+  count: number
+}
+
+export interface CorpusResult {
+  pair: string
+  testSet: string
+  results: (EvalResult & { modelId: string; attention: AttentionKind })[]
 }
 
 export interface EvalProgress {
@@ -182,6 +203,12 @@ export const Channels = {
   modelsOpenDialog: 'models:open-dialog',
   modelsOpenDropped: 'models:open-dropped',
   translateRun: 'translate:run',
+  compareRun: 'compare:run',
+  whatIfRun: 'whatif:run',
+  forcedRun: 'forced:run',
+  corpusRun: 'corpus:run',
+  corpusCancel: 'corpus:cancel',
+  corpusProgress: 'corpus:progress',
   providersList: 'providers:list',
   providersSet: 'providers:set',
   engineStatus: 'engine:status',
@@ -197,6 +224,14 @@ export interface LensApi {
   /** A file dropped on the window. */
   openDroppedFile(file: File): Promise<ModelInfo>
   translate(req: TranslateRequest): Promise<Translation>
+  /** The same source through several models (with / without attention). */
+  compare(req: { modelIds: string[]; text: string }): Promise<Translation[]>
+  whatIf(req: WhatIfRequest): Promise<WhatIfResult>
+  forced(req: ForcedRequest): Promise<Translation>
+  /** Scores models on their language pair's bundled test set; progress comes as events. */
+  runCorpus(req: CorpusRequest): Promise<CorpusResult>
+  cancelCorpus(): Promise<void>
+  onCorpusProgress(listener: (p: CorpusProgress) => void): () => void
   /** Execution providers this machine offers, and the one chosen. */
   listProviders(): Promise<{ providers: ProviderInfo[]; chosen: string }>
   /** Choose a provider (remembered); the open model reopens on it and the result says what runs. */

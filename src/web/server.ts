@@ -12,7 +12,7 @@ import { Channels, type Envelope } from '../shared/api'
 import { EngineClient } from '../main/engine-client'
 import { forkEngine } from '../main/engine-fork'
 import { LensHost } from '../main/lens-host'
-import { defaultConfigDir, SettingsStore } from '../main/settings-store'
+import { defaultCacheDir, defaultConfigDir, SettingsStore } from '../main/settings-store'
 import { appPaths } from '../main/paths'
 
 const TYPES: Record<string, string> = {
@@ -48,22 +48,36 @@ function send(res: ServerResponse, status: number, payload: unknown): void {
   res.end(JSON.stringify(payload))
 }
 
+/** Server-sent events: one stream per page carries every event channel. */
+export const EVENTS_PATH = 'events'
+
 export async function startWebServer(opts: { port?: number; modelsDir?: string; rendererDir?: string } = {}): Promise<WebServer> {
   const paths = appPaths()
   const rendererDir = opts.rendererDir ?? paths.renderer
   const engine = new EngineClient(() => forkEngine())
-  const host = new LensHost(engine, opts.modelsDir ?? paths.models, new SettingsStore(join(defaultConfigDir(), 'settings.json')))
+  const host = new LensHost(
+    engine,
+    { models: opts.modelsDir ?? paths.models, testsets: paths.testsets, cache: join(defaultCacheDir(), 'eval') },
+    new SettingsStore(join(defaultConfigDir(), 'settings.json')),
+  )
   const token = randomBytes(24).toString('hex')
   const uploads = await mkdtemp(join(tmpdir(), 'attention-lens-'))
   const events = new Set<ServerResponse>()
-  host.onEngineStatus((s) => {
-    for (const res of events) res.write(`data: ${JSON.stringify(s)}\n\n`)
-  })
+  const emit = (channel: string, payload: unknown) => {
+    for (const res of events) res.write(`event: ${channel}\ndata: ${JSON.stringify(payload)}\n\n`)
+  }
+  host.onEngineStatus((s) => emit(Channels.engineStatus, s))
+  host.onCorpusProgress((p) => emit(Channels.corpusProgress, p))
 
   const api: Record<string, (args: unknown[], req: IncomingMessage) => Promise<unknown>> = {
     [Channels.modelsList]: () => host.listModels(),
     [Channels.modelsOpen]: ([id]) => host.openModel(String(id)),
     [Channels.translateRun]: ([req]) => host.translate(req as never),
+    [Channels.compareRun]: ([req]) => host.compare(req as never),
+    [Channels.whatIfRun]: ([req]) => host.whatIf(req as never),
+    [Channels.forcedRun]: ([req]) => host.forced(req as never),
+    [Channels.corpusRun]: ([req]) => host.runCorpus(req as never),
+    [Channels.corpusCancel]: () => host.cancelCorpus(),
     [Channels.providersList]: () => host.listProviders(),
     [Channels.providersSet]: ([name]) => host.setProvider(String(name)),
   }
@@ -75,7 +89,7 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
         const given = req.headers['x-al-token'] ?? url.searchParams.get('token')
         if (given !== token) return send(res, 403, { error: 'Missing or wrong API token.' })
         const channel = decodeURIComponent(url.pathname.slice(5))
-        if (channel === Channels.engineStatus && req.method === 'GET') {
+        if (channel === EVENTS_PATH && req.method === 'GET') {
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' })
           res.write(': connected\n\n')
           events.add(res)

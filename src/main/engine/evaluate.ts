@@ -48,6 +48,42 @@ export function byLength(model: LoadedModel, srcs: string[], hyps: string[], ref
 
 const round = (x: number) => Math.round(x * 100) / 100
 
+/**
+ * How spread out and how diagonal attention is over a corpus: the mean entropy of a row (bits),
+ * and 1 − the mean distance of the attention mass from the diagonal, both axes scaled to [0, 1].
+ */
+export class AttentionStats {
+  private rows = 0
+  private entropySum = 0
+  private offDiagonal = 0
+
+  add(attention: number[][]): void {
+    const T = attention.length
+    for (let t = 0; t < T; t++) {
+      const row = attention[t]
+      const S = row.length
+      let h = 0
+      let d = 0
+      for (let s = 0; s < S; s++) {
+        const a = row[s]
+        if (a > 0) h -= a * Math.log2(a)
+        d += a * Math.abs((S > 1 ? s / (S - 1) : 0) - (T > 1 ? t / (T - 1) : 0))
+      }
+      this.entropySum += h
+      this.offDiagonal += d
+      this.rows++
+    }
+  }
+
+  entropy(): number | null {
+    return this.rows ? round(this.entropySum / this.rows) : null
+  }
+
+  diagonality(): number | null {
+    return this.rows ? Math.round((1 - this.offDiagonal / this.rows) * 1000) / 1000 : null
+  }
+}
+
 /** Translates a test set in length-sorted batches and scores it. */
 export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: string[], opts: EvalOptions = {}): Promise<EvalResult> {
   if (srcs.length !== refs.length) {
@@ -55,7 +91,7 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   }
   const key = createHash('sha256')
     .update(await fileHash(model.path))
-    .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v1')
+    .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v2')
     .digest('hex')
   const cacheFile = opts.cacheDir ? join(opts.cacheDir, `${key}.json`) : null
   if (cacheFile) {
@@ -66,11 +102,13 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   const batch = Math.max(1, opts.batchSize ?? 32)
   const order = srcs.map((_, i) => i).sort((a, b) => srcs[a].length - srcs[b].length)
   const hyps = new Array<string>(srcs.length)
+  const stats = new AttentionStats()
   for (let i = 0; i < order.length; i += batch) {
     if (opts.signal?.aborted) throw new Cancelled()
     const idx = order.slice(i, i + batch)
     const out = await greedyBatch(model, idx.map((j) => srcs[j]), 1)
     idx.forEach((j, k) => (hyps[j] = out[k].text))
+    for (const t of out) stats.add(t.attention)
     opts.onProgress?.({ done: Math.min(i + batch, order.length), total: order.length })
   }
   const seconds = (performance.now() - started) / 1000
@@ -83,6 +121,8 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
     byLength: byLength(model, srcs, hyps, refs),
     seconds: round(seconds),
     sentencesPerSecond: round(srcs.length / seconds),
+    attentionEntropy: stats.entropy(),
+    diagonality: stats.diagonality(),
     cached: false,
     hypotheses: hyps,
   }

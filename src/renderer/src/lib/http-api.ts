@@ -1,4 +1,4 @@
-import { Channels, type EngineStatus, type Envelope, type LensApi } from '../../../shared/api'
+import { Channels, type CorpusProgress, type EngineStatus, type Envelope, type LensApi } from '../../../shared/api'
 
 /** The browser-mode transport: the same API as the preload, over HTTP to 127.0.0.1. */
 export function createHttpApi(): LensApi {
@@ -17,6 +17,15 @@ export function createHttpApi(): LensApi {
   const invoke = <T>(channel: string, ...args: unknown[]) =>
     call<T>(channel, { body: JSON.stringify(args), headers: { 'content-type': 'application/json' } })
 
+  // One event stream for every event channel, opened on first use.
+  let source: EventSource | null = null
+  function subscribe<T>(channel: string, listener: (v: T) => void): () => void {
+    source ??= new EventSource(`/api/events?token=${token}`)
+    const l = (e: MessageEvent) => listener(JSON.parse(e.data as string) as T)
+    source.addEventListener(channel, l as EventListener)
+    return () => source?.removeEventListener(channel, l as EventListener)
+  }
+
   return {
     transport: 'browser',
     listModels: () => invoke(Channels.modelsList),
@@ -27,11 +36,13 @@ export function createHttpApi(): LensApi {
     translate: (req) => invoke(Channels.translateRun, req),
     listProviders: () => invoke(Channels.providersList),
     setProvider: (name) => invoke(Channels.providersSet, name),
-    onEngineStatus: (listener) => {
-      const es = new EventSource(`/api/${Channels.engineStatus}?token=${token}`)
-      es.onmessage = (e) => listener(JSON.parse(e.data as string) as EngineStatus)
-      return () => es.close()
-    },
+    onEngineStatus: (listener) => subscribe<EngineStatus>(Channels.engineStatus, listener),
+    onCorpusProgress: (listener) => subscribe<CorpusProgress>(Channels.corpusProgress, listener),
+    compare: (req) => invoke(Channels.compareRun, req),
+    whatIf: (req) => invoke(Channels.whatIfRun, req),
+    forced: (req) => invoke(Channels.forcedRun, req),
+    runCorpus: (req) => invoke(Channels.corpusRun, req),
+    cancelCorpus: () => invoke(Channels.corpusCancel),
     onMenuOpenModel: () => () => undefined,
   }
 }

@@ -4,7 +4,7 @@ import { api } from '../lib/api'
 const DEBOUNCE_MS = 250
 
 export type ViewName = 'heatmap' | 'local' | 'step' | 'lines' | 'compare' | 'whatif' | 'corpus'
-export const VIEWS: ViewName[] = ['heatmap', 'local', 'step', 'lines']
+export const VIEWS: ViewName[] = ['heatmap', 'local', 'step', 'lines', 'compare', 'whatif', 'corpus']
 const SAVED_KEY = 'attention-lens:session'
 
 /** What the main view shows: the model, the sentence, its translation and the selection. */

@@ -1,0 +1,227 @@
+/**
+ * Geometry of the alignment-lines figure: source tokens in a row at the top, output tokens in a
+ * row at the bottom, and one line per (output step t, source token s) whose stroke width and
+ * opacity follow attention[t][s]. Pure (no DOM), so the renderer and an SVG exporter draw the
+ * same figure and it can be unit tested. Token widths come in from the caller (measured text
+ * width, or `estimateTextWidth`).
+ */
+
+export interface AlignmentInput {
+  /** Width in px of each source token's text. */
+  srcWidths: number[]
+  /** Width in px of each output token's text. */
+  tgtWidths: number[]
+  /** attention[t][s]: weight of source token s at output step t. */
+  attention: number[][]
+  /** Lines with a weight below this are dropped (0 keeps every line). */
+  threshold?: number
+  /** A focused output token: only its lines are kept and the source tokens carry its weights. */
+  selectedRow?: number | null
+  /** A focused source token: only its lines are kept and the output tokens carry its weights. */
+  selectedCol?: number | null
+  /** Lay the figure out at least this wide (e.g. the panel's width); rows spread out to fill it. */
+  minWidth?: number
+  layout?: Partial<AlignmentLayoutOptions>
+}
+
+export interface AlignmentLayoutOptions {
+  /** Horizontal padding inside a token box, each side. */
+  padX: number
+  /** Smallest token box width. */
+  minBox: number
+  /** Space between neighbouring token boxes. */
+  gap: number
+  /** Most extra space added to a gap when a row is spread to fill the width. */
+  maxExtraGap: number
+  /** Token box height. */
+  boxHeight: number
+  /** Vertical distance between the bottom of the source row and the top of the output row. */
+  span: number
+  /** Margin left and right of the rows. */
+  marginX: number
+  /** Margin above the source row and below the output row (room for weight labels). */
+  marginY: number
+  /** Stroke width of a line with weight 0 and weight 1. */
+  minStroke: number
+  maxStroke: number
+  /** Opacity of a line with weight 0 and weight 1. */
+  minOpacity: number
+  maxOpacity: number
+}
+
+export const ALIGNMENT_DEFAULTS: AlignmentLayoutOptions = {
+  padX: 7,
+  minBox: 30,
+  gap: 8,
+  maxExtraGap: 80,
+  boxHeight: 28,
+  span: 180,
+  marginX: 10,
+  marginY: 20,
+  minStroke: 0.6,
+  maxStroke: 7,
+  minOpacity: 0.12,
+  maxOpacity: 0.9,
+}
+
+export interface TokenBox {
+  /** Index into srcTokens / tgtTokens. */
+  i: number
+  x: number
+  y: number
+  width: number
+  height: number
+  /** Centre of the box, horizontally. */
+  cx: number
+  /** This token is the selection. */
+  selected: boolean
+  /**
+   * With a token on the other row in focus: the attention weight between it and this token
+   * (how strongly to highlight this one); null otherwise.
+   */
+  weight: number | null
+}
+
+export interface AlignmentLine {
+  /** Output step (row of the attention matrix). */
+  t: number
+  /** Source token (column of the attention matrix). */
+  s: number
+  weight: number
+  /** (x1, y1): top centre of output token t; (x2, y2): bottom centre of source token s. */
+  x1: number
+  y1: number
+  x2: number
+  y2: number
+  width: number
+  opacity: number
+}
+
+export interface AlignmentLayout {
+  width: number
+  height: number
+  src: TokenBox[]
+  tgt: TokenBox[]
+  /** Lines to draw, weakest first so strong lines end up on top. */
+  lines: AlignmentLine[]
+  /** y of the source row's top and of the output row's top. */
+  srcY: number
+  tgtY: number
+}
+
+/** Stroke width for a weight (clamped to [0, 1]); grows with the weight. */
+export function strokeWidth(weight: number, o: AlignmentLayoutOptions = ALIGNMENT_DEFAULTS): number {
+  return o.minStroke + (o.maxStroke - o.minStroke) * clamp01(weight)
+}
+
+/** Stroke opacity for a weight (clamped to [0, 1]); grows with the weight. */
+export function strokeOpacity(weight: number, o: AlignmentLayoutOptions = ALIGNMENT_DEFAULTS): number {
+  return o.minOpacity + (o.maxOpacity - o.minOpacity) * clamp01(weight)
+}
+
+function clamp01(v: number): number {
+  return Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0
+}
+
+/** Wide (CJK, fullwidth, Hangul, kana) characters take a full em; others about 0.6 em. */
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u
+
+/**
+ * A DOM-free estimate of a token's rendered width at `fontSize` px: CJK and other wide
+ * characters count one em, narrow ones 0.6 em. For exporters and for when no canvas is at hand.
+ */
+export function estimateTextWidth(text: string, fontSize = 15): number {
+  let em = 0
+  for (const ch of text) em += WIDE.test(ch) ? 1 : /[\u0300-\u036f\u200b-\u200d]/u.test(ch) ? 0 : 0.6
+  return em * fontSize
+}
+
+/**
+ * Places a row of boxes of the given widths inside [marginX, marginX + content]: spaced by `gap`,
+ * spread by up to `maxExtraGap` more per gap when the row is narrower than the content, then centred.
+ */
+function placeRow(boxes: number[], content: number, o: AlignmentLayoutOptions): number[] {
+  const n = boxes.length
+  if (n === 0) return []
+  const natural = boxes.reduce((a, b) => a + b, 0) + o.gap * (n - 1)
+  const extra = n > 1 ? Math.min(o.maxExtraGap, Math.max(0, content - natural) / (n - 1)) : 0
+  const used = natural + extra * (n - 1)
+  let x = o.marginX + Math.max(0, (content - used) / 2)
+  return boxes.map((w) => {
+    const at = x
+    x += w + o.gap + extra
+    return at
+  })
+}
+
+/** Lays out the alignment-lines figure: token boxes of both rows and the lines to draw. */
+export function buildAlignment(input: AlignmentInput): AlignmentLayout {
+  const o: AlignmentLayoutOptions = { ...ALIGNMENT_DEFAULTS, ...input.layout }
+  const threshold = input.threshold ?? 0
+  const S = input.srcWidths.length
+  const T = input.tgtWidths.length
+  const row = input.selectedRow != null && input.selectedRow >= 0 && input.selectedRow < T ? input.selectedRow : null
+  // A row selection wins if both are set (the views select one side at a time).
+  const col = row === null && input.selectedCol != null && input.selectedCol >= 0 && input.selectedCol < S ? input.selectedCol : null
+  const w = (t: number, s: number) => {
+    const v = input.attention[t]?.[s]
+    return typeof v === 'number' && Number.isFinite(v) ? v : 0
+  }
+
+  const box = (tw: number) => Math.max(o.minBox, Math.ceil(tw) + 2 * o.padX)
+  const srcBox = input.srcWidths.map(box)
+  const tgtBox = input.tgtWidths.map(box)
+  const natural = (b: number[]) => (b.length ? b.reduce((a, c) => a + c, 0) + o.gap * (b.length - 1) : 0)
+  const content = Math.max(natural(srcBox), natural(tgtBox), (input.minWidth ?? 0) - 2 * o.marginX)
+  const width = Math.ceil(content + 2 * o.marginX)
+  const srcY = o.marginY
+  const tgtY = srcY + o.boxHeight + o.span
+  const height = tgtY + o.boxHeight + o.marginY
+
+  const srcX = placeRow(srcBox, content, o)
+  const tgtX = placeRow(tgtBox, content, o)
+  const src: TokenBox[] = srcBox.map((bw, s) => ({
+    i: s,
+    x: srcX[s],
+    y: srcY,
+    width: bw,
+    height: o.boxHeight,
+    cx: srcX[s] + bw / 2,
+    selected: s === col,
+    weight: row !== null ? w(row, s) : null,
+  }))
+  const tgt: TokenBox[] = tgtBox.map((bw, t) => ({
+    i: t,
+    x: tgtX[t],
+    y: tgtY,
+    width: bw,
+    height: o.boxHeight,
+    cx: tgtX[t] + bw / 2,
+    selected: t === row,
+    weight: col !== null ? w(t, col) : null,
+  }))
+
+  const lines: AlignmentLine[] = []
+  for (let t = 0; t < T; t++) {
+    if (row !== null && t !== row) continue
+    for (let s = 0; s < S; s++) {
+      if (col !== null && s !== col) continue
+      const v = input.attention[t]?.[s]
+      // Cells the matrix lacks (a model without attention) have no line at all.
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < threshold) continue
+      lines.push({
+        t,
+        s,
+        weight: v,
+        x1: tgt[t].cx,
+        y1: tgtY,
+        x2: src[s].cx,
+        y2: srcY + o.boxHeight,
+        width: strokeWidth(v, o),
+        opacity: strokeOpacity(v, o),
+      })
+    }
+  }
+  lines.sort((a, b) => a.weight - b.weight || a.t - b.t || a.s - b.s)
+  return { width, height, src, tgt, lines, srcY, tgtY }
+}

@@ -1,0 +1,387 @@
+/**
+ * Luong's local attention as plain ECharts options (no DOM), shared by the renderer and the
+ * command-line exporter.
+ *
+ * - The spotlight: one output step over the source positions. The in-window softmax (bars), the
+ *   Gaussian factor (line) and their product, the final weights (narrow bars in front), with p_t
+ *   marked by a vertical line and the window [p_t-D, p_t+D] shaded.
+ * - The position plot: p_t against the output step, the diagonal for reference, and the window
+ *   band around p_t.
+ */
+
+export type LocalKind = 'local-m' | 'local-p'
+
+export interface SpotlightLabels {
+  align: string
+  gaussian: string
+  weights: string
+  window: string
+  /** Name of the x axis. */
+  source: string
+  /** Name of the y axis. */
+  weight: string
+}
+
+export const SPOTLIGHT_LABELS: SpotlightLabels = {
+  align: 'in-window softmax',
+  gaussian: 'Gaussian factor',
+  weights: 'final weight = softmax × Gaussian',
+  window: 'window',
+  source: 'source position',
+  weight: 'weight',
+}
+
+export interface SpotlightInput {
+  srcTokens: string[]
+  /** align[s]: the softmax over the window, before the Gaussian. */
+  align: number[]
+  /** gaussian[s]: exp(-(s-p_t)²/(2σ²)) for local-p; 1 inside the window, 0 outside for local-m. */
+  gaussian: number[]
+  /** attention[s]: the final weights, align × gaussian. */
+  attention: number[]
+  /** p_t, a fractional source position. */
+  position: number
+  /** [p_t-D, p_t+D] */
+  window: [number, number]
+  windowD: number
+  /** local-m's factor is a box (drawn as steps), local-p's a smooth curve. */
+  kind?: LocalKind
+  labels?: Partial<SpotlightLabels>
+  title?: string
+}
+
+export interface PositionLabels {
+  position: string
+  diagonal: string
+  window: string
+  /** Name of the x axis. */
+  step: string
+  /** Name of the y axis. */
+  source: string
+}
+
+export const POSITION_LABELS: PositionLabels = {
+  position: 'p_t',
+  diagonal: 'diagonal',
+  window: 'window [p_t-D, p_t+D]',
+  step: 'output step',
+  source: 'source position',
+}
+
+export interface PositionPlotInput {
+  srcTokens: string[]
+  tgtTokens: string[]
+  positions: number[]
+  windows: [number, number][]
+  selected?: number | null
+  labels?: Partial<PositionLabels>
+  title?: string
+}
+
+/** Series ids, so the renderer and tests can find a series whatever language its name is in. */
+export const SPOTLIGHT_SERIES = { align: 'align', gaussian: 'gaussian', weights: 'weights', window: 'window' } as const
+export const POSITION_SERIES = { low: 'window-low', band: 'window', diagonal: 'diagonal', positions: 'positions' } as const
+
+const C = {
+  align: '#bfdbfe',
+  alignBorder: '#3b82f6',
+  gaussian: '#0f766e',
+  weights: '#ea580c',
+  position: '#dc2626',
+  window: 'rgba(250, 204, 21, 0.22)',
+  band: 'rgba(250, 204, 21, 0.35)',
+  diagonal: '#64748b',
+  muted: '#94a3b8',
+  selected: '#c2410c',
+}
+
+function escape(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+}
+
+const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
+const fmt = (v: number) => v.toFixed(2)
+
+/**
+ * The x range the spotlight draws: source positions -0.5 … S-0.5, so that integer s sits at the
+ * centre of the s-th category.
+ */
+export function spotlightExtent(S: number): [number, number] {
+  return [-0.5, S - 0.5]
+}
+
+/** The shaded window: [p_t-D, p_t+D], clipped to what the chart shows. */
+export function windowArea(win: [number, number], S: number): [number, number] {
+  const [lo, hi] = spotlightExtent(S)
+  return [clamp(win[0], lo, hi), clamp(win[1], lo, hi)]
+}
+
+/** Whether source position s lies inside [p_t-D, p_t+D]. */
+export function inWindow(s: number, win: [number, number]): boolean {
+  return s >= win[0] - 1e-6 && s <= win[1] + 1e-6
+}
+
+/** The spotlight for one output step. */
+export function buildSpotlightOption(input: SpotlightInput): Record<string, unknown> {
+  const L = { ...SPOTLIGHT_LABELS, ...input.labels }
+  const { srcTokens, align, gaussian, attention, position, window: win } = input
+  const S = srcTokens.length
+  const [x0, x1] = spotlightExtent(S)
+  const [lo, hi] = windowArea(win, S)
+  const at = (a: number[], s: number) => a[s] ?? 0
+  const rich = { in: { fontWeight: 'bold', color: '#0f172a', fontSize: 13 }, out: { color: C.muted, fontSize: 13 } }
+  const category = (show: boolean) => ({
+    type: 'category',
+    data: indices(S),
+    show,
+    gridIndex: 0,
+  })
+  const tooltip = (params: { dataIndex: number }[] | { dataIndex: number }) => {
+    const s = (Array.isArray(params) ? params[0] : params)?.dataIndex ?? 0
+    return [
+      `<b>${escape(srcTokens[s] ?? '')}</b> (s = ${s}, |s − p_t| = ${fmt(Math.abs(s - position))})`,
+      `${escape(L.align)}: ${at(align, s).toFixed(3)}`,
+      `${escape(L.gaussian)}: ${at(gaussian, s).toFixed(3)}`,
+      `${escape(L.weights)}: <b>${at(attention, s).toFixed(3)}</b>`,
+    ].join('<br/>')
+  }
+  return {
+    animation: false,
+    title: input.title ? { text: input.title, left: 'center', textStyle: { fontSize: 14 } } : undefined,
+    legend: { top: 0, data: [L.align, L.gaussian, L.weights], itemGap: 18 },
+    grid: { left: 8, right: 16, top: 62, bottom: 8, containLabel: true },
+    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: tooltip },
+    xAxis: [
+      {
+        ...category(true),
+        name: L.source,
+        nameLocation: 'middle',
+        nameGap: S > 12 ? 52 : 28,
+        nameTextStyle: { color: C.muted },
+        axisTick: { show: false },
+        triggerEvent: true,
+        axisLabel: {
+          interval: 0,
+          rotate: S > 12 ? 45 : 0,
+          rich,
+          formatter: (v: string) => {
+            const s = Number(v)
+            return `{${inWindow(s, win) ? 'in' : 'out'}|${srcTokens[s]}}`
+          },
+        },
+      },
+      // The final weights get their own (hidden) axis so their narrow bars sit centred in front.
+      { ...category(false), axisPointer: { show: false } },
+      // A value axis over the same range places the fractional p_t and window edges exactly.
+      { type: 'value', show: false, gridIndex: 0, min: x0, max: x1, axisPointer: { show: false } },
+    ],
+    yAxis: {
+      type: 'value',
+      min: 0,
+      max: 1,
+      interval: 0.25,
+      name: L.weight,
+      nameTextStyle: { color: C.muted, align: 'left' },
+      axisLabel: { formatter: (v: number) => String(v) },
+    },
+    series: [
+      {
+        id: SPOTLIGHT_SERIES.align,
+        name: L.align,
+        type: 'bar',
+        xAxisIndex: 0,
+        barWidth: '70%',
+        itemStyle: { color: C.align, borderColor: C.alignBorder, borderWidth: 1 },
+        data: srcTokens.map((_, s) => at(align, s)),
+        z: 2,
+      },
+      {
+        id: SPOTLIGHT_SERIES.weights,
+        name: L.weights,
+        type: 'bar',
+        xAxisIndex: 1,
+        barWidth: '34%',
+        itemStyle: { color: C.weights },
+        data: srcTokens.map((_, s) => at(attention, s)),
+        z: 3,
+      },
+      {
+        id: SPOTLIGHT_SERIES.gaussian,
+        name: L.gaussian,
+        type: 'line',
+        xAxisIndex: 0,
+        smooth: input.kind === 'local-m' ? false : 0.3,
+        step: input.kind === 'local-m' ? 'middle' : false,
+        symbol: 'circle',
+        symbolSize: 6,
+        lineStyle: { color: C.gaussian, width: 2 },
+        itemStyle: { color: C.gaussian },
+        data: srcTokens.map((_, s) => at(gaussian, s)),
+        z: 4,
+      },
+      {
+        // Carries the window and p_t markers on the value axis; it has no points of its own.
+        id: SPOTLIGHT_SERIES.window,
+        name: L.window,
+        type: 'line',
+        xAxisIndex: 2,
+        data: [],
+        silent: true,
+        markArea: {
+          silent: true,
+          itemStyle: { color: C.window, borderColor: 'rgba(202, 138, 4, 0.6)', borderWidth: 1, borderType: 'dashed' },
+          label: { show: false },
+          data: [[{ xAxis: lo, name: L.window }, { xAxis: hi }]],
+        },
+        markLine: {
+          silent: true,
+          symbol: 'none',
+          animation: false,
+          lineStyle: { color: C.position, type: 'solid', width: 2 },
+          label: { position: 'end', color: C.position, fontWeight: 'bold', formatter: `p_t = ${fmt(position)}` },
+          data: [{ xAxis: clamp(position, x0, x1) }],
+        },
+        z: 1,
+      },
+    ],
+  }
+}
+
+/** The diagonal p = t·(S-1)/(T-1) the position plot compares p_t with. */
+export function diagonalAt(t: number, T: number, S: number): number {
+  return T > 1 ? (t * (S - 1)) / (T - 1) : 0
+}
+
+/** Mean |p_t - diagonal| over the output steps: how far the model strays from monotonic reading. */
+export function meanDistanceFromDiagonal(positions: number[], S: number): number {
+  const T = positions.length
+  if (!T) return 0
+  return positions.reduce((a, p, t) => a + Math.abs(p - diagonalAt(t, T, S)), 0) / T
+}
+
+/** The y range of the position plot: every source position and every p_t. */
+export function positionExtent(positions: number[], S: number): [number, number] {
+  const lo = Math.min(-0.5, ...positions.map((p) => p - 0.25))
+  const hi = Math.max(S - 0.5, ...positions.map((p) => p + 0.25))
+  return [Math.floor(lo * 2) / 2, Math.ceil(hi * 2) / 2]
+}
+
+/** p_t against the output step, the diagonal, and the window band around p_t. */
+export function buildPositionPlotOption(input: PositionPlotInput): Record<string, unknown> {
+  const L = { ...POSITION_LABELS, ...input.labels }
+  const { srcTokens, tgtTokens, positions, windows } = input
+  const S = srcTokens.length
+  const T = positions.length
+  const sel = input.selected ?? null
+  const [y0, y1] = positionExtent(positions, S)
+  // The band is drawn as a transparent lower edge with the window's height stacked on top.
+  const band = windows.map((w) => {
+    const lo = clamp(w[0], y0, y1)
+    return [lo, clamp(w[1], y0, y1) - lo]
+  })
+  const yInterval = S > 24 ? Math.ceil(S / 24) : 1
+  const rich = { sel: { fontWeight: 'bold', color: C.selected, fontSize: 13 } }
+  const tooltip = (params: { dataIndex: number }[] | { dataIndex: number }) => {
+    const t = (Array.isArray(params) ? params[0] : params)?.dataIndex ?? 0
+    const w = windows[t] ?? [0, 0]
+    return [
+      `<b>${escape(tgtTokens[t] ?? '')}</b> (t = ${t})`,
+      `${escape(L.position)} = ${fmt(positions[t] ?? 0)}`,
+      `[${fmt(w[0])}, ${fmt(w[1])}]`,
+      `${escape(L.diagonal)}: ${fmt(diagonalAt(t, T, S))}`,
+    ].join('<br/>')
+  }
+  const line = { symbol: 'none', silent: true, lineStyle: { opacity: 0 }, tooltip: { show: false } }
+  return {
+    animation: false,
+    title: input.title ? { text: input.title, left: 'center', textStyle: { fontSize: 14 } } : undefined,
+    legend: { top: 0, data: [L.position, L.diagonal, L.window], itemGap: 18 },
+    grid: { left: 8, right: 20, top: 40, bottom: 8, containLabel: true },
+    tooltip: { trigger: 'axis', formatter: tooltip },
+    xAxis: {
+      type: 'category',
+      data: indices(T),
+      name: L.step,
+      nameLocation: 'middle',
+      nameGap: T > 12 ? 52 : 28,
+      nameTextStyle: { color: C.muted },
+      triggerEvent: true,
+      axisTick: { show: false },
+      axisLabel: {
+        interval: 0,
+        rotate: T > 12 ? 45 : 0,
+        rich,
+        fontSize: 13,
+        formatter: (v: string) => {
+          const t = Number(v)
+          return t === sel ? `{sel|${tgtTokens[t]}}` : tgtTokens[t]
+        },
+      },
+    },
+    yAxis: {
+      type: 'value',
+      min: y0,
+      max: y1,
+      interval: yInterval,
+      name: L.source,
+      nameTextStyle: { color: C.muted, align: 'left' },
+      splitLine: { lineStyle: { color: '#eef2f7' } },
+      axisLabel: {
+        fontSize: 12,
+        // Label whole positions with their source token; the half-position range edges stay blank.
+        formatter: (v: number) => (Number.isInteger(v) && v >= 0 && v < S ? srcTokens[v] : ''),
+      },
+    },
+    series: [
+      {
+        ...line,
+        id: POSITION_SERIES.low,
+        name: `${L.window} (low)`,
+        type: 'line',
+        stack: 'window',
+        stackStrategy: 'all',
+        data: band.map((b) => b[0]),
+      },
+      {
+        ...line,
+        id: POSITION_SERIES.band,
+        name: L.window,
+        type: 'line',
+        stack: 'window',
+        stackStrategy: 'all',
+        itemStyle: { color: C.band },
+        areaStyle: { color: C.band },
+        data: band.map((b) => b[1]),
+      },
+      {
+        id: POSITION_SERIES.diagonal,
+        name: L.diagonal,
+        type: 'line',
+        silent: true,
+        symbol: 'none',
+        tooltip: { show: false },
+        lineStyle: { color: C.diagonal, type: 'dashed', width: 1.5 },
+        itemStyle: { color: C.diagonal },
+        data: T > 1 ? [[0, 0], [T - 1, S - 1]] : [[0, 0]],
+      },
+      {
+        id: POSITION_SERIES.positions,
+        name: L.position,
+        type: 'line',
+        symbol: 'circle',
+        symbolSize: 9,
+        lineStyle: { color: C.position, width: 2 },
+        itemStyle: { color: C.position },
+        data: positions.map((p, t) =>
+          t === sel ? { value: p, symbolSize: 15, itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 3 } } : p,
+        ),
+        markLine:
+          sel === null
+            ? undefined
+            : { silent: true, symbol: 'none', label: { show: false }, lineStyle: { color: C.selected, type: 'dotted', width: 1.5 }, data: [{ xAxis: sel }] },
+        z: 5,
+      },
+    ],
+  }
+}

@@ -1,0 +1,482 @@
+/**
+ * The step-through view's figures as plain ECharts options: for one output step t, the raw scores
+ * e_tj, the softmax weights α_tj, the local-p Gaussian and the context vector c_t = Σ_j α_tj h_j.
+ *
+ * The bar charts share their horizontal layout (fixed pixel margins, one category per source
+ * token), so when they are stacked the same source token sits in the same column in every stage.
+ */
+import { windowCells } from './heatmap'
+
+/** A diverging map (ColorBrewer RdBu, reversed): negative blue, zero white, positive red. */
+export const DIVERGING = ['#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7', '#fddbc7', '#f4a582', '#d6604d', '#b2182b'] as const
+
+export const COLORS = {
+  score: '#64748b',
+  outside: '#cbd5e1',
+  weight: '#2563eb',
+  align: '#93c5fd',
+  final: '#c2410c',
+  gaussian: '#f97316',
+  window: 'rgba(249, 115, 22, 0.08)',
+  position: '#111827',
+} as const
+
+/** Where the stacked bar charts put their plot area, in pixels, so their columns line up. */
+export const BAR_GRID = { left: 64, right: 24 } as const
+
+/** Softmax of raw scores (numerically stable); an empty row gives an empty row. */
+export function softmax(scores: number[]): number[] {
+  if (scores.length === 0) return []
+  const max = Math.max(...scores)
+  const ex = scores.map((e) => Math.exp(e - max))
+  const sum = ex.reduce((a, b) => a + b, 0)
+  return ex.map((x) => x / sum)
+}
+
+/**
+ * The context vector over the first `dims` dimensions: c[d] = Σ_j weights[j] · states[j][d].
+ * Rows missing from `states` (or short rows) count as zeros; `dims` is capped at the widest row.
+ */
+export function contextVector(weights: number[], states: number[][], dims: number): number[] {
+  const width = Math.min(dims, states.reduce((w, row) => Math.max(w, row.length), 0))
+  const c = new Array<number>(Math.max(0, width)).fill(0)
+  for (let j = 0; j < weights.length; j++) {
+    const row = states[j]
+    if (!row) continue
+    const a = weights[j] ?? 0
+    for (let d = 0; d < width; d++) c[d] += a * (row[d] ?? 0)
+  }
+  return c
+}
+
+/** The source positions a step actually used: its window for local models, all of them otherwise. */
+export function usedRange(S: number, window: [number, number] | null | undefined): [number, number] {
+  return window ? windowCells(window, S) : [0, S - 1]
+}
+
+function escape(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+}
+
+const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
+const rich = { sel: { fontWeight: 'bold', color: '#c2410c' } }
+const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(3))
+
+/** A category axis of source tokens (index strings, so repeated tokens stay distinct). */
+function tokenAxis(srcTokens: string[], selectedCol: number | null): Record<string, unknown> {
+  const S = srcTokens.length
+  return {
+    type: 'category',
+    data: indices(S),
+    triggerEvent: true,
+    axisTick: { show: false },
+    axisLabel: {
+      interval: S > 48 ? 'auto' : 0,
+      rotate: S > 16 ? 45 : 0,
+      fontSize: 12,
+      rich,
+      formatter: (value: string) => {
+        const i = Number(value)
+        return i === selectedCol ? `{sel|${srcTokens[i]}}` : srcTokens[i]
+      },
+    },
+  }
+}
+
+/** Bottom margin that leaves room for the (possibly rotated) token labels. */
+function barBottom(S: number): number {
+  return S > 16 ? 64 : 28
+}
+
+/** The window [lo, hi] of whole source positions, shaded behind the bars. */
+function windowArea(window: [number, number] | null | undefined, S: number): Record<string, unknown> | undefined {
+  if (!window) return undefined
+  const [lo, hi] = windowCells(window, S)
+  if (hi < lo) return undefined
+  return {
+    silent: true,
+    itemStyle: { color: COLORS.window, borderColor: COLORS.gaussian, borderWidth: 1, borderType: 'dashed' },
+    data: [[{ xAxis: String(lo) }, { xAxis: String(hi) }]],
+  }
+}
+
+/**
+ * A hidden value axis over the same plot area as the token axis (token j at x = j), so fractional
+ * positions such as p_t and a smooth Gaussian curve land exactly between the bars.
+ */
+function positionAxis(S: number): Record<string, unknown> {
+  return { type: 'value', min: -0.5, max: S - 0.5, show: false }
+}
+
+function positionMarker(position: number, label: string): Record<string, unknown> {
+  return {
+    id: 'position',
+    type: 'line',
+    xAxisIndex: 1,
+    data: [],
+    silent: true,
+    markLine: {
+      symbol: 'none',
+      silent: true,
+      lineStyle: { color: COLORS.position, type: 'dashed', width: 1.5 },
+      label: { formatter: label, position: 'end', fontSize: 11 },
+      data: [{ xAxis: position }],
+    },
+  }
+}
+
+export interface StepBarsInput {
+  srcTokens: string[]
+  selectedCol?: number | null
+  /** Local attention: the window [p_t − D, p_t + D] and p_t of this step. */
+  window?: [number, number] | null
+  position?: number | null
+}
+
+function barBase(input: StepBarsInput, yAxis: Record<string, unknown>, series: unknown[], tooltip: (j: number, v: number) => string, legend?: string[]): Record<string, unknown> {
+  const S = input.srcTokens.length
+  const hasPosition = input.position !== null && input.position !== undefined
+  return {
+    animation: false,
+    grid: { left: BAR_GRID.left, right: BAR_GRID.right, top: legend ? 30 : 16, bottom: barBottom(S), containLabel: false },
+    legend: legend ? { data: legend, top: 0, right: BAR_GRID.right, itemWidth: 14, itemHeight: 10, textStyle: { fontSize: 12 } } : undefined,
+    tooltip: {
+      trigger: 'item',
+      formatter: (p: { dataIndex: number; value: number | [number, number]; seriesName: string }) => {
+        if (Array.isArray(p.value)) return `${escape(p.seriesName)}: <b>${fmt(p.value[1])}</b>`
+        return tooltip(p.dataIndex, p.value)
+      },
+    },
+    xAxis: [tokenAxis(input.srcTokens, input.selectedCol ?? null), ...(hasPosition ? [positionAxis(S)] : [])],
+    yAxis,
+    series: [...series, ...(hasPosition ? [positionMarker(input.position!, `p = ${input.position!.toFixed(2)}`)] : [])],
+  }
+}
+
+const barItem = (v: number, color: string, j: number, selectedCol: number | null | undefined) =>
+  j === selectedCol ? { value: v, itemStyle: { color, borderColor: '#111827', borderWidth: 1.5 } } : { value: v, itemStyle: { color } }
+
+export interface ScoresInput extends StepBarsInput {
+  /** e_tj, one per source token. */
+  scores: number[]
+}
+
+/** Stage 1: the raw scores e_tj (any sign, any size); for local models, bars outside the window are greyed. */
+export function buildScoresOption(input: ScoresInput): Record<string, unknown> {
+  const S = input.srcTokens.length
+  const [lo, hi] = usedRange(S, input.window)
+  const data = input.srcTokens.map((_, j) => barItem(input.scores[j] ?? 0, j >= lo && j <= hi ? COLORS.score : COLORS.outside, j, input.selectedCol))
+  return barBase(
+    input,
+    { type: 'value', scale: false, splitNumber: 4, axisLabel: { fontSize: 11 } },
+    [
+      {
+        id: 'scores',
+        type: 'bar',
+        name: 'e',
+        data,
+        barMaxWidth: 36,
+        markArea: windowArea(input.window, S),
+        markLine: { symbol: 'none', silent: true, lineStyle: { color: '#94a3b8', width: 1 }, label: { show: false }, data: [{ yAxis: 0 }] },
+      },
+    ],
+    (j, v) => `${escape(input.srcTokens[j])}<br/>e = <b>${fmt(v)}</b>`,
+  )
+}
+
+export interface WeightsInput extends StepBarsInput {
+  /** α_tj: the softmax of the scores (for local models: over the window, zero outside). */
+  weights: number[]
+}
+
+/** Stage 2: the softmax weights, on a 0‥max axis with each bar labelled when there is room. */
+export function buildWeightsOption(input: WeightsInput): Record<string, unknown> {
+  const S = input.srcTokens.length
+  const data = input.srcTokens.map((_, j) => barItem(input.weights[j] ?? 0, COLORS.weight, j, input.selectedCol))
+  return barBase(
+    input,
+    { type: 'value', min: 0, splitNumber: 4, axisLabel: { fontSize: 11 } },
+    [
+      {
+        id: 'weights',
+        type: 'bar',
+        name: 'α',
+        data,
+        barMaxWidth: 36,
+        markArea: windowArea(input.window, S),
+        label: { show: S <= 24, position: 'top', fontSize: 10, color: '#334155', formatter: (p: { value: number }) => (p.value >= 0.005 ? p.value.toFixed(2) : '') },
+      },
+    ],
+    (j, v) => `${escape(input.srcTokens[j])}<br/>α = <b>${v.toFixed(4)}</b>`,
+  )
+}
+
+export interface GaussianInput extends StepBarsInput {
+  /** The in-window softmax (before the Gaussian). */
+  align: number[]
+  /** The Gaussian factor at each source position. */
+  gaussian: number[]
+  /** align × gaussian: the weights the model uses. */
+  final: number[]
+  window: [number, number]
+  position: number
+  /** Legend names: [softmax, Gaussian, final]. */
+  names?: [string, string, string]
+}
+
+/** The Gaussian exp(−(x − p)² / 2σ²) sampled finely on [−0.5, S − 0.5], σ = D/2 with D read from the window. */
+export function gaussianCurve(position: number, window: [number, number], S: number, samplesPerToken = 8): [number, number][] {
+  const D = (window[1] - window[0]) / 2
+  const sigma = D / 2
+  const n = Math.max(2, S * samplesPerToken)
+  const out: [number, number][] = []
+  for (let i = 0; i <= n; i++) {
+    const x = -0.5 + (i * S) / n
+    out.push([x, sigma > 0 ? Math.exp(-((x - position) ** 2) / (2 * sigma * sigma)) : x === position ? 1 : 0])
+  }
+  return out
+}
+
+/**
+ * Stage 3 (local-p): the in-window softmax (light bars), the Gaussian centred on p_t (curve, and
+ * the engine's value at each token as dots) and their product, the final weights (dark bars).
+ */
+export function buildGaussianOption(input: GaussianInput): Record<string, unknown> {
+  const S = input.srcTokens.length
+  const [alignName, gaussName, finalName] = input.names ?? ['softmax', 'Gaussian', 'final']
+  const series = [
+    {
+      id: 'align',
+      type: 'bar',
+      name: alignName,
+      data: input.srcTokens.map((_, j) => input.align[j] ?? 0),
+      itemStyle: { color: COLORS.align },
+      barMaxWidth: 36,
+      barGap: '-100%',
+      markArea: windowArea(input.window, S),
+    },
+    {
+      id: 'final',
+      type: 'bar',
+      name: finalName,
+      data: input.srcTokens.map((_, j) => barItem(input.final[j] ?? 0, COLORS.final, j, input.selectedCol)),
+      itemStyle: { color: COLORS.final },
+      barMaxWidth: 22,
+      barGap: '-100%',
+      z: 3,
+    },
+    {
+      id: 'gaussian-curve',
+      type: 'line',
+      name: gaussName,
+      xAxisIndex: 1,
+      data: gaussianCurve(input.position, input.window, S),
+      showSymbol: false,
+      silent: true,
+      lineStyle: { color: COLORS.gaussian, width: 2 },
+      itemStyle: { color: COLORS.gaussian },
+      z: 4,
+    },
+    {
+      id: 'gaussian',
+      type: 'scatter',
+      name: gaussName,
+      xAxisIndex: 1,
+      data: input.srcTokens.map((_, j) => [j, input.gaussian[j] ?? 0]),
+      symbolSize: 7,
+      itemStyle: { color: '#ffffff', borderColor: COLORS.gaussian, borderWidth: 2 },
+      z: 5,
+    },
+  ]
+  return barBase(
+    input,
+    { type: 'value', min: 0, max: 1, splitNumber: 4, axisLabel: { fontSize: 11 } },
+    series,
+    (j) =>
+      `${escape(input.srcTokens[j])}<br/>${escape(alignName)} ${(input.align[j] ?? 0).toFixed(4)} × ${escape(gaussName)} ${(input.gaussian[j] ?? 0).toFixed(4)}<br/>= ${escape(finalName)} <b>${(input.final[j] ?? 0).toFixed(4)}</b>`,
+    [alignName, gaussName, finalName],
+  )
+}
+
+export interface ContextInput {
+  srcTokens: string[]
+  /** The weights the model used, α_tj (after the Gaussian for local-p). */
+  weights: number[]
+  /** Encoder states h_j, one row per source token. */
+  states: number[][]
+  /** How many leading dimensions to draw. */
+  dims: number
+  selectedCol?: number | null
+  /** Axis captions: [weights, context vector]. */
+  names?: [string, string]
+}
+
+/** The pixel layout of the context figure, so the view can size its panel to fit. */
+export function contextLayout(S: number): { row: number; top: number; statesHeight: number; gap: number; contextTop: number; contextHeight: number; height: number } {
+  const row = S > 60 ? 9 : S > 36 ? 12 : S > 22 ? 16 : 20
+  const top = 26
+  const statesHeight = S * row
+  const gap = 18
+  const contextHeight = 26
+  const contextTop = top + statesHeight + gap
+  return { row, top, statesHeight, gap, contextTop, contextHeight, height: contextTop + contextHeight + 34 }
+}
+
+const CTX = { labels: 96, alphaWidth: 110, gutter: 14, right: 86 } as const
+
+/**
+ * Stage 4: the encoder states h_j as a heatmap (rows = source tokens, columns = the first `dims`
+ * dimensions), each row annotated by a bar of its weight α_tj and faded by it, and below them the
+ * context vector c_t = Σ_j α_tj h_j over the same dimensions. h and c_t each get a symmetric
+ * diverging scale of their own: c_t is an average, so on h's scale it would look washed out.
+ */
+export function buildContextOption(input: ContextInput): Record<string, unknown> {
+  const { srcTokens, weights, states } = input
+  const S = srcTokens.length
+  const N = Math.max(0, Math.min(input.dims, states.reduce((w, r) => Math.max(w, r.length), 0)))
+  const [alphaName, ctxName] = input.names ?? ['α', 'c']
+  const c = contextVector(weights, states, N)
+  const maxAlpha = Math.max(1e-9, ...srcTokens.map((_, j) => weights[j] ?? 0))
+  const absMax = (xs: number[]) => xs.reduce((m, x) => Math.max(m, Math.abs(x)), 0) || 1
+  let hMax = 0
+  const cells: unknown[] = []
+  for (let j = 0; j < S; j++) {
+    const row = states[j] ?? []
+    const opacity = 0.18 + 0.82 * Math.min(1, (weights[j] ?? 0) / maxAlpha)
+    for (let d = 0; d < N; d++) {
+      const v = row[d] ?? 0
+      hMax = Math.max(hMax, Math.abs(v))
+      cells.push({ value: [d, j, v], itemStyle: { opacity } })
+    }
+  }
+  hMax = hMax || 1
+  const cMax = absMax(c)
+  const L = contextLayout(S)
+  const left = CTX.labels + CTX.alphaWidth + CTX.gutter
+  const sel = input.selectedCol ?? null
+  const dimAxis = (gridIndex: number, show: boolean) => ({
+    type: 'category',
+    gridIndex,
+    data: indices(N),
+    position: gridIndex === 1 ? 'top' : 'bottom',
+    axisTick: { show: false },
+    axisLine: { show: false },
+    splitArea: { show: false },
+    axisLabel: { show, fontSize: 10, color: '#64748b', interval: (i: number) => i % 8 === 0 || i === N - 1 },
+  })
+  const rowAxis = (gridIndex: number, show: boolean) => ({
+    type: 'category',
+    gridIndex,
+    inverse: true,
+    data: indices(S),
+    triggerEvent: show,
+    axisTick: { show: false },
+    axisLine: { show: false },
+    axisLabel: {
+      show,
+      interval: 0,
+      fontSize: L.row >= 16 ? 12 : 9,
+      rich,
+      formatter: (value: string) => {
+        const i = Number(value)
+        return i === sel ? `{sel|${srcTokens[i]}}` : srcTokens[i]
+      },
+    },
+  })
+  return {
+    animation: false,
+    grid: [
+      { left: CTX.labels, width: CTX.alphaWidth, top: L.top, height: L.statesHeight, containLabel: false },
+      { left, right: CTX.right, top: L.top, height: L.statesHeight, containLabel: false },
+      { left, right: CTX.right, top: L.contextTop, height: L.contextHeight, containLabel: false },
+    ],
+    tooltip: {
+      trigger: 'item',
+      formatter: (p: { seriesId: string; dataIndex: number; value: number | [number, number, number] }) => {
+        if (p.seriesId === 'alpha') return `${escape(srcTokens[p.dataIndex])}<br/>${escape(alphaName)} = <b>${(weights[p.dataIndex] ?? 0).toFixed(4)}</b>`
+        const [d, j, v] = p.value as [number, number, number]
+        if (p.seriesId === 'context') return `${escape(ctxName)}[${d}] = <b>${v.toFixed(4)}</b>`
+        return `${escape(srcTokens[j])} · h[${d}] = <b>${v.toFixed(4)}</b><br/>${escape(alphaName)} = ${(weights[j] ?? 0).toFixed(4)}`
+      },
+    },
+    xAxis: [
+      { type: 'value', gridIndex: 0, min: 0, max: maxAlpha * (L.row >= 16 ? 1.6 : 1.05), show: false },
+      dimAxis(1, true),
+      dimAxis(2, true),
+    ],
+    yAxis: [
+      rowAxis(0, true),
+      rowAxis(1, false),
+      {
+        type: 'category',
+        gridIndex: 2,
+        data: ['c'],
+        axisTick: { show: false },
+        axisLine: { show: false },
+        axisLabel: { fontSize: 12, fontWeight: 'bold', formatter: () => ctxName },
+      },
+    ],
+    visualMap: [
+      {
+        seriesIndex: 1,
+        min: -hMax,
+        max: hMax,
+        calculable: false,
+        orient: 'vertical',
+        right: 8,
+        top: L.top,
+        itemWidth: 12,
+        itemHeight: Math.max(40, Math.min(140, L.statesHeight - 40)),
+        text: [`h +${hMax.toFixed(2)}`, `−${hMax.toFixed(2)}`],
+        textStyle: { fontSize: 10 },
+        inRange: { color: [...DIVERGING] },
+      },
+      {
+        seriesIndex: 2,
+        min: -cMax,
+        max: cMax,
+        show: false,
+        inRange: { color: [...DIVERGING] },
+      },
+    ],
+    series: [
+      {
+        id: 'alpha',
+        type: 'bar',
+        name: alphaName,
+        xAxisIndex: 0,
+        yAxisIndex: 0,
+        barWidth: '70%',
+        data: srcTokens.map((_, j) => ({ value: weights[j] ?? 0, itemStyle: { color: j === sel ? COLORS.final : COLORS.weight } })),
+        label: {
+          show: L.row >= 16,
+          position: 'right',
+          fontSize: 10,
+          color: '#334155',
+          formatter: (p: { value: number }) => p.value.toFixed(3),
+        },
+      },
+      {
+        id: 'states',
+        type: 'heatmap',
+        name: 'h',
+        xAxisIndex: 1,
+        yAxisIndex: 1,
+        data: cells,
+        progressive: 4000,
+        itemStyle: { borderColor: 'rgba(255,255,255,0.7)', borderWidth: 0.5 },
+        emphasis: { itemStyle: { borderColor: '#111827', borderWidth: 1 } },
+      },
+      {
+        id: 'context',
+        type: 'heatmap',
+        name: ctxName,
+        xAxisIndex: 2,
+        yAxisIndex: 2,
+        data: c.map((v, d) => [d, 0, v]),
+        itemStyle: { borderColor: '#111827', borderWidth: 0.5 },
+        emphasis: { itemStyle: { borderColor: '#111827', borderWidth: 1.5 } },
+      },
+    ],
+  }
+}
