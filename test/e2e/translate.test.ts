@@ -37,10 +37,8 @@ describe('browser mode: open a model, type, see the heatmap', () => {
 
   it('translates an English sentence and draws one row per output token, one column per source token', async () => {
     const select = page.getByTestId('model-select')
-    await expect.poll(() => select.locator('option').count()).toBeGreaterThan(0)
-    const options = await select.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
-    const enfr = options.find((v) => /en-fr-bahdanau|tiny-bahdanau/.test(v))!
-    await select.selectOption(enfr)
+    await expect.poll(() => select.locator('option[value="bundled:en-fr-bahdanau.onnx"]').count()).toBe(1)
+    await select.selectOption('bundled:en-fr-bahdanau.onnx')
     const sentence = 'A little girl in a pink dress is running on the beach.'
     await page.getByTestId('source').fill(sentence)
     await expect.poll(() => page.getByTestId('translation').count(), { timeout: 20_000 }).toBe(1)
@@ -59,7 +57,53 @@ describe('browser mode: open a model, type, see the heatmap', () => {
     await screenshot(page, 'translate-en-fr')
   })
 
+  it('heatmap options: colour map, value labels, and arrow keys move the selected cell', async () => {
+    const heatmap = page.getByTestId('heatmap')
+    await page.getByTestId('opt-colormap').selectOption('greys')
+    await expect.poll(() => heatmap.getAttribute('data-colors')).toMatch(/^#ffffff .* #000000$/)
+    await page.getByTestId('opt-labels').selectOption('off')
+    await expect.poll(() => heatmap.getAttribute('data-labels')).toBe('false')
+    await page.getByTestId('opt-labels').selectOption('on')
+    await expect.poll(() => heatmap.getAttribute('data-labels')).toBe('true')
+    await page.getByTestId('src-tokens').locator('button').nth(2).click() // clear: select column 2
+    await page.getByTestId('tgt-tokens').locator('button').nth(1).click() // row 1
+    await heatmap.focus()
+    await page.keyboard.press('ArrowRight')
+    await expect.poll(() => heatmap.getAttribute('data-selected')).toBe('1,0')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('ArrowDown')
+    await expect.poll(() => heatmap.getAttribute('data-selected')).toBe('2,1')
+    await screenshot(page, 'heatmap-options')
+    await page.getByTestId('opt-colormap').selectOption('viridis')
+    await page.getByTestId('opt-labels').selectOption('auto')
+  })
+
+  it('local-p: one window band and one p_t marker per output token', async () => {
+    await page.getByTestId('model-select').selectOption('bundled:en-fr-local-p.onnx')
+    await page.getByTestId('model-name').filter({ hasText: 'en-fr-local-p' }).waitFor()
+    await expect.poll(async () => Number(await page.getByTestId('heatmap').getAttribute('data-windows')), { timeout: 20_000 }).toBeGreaterThan(0)
+    const tgt = await tokens(page, 'tgt-tokens')
+    expect(Number(await page.getByTestId('heatmap').getAttribute('data-windows'))).toBe(tgt.length)
+    await screenshot(page, 'heatmap-local-p')
+  })
+
+  it('Chinese: characters as source tokens, English out, and the interface in 简体中文', async () => {
+    await page.getByTestId('model-select').selectOption('bundled:zh-en-bahdanau.onnx')
+    await page.getByTestId('model-name').filter({ hasText: 'zh-en-bahdanau' }).waitFor()
+    await page.getByTestId('source').fill('我们明天去公园散步。')
+    await expect.poll(async () => (await tokens(page, 'src-tokens')).join(''), { timeout: 20_000 }).toBe('我们明天去公园散步。</s>')
+    const shape = await heatmapShape(page)
+    expect(shape.cols).toBe(11)
+    expect(shape.rows).toBe((await tokens(page, 'tgt-tokens')).length)
+    await page.getByTestId('lang-select').selectOption('zh')
+    await expect.poll(() => page.getByTestId('tab-heatmap').textContent()).toBe('热力图')
+    await screenshot(page, 'translate-zh-en')
+    await page.getByTestId('lang-select').selectOption('en')
+  })
+
   it('stale results are dropped: the shown translation is for the last text typed', async () => {
+    await page.getByTestId('model-select').selectOption('bundled:en-fr-bahdanau.onnx')
+    await page.getByTestId('model-name').filter({ hasText: 'en-fr-bahdanau' }).waitFor()
     const box = page.getByTestId('source')
     await box.fill('')
     for (const word of ['A', 'A dog', 'A dog runs', 'A dog runs in the park.']) {

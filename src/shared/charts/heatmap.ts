@@ -1,22 +1,46 @@
-import { COLORMAPS, type ColormapName } from './colormaps'
+import { COLORMAPS, colorAt, textColorOn, type ColormapName } from './colormaps'
+import { pieceGroups } from './tokens'
 
-export interface HeatmapInput {
+export type HeatmapScale = 'linear' | 'log'
+export type HeatmapNorm = 'fixed' | 'row'
+
+export interface HeatmapStyle {
+  colormap?: ColormapName
+  /** Linear weights, or log10 (from 10⁻⁴ to 1) to see the small ones. */
+  scale?: HeatmapScale
+  /** A fixed 0–1 scale, or each row scaled to its own maximum. */
+  norm?: HeatmapNorm
+  /** Value labels on cells: 'auto' shows them when cells are big enough. */
+  labels?: 'auto' | 'on' | 'off'
+  fontSize?: number
+}
+
+export interface HeatmapInput extends HeatmapStyle {
   srcTokens: string[]
   tgtTokens: string[]
   /** attention[t][s] */
   attention: number[][]
   selectedRow?: number | null
   selectedCol?: number | null
-  colormap?: ColormapName
   title?: string
   /** Local attention: p_t and the window [p_t-D, p_t+D] of every output step. */
   positions?: number[] | null
   windows?: [number, number][] | null
 }
 
+const DIM = 0.3
+export const LOG_FLOOR = -4
+
 /** The cells a local window covers: whole source positions inside [p_t-D, p_t+D]. */
 export function windowCells(win: [number, number], S: number): [number, number] {
   return [Math.max(0, Math.ceil(win[0] - 1e-6)), Math.min(S - 1, Math.floor(win[1] + 1e-6))]
+}
+
+/** The value a cell is coloured by, in [0, 1], given the scale and normalisation. */
+export function displayValue(w: number, rowMax: number, style: HeatmapStyle): number {
+  const v = style.norm === 'row' && rowMax > 0 ? w / rowMax : w
+  if (style.scale === 'log') return (Math.max(LOG_FLOOR, Math.log10(Math.max(v, 1e-12))) - LOG_FLOOR) / -LOG_FLOOR
+  return v
 }
 
 interface RenderApi {
@@ -56,8 +80,6 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
   }
 }
 
-const DIM = 0.3
-
 function escape(s: string): string {
   return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 }
@@ -69,14 +91,25 @@ function escape(s: string): string {
  */
 export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown> {
   const { srcTokens, tgtTokens, attention } = input
+  const S = srcTokens.length
+  const T = tgtTokens.length
   const row = input.selectedRow ?? null
   const col = input.selectedCol ?? null
+  const cmap = input.colormap ?? 'viridis'
+  const fontSize = input.fontSize ?? 13
+  const showLabels = input.labels === 'on' || (input.labels !== 'off' && S <= 18 && T <= 24)
   const data: unknown[] = []
-  for (let t = 0; t < tgtTokens.length; t++) {
-    for (let s = 0; s < srcTokens.length; s++) {
-      const v = attention[t]?.[s] ?? 0
+  for (let t = 0; t < T; t++) {
+    const r = attention[t] ?? []
+    const rowMax = Math.max(0, ...r)
+    for (let s = 0; s < S; s++) {
+      const w = r[s] ?? 0
+      const v = displayValue(w, rowMax, input)
       const lit = (row === null && col === null) || t === row || s === col
-      data.push(lit ? [s, t, v] : { value: [s, t, v], itemStyle: { opacity: DIM } })
+      const item: Record<string, unknown> = { value: [s, t, v, w] }
+      if (!lit) item.itemStyle = { opacity: DIM }
+      if (showLabels) item.label = { color: textColorOn(colorAt(cmap, v)) }
+      data.push(item)
     }
   }
   // Categories are indices, so repeated tokens stay distinct and a click names its position.
@@ -85,56 +118,76 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
     return i === selected ? `{sel|${tokens[i]}}` : tokens[i]
   }
   const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
-  const rich = { sel: { fontWeight: 'bold', color: '#c2410c' } }
+  const rich = { sel: { fontWeight: 'bold', color: '#c2410c', fontSize } }
+  const many = (n: number) => (n > 60 ? 'auto' : 0)
+  const pointer = (tokens: string[]) => ({
+    show: true,
+    type: 'shadow',
+    triggerTooltip: false,
+    label: { show: true, formatter: (p: { value: string }) => tokens[Number(p.value)] ?? '' },
+  })
+  const log = input.scale === 'log'
+  const rowNorm = input.norm === 'row'
+  const legend = log ? (rowNorm ? ['max', '10⁻⁴·max'] : ['1', '10⁻⁴']) : rowNorm ? ['row max', '0'] : ['1', '0']
+  const groups = pieceGroups(srcTokens)
   return {
     animation: false,
-    title: input.title ? { text: input.title, left: 'center' } : undefined,
-    grid: { left: 8, right: 72, top: 64, bottom: 8, containLabel: true },
+    title: input.title ? { text: input.title, left: 'center', textStyle: { fontSize: fontSize + 3 } } : undefined,
+    grid: { left: 8, right: 80, top: input.title ? 90 : 64, bottom: 8, containLabel: true },
     tooltip: {
       position: 'top',
-      formatter: (p: { value: [number, number, number] }) => {
-        const [s, t, v] = p.value
-        return `${escape(tgtTokens[t])} ← ${escape(srcTokens[s])}<br/><b>${v.toFixed(3)}</b>`
+      formatter: (p: { value: [number, number, number, number] }) => {
+        const [s, t, , w] = p.value
+        return `${escape(tgtTokens[t])} ← ${escape(srcTokens[s])}<br/><b>${w.toFixed(4)}</b>`
       },
     },
     xAxis: {
       type: 'category',
       position: 'top',
-      data: indices(srcTokens.length),
+      data: indices(S),
       triggerEvent: true,
       splitArea: { show: false },
       axisTick: { show: false },
-      axisLabel: { rotate: srcTokens.length > 12 ? 45 : 0, interval: 0, formatter: label(srcTokens, col), rich, fontSize: 13 },
+      axisPointer: pointer(srcTokens),
+      axisLabel: { rotate: S > 12 ? 45 : 0, interval: many(S), formatter: label(srcTokens, col), rich, fontSize },
     },
     yAxis: {
       type: 'category',
       inverse: true,
-      data: indices(tgtTokens.length),
+      data: indices(T),
       triggerEvent: true,
       axisTick: { show: false },
-      axisLabel: { interval: 0, formatter: label(tgtTokens, row), rich, fontSize: 13 },
+      axisPointer: pointer(tgtTokens),
+      axisLabel: { interval: many(T), formatter: label(tgtTokens, row), rich, fontSize },
     },
     visualMap: {
       min: 0,
       max: 1,
+      dimension: 2,
       calculable: false,
       orient: 'vertical',
       right: 8,
       top: 'middle',
-      itemHeight: 160,
+      itemHeight: Math.min(200, Math.max(80, T * 20)),
       precision: 2,
-      text: ['1', '0'],
-      inRange: { color: [...COLORMAPS[input.colormap ?? 'viridis']] },
+      text: legend,
+      textStyle: { fontSize: fontSize - 1 },
+      inRange: { color: [...COLORMAPS[cmap]] },
     },
     series: [
-      ...(input.positions && input.windows ? [localOverlay(input.positions, input.windows, srcTokens.length)] : []),
       {
         type: 'heatmap',
         data,
-        progressive: 2000,
+        progressive: 4000,
+        progressiveThreshold: 20000,
+        label: { show: showLabels, fontSize: Math.max(9, fontSize - 3), formatter: (p: { value: number[] }) => p.value[3].toFixed(2).replace(/^0\./, '.') },
         emphasis: { itemStyle: { borderColor: '#f97316', borderWidth: 2 } },
-        itemStyle: { borderColor: 'rgba(255,255,255,0.6)', borderWidth: 0.5 },
+        itemStyle: { borderColor: 'rgba(255,255,255,0.6)', borderWidth: S * T > 4000 ? 0 : 0.5 },
+        markArea: groups.length
+          ? { silent: true, itemStyle: { color: 'rgba(0,0,0,0)', borderColor: '#64748b', borderWidth: 1, borderType: 'dashed' }, data: groups.map(([a, b]) => [{ xAxis: String(a) }, { xAxis: String(b) }]) }
+          : undefined,
       },
+      ...(input.positions && input.windows ? [localOverlay(input.positions, input.windows, S)] : []),
     ],
   }
 }

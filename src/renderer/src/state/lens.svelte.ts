@@ -1,4 +1,5 @@
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
+import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import { api } from '../lib/api'
 
 const DEBOUNCE_MS = 250
@@ -19,6 +20,7 @@ export class LensState {
   selectedRow = $state<number | null>(null)
   selectedCol = $state<number | null>(null)
   view = $state<ViewName>('heatmap')
+  heatmapStyle = $state<HeatmapStyle>({ colormap: 'viridis', scale: 'linear', norm: 'fixed', labels: 'auto' })
   providers = $state.raw<ProviderInfo[]>([])
   provider = $state('cpu')
 
@@ -31,8 +33,14 @@ export class LensState {
       this.busy = false
       if (this.model) this.schedule(0)
     })
-    const saved = JSON.parse(localStorage.getItem(SAVED_KEY) ?? '{}') as { model?: string; text?: string; view?: ViewName }
+    let saved: { model?: string; text?: string; view?: ViewName; heatmap?: HeatmapStyle } = {}
+    try {
+      saved = JSON.parse(localStorage.getItem(SAVED_KEY) ?? '{}') as typeof saved
+    } catch {
+      // A damaged saved session is not worth a failure: start fresh.
+    }
     this.text = saved.text ?? ''
+    if (saved.heatmap) this.heatmapStyle = { ...this.heatmapStyle, ...saved.heatmap }
     if (saved.view && VIEWS.includes(saved.view)) this.view = saved.view
     await this.refreshModels()
     api.listProviders().then(
@@ -101,6 +109,11 @@ export class LensState {
     return true
   }
 
+  setHeatmapStyle(patch: Partial<HeatmapStyle>): void {
+    this.heatmapStyle = { ...this.heatmapStyle, ...patch }
+    this.save()
+  }
+
   setView(v: ViewName): void {
     this.view = v
     this.save()
@@ -142,6 +155,6 @@ export class LensState {
   }
 
   private save(): void {
-    localStorage.setItem(SAVED_KEY, JSON.stringify({ model: this.model?.id, text: this.text, view: this.view }))
+    localStorage.setItem(SAVED_KEY, JSON.stringify({ model: this.model?.id, text: this.text, view: this.view, heatmap: this.heatmapStyle }))
   }
 }
