@@ -251,6 +251,8 @@ export function buildGaussianOption(input: GaussianInput): Record<string, unknow
       name: alignName,
       data: input.srcTokens.map((_, j) => input.align[j] ?? 0),
       itemStyle: { color: COLORS.align },
+      // Same width, drawn one over the other: the final bar (≤ the softmax bar, as the
+      // Gaussian is ≤ 1) covers the part of the softmax bar the Gaussian keeps.
       barMaxWidth: 36,
       barGap: '-100%',
       markArea: windowArea(input.window, S),
@@ -261,7 +263,7 @@ export function buildGaussianOption(input: GaussianInput): Record<string, unknow
       name: finalName,
       data: input.srcTokens.map((_, j) => barItem(input.final[j] ?? 0, COLORS.final, j, input.selectedCol)),
       itemStyle: { color: COLORS.final },
-      barMaxWidth: 22,
+      barMaxWidth: 36,
       barGap: '-100%',
       z: 3,
     },
@@ -376,6 +378,8 @@ export function buildContextOption(input: ContextInput): Record<string, unknown>
       show,
       interval: 0,
       fontSize: L.row >= 16 ? 12 : 9,
+      width: CTX.labels - 10,
+      overflow: 'truncate',
       rich,
       formatter: (value: string) => {
         const i = Number(value)
