@@ -12,6 +12,7 @@ import {
   TooltipComponent,
   VisualMapComponent,
 } from 'echarts/components'
+import { LegacyGridContainLabel } from 'echarts/features'
 import { CanvasRenderer } from 'echarts/renderers'
 
 echarts.use([
@@ -30,6 +31,8 @@ echarts.use([
   TooltipComponent,
   VisualMapComponent,
   CanvasRenderer,
+  // Lets builders say `containLabel: true` (ECharts 6 moved it to an opt-in feature).
+  LegacyGridContainLabel,
 ])
 
 export { echarts }

@@ -1,0 +1,142 @@
+/**
+ * Figures without a window: the shared chart builders rendered by ECharts' server-side SVG
+ * renderer, then rasterised (resvg) or laid into a PDF as vectors (PDFKit). The app's Export
+ * dialog and `attention-lens export` both come here, so they produce the same file.
+ */
+import { existsSync } from 'node:fs'
+import { Resvg } from '@resvg/resvg-js'
+import * as echarts from 'echarts/core'
+import PDFDocument from 'pdfkit'
+import SVGtoPDF from 'svg-to-pdfkit'
+import { BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart } from 'echarts/charts'
+import { GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, VisualMapComponent } from 'echarts/components'
+import { LegacyGridContainLabel } from 'echarts/features'
+import { SVGRenderer } from 'echarts/renderers'
+import type { CorpusResult, Translation } from '../../shared/api'
+import { buildComparisonOption } from '../../shared/charts/comparison'
+import { buildCorpusOption } from '../../shared/charts/corpus'
+import { buildHeatmapOption } from '../../shared/charts/heatmap'
+import type { FigureSpec } from '../../shared/figure'
+
+echarts.use([BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart, GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, VisualMapComponent, SVGRenderer, LegacyGridContainLabel])
+
+export type FigureData =
+  | { view: 'heatmap'; translation: Translation }
+  | { view: 'comparison'; translations: Translation[]; names: string[] }
+  | { view: 'corpus'; corpus: CorpusResult }
+
+/** Latin first, then CJK: resvg and PDFKit pick the first family that has a glyph. */
+export const FONT_FAMILY = 'DejaVu Sans, Noto Sans CJK SC, sans-serif'
+const CJK_FONTS = ['/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc', '/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc']
+const LATIN_FONTS = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf']
+
+export function cjkFont(): string | null {
+  return CJK_FONTS.find(existsSync) ?? null
+}
+
+const BACKGROUND = { light: '#ffffff', dark: '#111827', transparent: 'transparent' } as const
+
+export function buildFigureOption(data: FigureData, spec: FigureSpec): Record<string, unknown> {
+  let option: Record<string, unknown>
+  switch (data.view) {
+    case 'heatmap': {
+      const t = data.translation
+      option = buildHeatmapOption({
+        srcTokens: t.srcTokens,
+        tgtTokens: t.tgtTokens,
+        attention: t.attention,
+        positions: spec.localOverlay ? t.positions : null,
+        windows: spec.localOverlay ? t.windows : null,
+        colormap: spec.colormap,
+        fontSize: spec.fontSize,
+        labels: 'auto',
+      })
+      if (!spec.legend) (option.visualMap as Record<string, unknown>).show = false
+      break
+    }
+    case 'comparison':
+      option = buildComparisonOption({ translations: data.translations, names: data.names })
+      break
+    case 'corpus':
+      option = buildCorpusOption(data.corpus)
+      break
+  }
+  const dark = spec.theme === 'dark'
+  const fg = dark ? '#e5e7eb' : '#111827'
+  const titles: Record<string, unknown>[] = []
+  if (spec.title) titles.push({ text: spec.title, left: 'center', top: 8, textStyle: { fontSize: spec.fontSize + 4, color: fg } })
+  if (spec.caption) titles.push({ text: spec.caption, left: 'center', bottom: 6, textStyle: { fontSize: spec.fontSize - 2, fontWeight: 'normal', color: fg } })
+  const grid = { ...(option.grid as Record<string, unknown>) }
+  if (spec.title) grid.top = Number(grid.top ?? 60) + spec.fontSize + 16
+  if (spec.caption) grid.bottom = Number(grid.bottom ?? 10) + spec.fontSize + 12
+  return {
+    ...option,
+    grid,
+    title: titles,
+    backgroundColor: BACKGROUND[spec.theme],
+    textStyle: { fontFamily: FONT_FAMILY, fontSize: spec.fontSize, color: fg },
+    tooltip: undefined,
+  }
+}
+
+export function renderSvg(data: FigureData, spec: FigureSpec): string {
+  const chart = echarts.init(null, spec.theme === 'dark' ? 'dark' : undefined, { renderer: 'svg', ssr: true, width: spec.width, height: spec.height })
+  try {
+    chart.setOption(buildFigureOption(data, spec))
+    return chart.renderToSVGString()
+  } finally {
+    chart.dispose()
+  }
+}
+
+/**
+ * ECharts writes some labels with the CSS `font` shorthand, which resvg ignores (it then draws
+ * them at 12px); spell it out as longhand properties for the rasteriser and the PDF path.
+ */
+export function expandFontShorthand(svg: string): string {
+  return svg.replace(
+    /style="font:\s*(normal|italic|oblique)\s+(normal|bold|bolder|lighter|\d{3})\s+([\d.]+)px\s+([^";]+);?"/g,
+    (_m, style: string, weight: string, size: string, family: string) =>
+      `style="font-style:${style};font-weight:${weight};font-size:${size}px;font-family:${family.trim()};"`,
+  )
+}
+
+export async function renderPng(svg: string, scale: number): Promise<Buffer> {
+  svg = expandFontShorthand(svg)
+  const fontFiles = [...LATIN_FONTS.filter(existsSync), ...(cjkFont() ? [cjkFont()!] : [])]
+  const r = new Resvg(svg, {
+    fitTo: { mode: 'zoom', value: scale },
+    font: { loadSystemFonts: fontFiles.length === 0, fontFiles, defaultFontFamily: 'DejaVu Sans' },
+  })
+  return Buffer.from(r.render().asPng())
+}
+
+export async function renderPdf(svg: string, width: number, height: number): Promise<Buffer> {
+  svg = expandFontShorthand(svg)
+  const doc = new PDFDocument({ size: [width, height], margin: 0, info: { Title: 'Attention Lens figure', Creator: 'Attention Lens' } })
+  const latin = LATIN_FONTS.find(existsSync)
+  const cjk = cjkFont()
+  if (latin) doc.registerFont('latin', latin)
+  if (cjk) doc.registerFont('cjk', cjk, 'NotoSansCJKsc-Regular')
+  const chunks: Buffer[] = []
+  doc.on('data', (c: Buffer) => chunks.push(c))
+  const done = new Promise<void>((resolve) => doc.on('end', () => resolve()))
+  SVGtoPDF(doc, svg, 0, 0, {
+    width,
+    height,
+    assumePt: true,
+    // Noto Sans CJK covers Latin and CJK alike, so one embedded font serves every label.
+    fontCallback: () => (cjk ? 'cjk' : latin ? 'latin' : 'Helvetica'),
+  })
+  doc.end()
+  await done
+  return Buffer.concat(chunks)
+}
+
+/** One figure file's bytes. */
+export async function renderFigure(data: FigureData, spec: FigureSpec): Promise<Buffer> {
+  const svg = renderSvg(data, spec)
+  if (spec.format === 'svg') return Buffer.from(svg, 'utf8')
+  if (spec.format === 'png') return renderPng(svg, spec.scale)
+  return renderPdf(svg, spec.width, spec.height)
+}

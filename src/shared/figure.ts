@@ -1,0 +1,63 @@
+/** What a figure export asks for: shared by the Export dialog, the main process and the CLI. */
+export type FigureFormat = 'png' | 'svg' | 'pdf'
+export type FigureTheme = 'light' | 'dark' | 'transparent'
+export type FigureView = 'heatmap' | 'local' | 'comparison' | 'corpus'
+
+export const SIZE_PRESETS = {
+  'slide-16x9': { label: '16:9 slide', width: 1280, height: 720 },
+  'slide-4x3': { label: '4:3 slide', width: 1024, height: 768 },
+  'paper-single': { label: 'paper, single column', width: 504, height: 378 },
+  'paper-double': { label: 'paper, double column', width: 1040, height: 420 },
+} as const
+export type SizePreset = keyof typeof SIZE_PRESETS | 'custom'
+
+/** Font sizes that stay readable where the figure is shown. */
+export const FONT_PRESETS = { paper: 11, screen: 14, lecture: 20, 'back-row': 26 } as const
+export type FontPreset = keyof typeof FONT_PRESETS
+
+export interface FigureSpec {
+  format: FigureFormat
+  width: number
+  height: number
+  /** PNG only: pixels per layout pixel (1–4). */
+  scale: number
+  theme: FigureTheme
+  fontSize: number
+  title?: string
+  caption?: string
+  /** Heatmap: draw the colour-scale legend. */
+  legend: boolean
+  /** Heatmap of a local model: draw the p_t markers and windows. */
+  localOverlay: boolean
+  colormap: 'viridis' | 'cividis' | 'greys'
+}
+
+export const DEFAULT_FIGURE: FigureSpec = {
+  format: 'png',
+  width: SIZE_PRESETS['slide-16x9'].width,
+  height: SIZE_PRESETS['slide-16x9'].height,
+  scale: 2,
+  theme: 'light',
+  fontSize: FONT_PRESETS.lecture,
+  legend: true,
+  localOverlay: true,
+  colormap: 'viridis',
+}
+
+/** Checks a spec from outside (IPC, HTTP, command line); returns a one-sentence problem or null. */
+export function figureProblem(s: Partial<FigureSpec>): string | null {
+  if (!['png', 'svg', 'pdf'].includes(String(s.format))) return 'The format must be png, svg or pdf.'
+  if (!(Number.isInteger(s.width) && s.width! >= 100 && s.width! <= 8000)) return 'The width must be a whole number of pixels from 100 to 8000.'
+  if (!(Number.isInteger(s.height) && s.height! >= 100 && s.height! <= 8000)) return 'The height must be a whole number of pixels from 100 to 8000.'
+  if (!(typeof s.scale === 'number' && s.scale >= 1 && s.scale <= 4)) return 'The PNG scale must be between 1 and 4.'
+  if (!['light', 'dark', 'transparent'].includes(String(s.theme))) return 'The theme must be light, dark or transparent.'
+  if (!(typeof s.fontSize === 'number' && s.fontSize >= 6 && s.fontSize <= 72)) return 'The font size must be between 6 and 72.'
+  return null
+}
+
+/** The attention matrix for people who plot in matplotlib: CSV with tokens as headers. */
+export function matrixCsv(srcTokens: string[], tgtTokens: string[], attention: number[][]): string {
+  const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
+  const head = ['target \\ source', ...srcTokens].map(q).join(',')
+  return [head, ...tgtTokens.map((t, i) => [q(t), ...(attention[i] ?? []).map((w) => w.toPrecision(6))].join(','))].join('\n') + '\n'
+}
