@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the app needs; with --test also what the tests need (Debian's Chromium, CJK fonts).
+# Installs what the app needs; with --test also what the tests need (Debian's Chromium, the CJK
+# and DejaVu fonts that figures and screenshots use, poppler's pdftoppm to check exported PDFs).
 # Two downloads that ordinary installs make are skipped on purpose, because their hosts are often
 # unreachable (offline labs, CI): Electron's binary (GitHub) and onnxruntime-node's CUDA provider
 # (NuGet). README "With network" says how to get both.
@@ -11,6 +12,8 @@ if [ "${1:-}" = "--test" ]; then
   missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
+  dpkg -s fonts-dejavu-core >/dev/null 2>&1 || missing+=(fonts-dejavu-core)
+  command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
   if [ ${#missing[@]} -gt 0 ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
     $SUDO apt-get update -qq

@@ -8,10 +8,17 @@ import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } f
 import { createInterface } from 'node:readline'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { InferenceService } from '../main/engine/service'
+import { writeAtomic } from '../main/export/atomic'
+import { renderFigure, type FigureData } from '../main/export/figure'
+import { DEFAULT_FIGURE, figureProblem, FONT_PRESETS, SIZE_PRESETS, type FigureFormat, type FigureSpec } from '../shared/figure'
 
 const USAGE = [
   'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl]',
   '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P]',
+  '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"]',
+  '              --view heatmap|local|comparison --out FIG.png|svg|pdf [--scale 1-4] [--theme light|dark|transparent]',
+  '              [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH] [--font paper|screen|lecture|back-row|N]',
+  '              [--title T] [--caption C] [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--step N]',
 ].join('\n')
 
 class UsageError extends Error {}
@@ -89,10 +96,93 @@ async function evaluate(argv: string[]): Promise<void> {
   await service.closeAll()
 }
 
+function figureSpec(v: Record<string, string | boolean | undefined>, format: FigureFormat): FigureSpec {
+  const spec: FigureSpec = { ...DEFAULT_FIGURE, format }
+  const size = String(v.size ?? 'slide-16x9')
+  const preset = SIZE_PRESETS[size as keyof typeof SIZE_PRESETS]
+  const custom = size.match(/^(\d+)x(\d+)$/)
+  if (preset) Object.assign(spec, { width: preset.width, height: preset.height })
+  else if (custom) Object.assign(spec, { width: Number(custom[1]), height: Number(custom[2]) })
+  else throw new UsageError(`--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')} or WIDTHxHEIGHT`)
+  const font = String(v.font ?? 'lecture')
+  spec.fontSize = font in FONT_PRESETS ? FONT_PRESETS[font as keyof typeof FONT_PRESETS] : Number(font)
+  spec.scale = Number(v.scale ?? 2)
+  spec.theme = String(v.theme ?? 'light') as FigureSpec['theme']
+  if (typeof v.title === 'string') spec.title = v.title
+  if (typeof v.caption === 'string') spec.caption = v.caption
+  if (v.colormap !== undefined) {
+    if (!['viridis', 'cividis', 'greys'].includes(String(v.colormap))) throw new UsageError('--colormap must be viridis, cividis or greys')
+    spec.colormap = String(v.colormap) as FigureSpec['colormap']
+  }
+  spec.legend = v['no-legend'] !== true
+  spec.localOverlay = v['no-overlay'] !== true
+  const problem = figureProblem(spec)
+  if (problem) throw new UsageError(problem.replace(/\.$/, ''))
+  return spec
+}
+
+async function exportFigure(argv: string[]): Promise<void> {
+  const v = args(argv, {
+    model: { type: 'string', multiple: true },
+    src: { type: 'string' },
+    target: { type: 'string' },
+    view: { type: 'string', default: 'heatmap' },
+    out: { type: 'string' },
+    scale: { type: 'string' },
+    theme: { type: 'string' },
+    size: { type: 'string' },
+    font: { type: 'string' },
+    title: { type: 'string' },
+    caption: { type: 'string' },
+    colormap: { type: 'string' },
+    step: { type: 'string' },
+    'no-legend': { type: 'boolean' },
+    'no-overlay': { type: 'boolean' },
+    provider: { type: 'string', default: 'cpu' },
+  })
+  if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
+  if (v.src === undefined) throw new UsageError('--src "sentence" is missing')
+  if (!v.out) throw new UsageError('--out FIG.png|svg|pdf is missing')
+  const format = v.out.toLowerCase().split('.').pop() as FigureFormat
+  if (!['png', 'svg', 'pdf'].includes(format)) throw new UsageError('--out must end in .png, .svg or .pdf')
+  const view = String(v.view)
+  if (!['heatmap', 'local', 'comparison'].includes(view)) throw new UsageError('--view must be heatmap, local or comparison')
+  const spec = figureSpec({ ...v, model: undefined } as Record<string, string | boolean | undefined>, format)
+  const models = v.model.map((m) => readableFile(m, '--model'))
+  const service = new InferenceService()
+  await service.setProvider(v.provider!)
+  const run = (m: string) => (v.target !== undefined ? service.forced(m, v.src!, v.target) : service.translate(m, v.src!))
+  let data: FigureData
+  if (view === 'comparison') {
+    const translations = []
+    for (const m of models) translations.push(await run(m))
+    const names = await Promise.all(models.map(async (m) => (await service.open(m)).name))
+    data = { view: 'comparison', translations, names }
+  } else {
+    const info = await service.open(models[0])
+    const translation = await run(models[0])
+    if (view === 'local') {
+      if (!translation.positions) throw new Error(`${info.name} has no local attention (it is ${info.attention}); use --view heatmap`)
+      const step = v.step === undefined ? null : Number(v.step)
+      if (step !== null && !(Number.isInteger(step) && step >= 0 && step < translation.tgtTokens.length)) {
+        throw new UsageError(`--step must be an output step from 0 to ${translation.tgtTokens.length - 1}`)
+      }
+      data = { view: 'local', translation, windowD: info.windowD, step: step ?? 0 }
+    } else {
+      if (translation.attention.length === 0) throw new Error(`${info.name} has no attention to draw; use --view comparison`)
+      data = { view: 'heatmap', translation }
+    }
+  }
+  await writeAtomic(v.out, await renderFigure(data, spec))
+  await service.closeAll()
+  console.log(`wrote ${v.out} (${spec.width}×${spec.height}${format === 'png' ? ` at ${spec.scale}×` : ''}, ${view})`)
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2)
   if (command === 'translate') return translate(rest)
   if (command === 'eval') return evaluate(rest)
+  if (command === 'export') return exportFigure(rest)
   if (command === undefined || command === '--help' || command === '-h') {
     console.log(USAGE)
     if (command === undefined) process.exitCode = 2

@@ -9,19 +9,22 @@ import * as echarts from 'echarts/core'
 import PDFDocument from 'pdfkit'
 import SVGtoPDF from 'svg-to-pdfkit'
 import { BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart } from 'echarts/charts'
-import { GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, VisualMapComponent } from 'echarts/components'
+import { GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, TooltipComponent, VisualMapComponent } from 'echarts/components'
 import { LegacyGridContainLabel } from 'echarts/features'
 import { SVGRenderer } from 'echarts/renderers'
 import type { CorpusResult, Translation } from '../../shared/api'
 import { buildComparisonOption } from '../../shared/charts/comparison'
 import { buildCorpusOption } from '../../shared/charts/corpus'
 import { buildHeatmapOption } from '../../shared/charts/heatmap'
+import { buildSpotlightOption } from '../../shared/charts/local'
 import type { FigureSpec } from '../../shared/figure'
 
-echarts.use([BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart, GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, VisualMapComponent, SVGRenderer, LegacyGridContainLabel])
+echarts.use([BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart, GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, TooltipComponent, VisualMapComponent, SVGRenderer, LegacyGridContainLabel])
 
 export type FigureData =
   | { view: 'heatmap'; translation: Translation }
+  /** The spotlight of one output step of a local model: softmax in the window, Gaussian, product. */
+  | { view: 'local'; translation: Translation; windowD: number; step: number }
   | { view: 'comparison'; translations: Translation[]; names: string[] }
   | { view: 'corpus'; corpus: CorpusResult }
 
@@ -52,6 +55,21 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec): Record<st
         labels: 'auto',
       })
       if (!spec.legend) (option.visualMap as Record<string, unknown>).show = false
+      break
+    }
+    case 'local': {
+      const t = data.translation
+      const i = data.step
+      option = buildSpotlightOption({
+        srcTokens: t.srcTokens,
+        align: t.align![i],
+        gaussian: t.gaussian![i],
+        attention: t.attention[i],
+        position: t.positions![i],
+        window: t.windows![i],
+        windowD: data.windowD,
+        kind: t.gaussian![i].some((g) => g > 0 && g < 1) ? 'local-p' : 'local-m',
+      })
       break
     }
     case 'comparison':
@@ -131,6 +149,20 @@ export async function renderPdf(svg: string, width: number, height: number): Pro
   doc.end()
   await done
   return Buffer.concat(chunks)
+}
+
+/** Where a heatmap cell's centre and size land in the figure, in layout pixels (for tests). */
+export function locateCell(data: FigureData, spec: FigureSpec, s: number, t: number): { x: number; y: number; w: number; h: number } {
+  const chart = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width: spec.width, height: spec.height })
+  try {
+    chart.setOption(buildFigureOption(data, spec))
+    const at = (a: number, b: number) => chart.convertToPixel({ xAxisIndex: 0, yAxisIndex: 0 }, [a, b]) as number[]
+    const [x, y] = at(s, t)
+    const [x1, y1] = at(s + 1, t + 1)
+    return { x, y, w: Math.abs(x1 - x), h: Math.abs(y1 - y) }
+  } finally {
+    chart.dispose()
+  }
 }
 
 /** One figure file's bytes. */

@@ -65,3 +65,41 @@ describe('bad input gives one clear line and a non-zero exit', () => {
     if (argv.length) expect(r.err.split('\n')).toHaveLength(1)
   })
 })
+
+describe('attention-lens export', () => {
+  it.each(['png', 'svg', 'pdf'])('writes a %s heatmap of a real decode', (ext) => {
+    const out = join(tempDir(), `fig.${ext}`)
+    const r = run(['export', '--model', tiny('local-p'), '--src', 'A dog runs on the beach.', '--view', 'heatmap', '--out', out, '--scale', '1', '--size', '800x500', '--title', 'tiny local-p'])
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(new RegExp(`^wrote .*fig\\.${ext} \\(800×500`))
+    const head = readFileSync(out).subarray(0, 5).toString('latin1')
+    expect(head).toBe({ png: '\x89PNG\r', svg: '<svg ', pdf: '%PDF-' }[ext])
+  })
+
+  it('draws the local spotlight, the comparison, and the forced alignment of a given target', () => {
+    const dir = tempDir()
+    expect(run(['export', '--model', tiny('local-p'), '--src', 'A dog runs.', '--view', 'local', '--step', '1', '--out', join(dir, 'l.svg')]).code).toBe(0)
+    expect(readFileSync(join(dir, 'l.svg'), 'utf8')).toContain('dog')
+    expect(run(['export', '--model', tiny('none'), '--model', tiny('bahdanau'), '--src', 'A dog runs.', '--view', 'comparison', '--out', join(dir, 'c.svg')]).code).toBe(0)
+    expect(readFileSync(join(dir, 'c.svg'), 'utf8')).toContain('tiny-none')
+    expect(run(['export', '--model', tiny('bahdanau'), '--src', 'A dog runs.', '--target', 'Un chien court.', '--out', join(dir, 'f.svg')]).code).toBe(0)
+    expect(readFileSync(join(dir, 'f.svg'), 'utf8')).toContain('chien')
+  })
+
+  it.each([
+    [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.gif'], /--out must end in \.png, \.svg or \.pdf/],
+    [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.png', '--view', 'pie'], /--view must be heatmap, local or comparison/],
+    [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.png', '--scale', '9'], /The PNG scale must be between 1 and 4/],
+    [['export', '--model', 'README.md', '--src', 'x', '--out', '/nonexistent/dir/f.png'], /^attention-lens: The file is not an ONNX model/],
+  ])('refuses %j in one line', (argv, message) => {
+    const r = run(argv as string[])
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(message)
+  })
+
+  it('a write that fails leaves no file and says why', () => {
+    const r = run(['export', '--model', tiny('bahdanau'), '--src', 'A dog.', '--out', '/nonexistent/dir/f.png'])
+    expect(r.code).toBe(2)
+    expect(r.err).toBe('attention-lens: Could not write /nonexistent/dir/f.png: the folder does not exist.')
+  })
+})

@@ -1,0 +1,101 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Resvg } from '@resvg/resvg-js'
+import { PNG } from 'pngjs'
+import { describe, expect, it } from 'vitest'
+import type { Translation } from '../../../src/shared/api'
+import { colorAt } from '../../../src/shared/charts/colormaps'
+import { DEFAULT_FIGURE, matrixCsv, type FigureSpec } from '../../../src/shared/figure'
+import { writeAtomic } from '../../../src/main/export/atomic'
+import { locateCell, renderFigure, type FigureData } from '../../../src/main/export/figure'
+import { tempDir } from '../../helpers'
+
+/** A known matrix (not a model's): the largest weight sits at output 1, source 2. */
+function known(): Translation {
+  const attention = [
+    [0.6, 0.3, 0.1, 0],
+    [0.05, 0.05, 0.86, 0.04],
+    [0.1, 0.2, 0.3, 0.4],
+  ]
+  return {
+    modelId: 'm', source: 'un petit 猫', srcTokens: ['un', 'petit', '猫', '</s>'], srcUnknown: [false, false, false, false],
+    tgtTokens: ['a', 'small', 'cat'], text: 'A small cat', attention, scores: attention, encoderStates: [], align: null,
+    positions: null, windows: null, gaussian: null, tokenLogProbs: [-0.1, -0.2, -0.3], alternatives: [[], [], []],
+    tgtUnknown: null, mode: 'greedy', beam: 1, logProb: -0.6, truncated: false, decodeMs: 1, provider: 'cpu',
+  }
+}
+const spec = (p: Partial<FigureSpec>): FigureSpec => ({ ...DEFAULT_FIGURE, width: 640, height: 400, fontSize: 14, ...p })
+const heatmap: FigureData = { view: 'heatmap', translation: known() }
+
+describe('figure export', () => {
+  it('PNG: the signature and the pixel size asked for', async () => {
+    for (const scale of [1, 3]) {
+      const png = await renderFigure(heatmap, spec({ format: 'png', scale }))
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+      const img = PNG.sync.read(png)
+      expect([img.width, img.height]).toEqual([640 * scale, 400 * scale])
+    }
+  })
+
+  it('PNG pixel check: the largest weight\'s cell has the colour the map gives that weight', async () => {
+    for (const colormap of ['viridis', 'greys'] as const) {
+      const s = spec({ format: 'png', scale: 2, colormap })
+      const img = PNG.sync.read(await renderFigure(heatmap, s))
+      const cell = locateCell(heatmap, s, 2, 1)
+      // Sample near the cell's corner, away from its value label and border.
+      const px = Math.round((cell.x - cell.w / 2 + 4) * 2)
+      const py = Math.round((cell.y - cell.h / 2 + 4) * 2)
+      const i = (py * img.width + px) * 4
+      const got = [img.data[i], img.data[i + 1], img.data[i + 2]]
+      const want = colorAt(colormap, 0.86)
+      got.forEach((c, k) => expect(Math.abs(c - want[k])).toBeLessThanOrEqual(3))
+    }
+  })
+
+  it('SVG: parses, keeps vector text, and contains every token (Latin and Chinese) as text', async () => {
+    const svg = (await renderFigure(heatmap, spec({ format: 'svg', title: '注意力 attention' }))).toString('utf8')
+    expect(() => new Resvg(svg)).not.toThrow()
+    const texts = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])
+    for (const tok of ['un', 'petit', '猫', '&lt;/s&gt;', 'a', 'small', 'cat', '注意力 attention']) expect(texts).toContain(tok)
+  })
+
+  it('PDF: a vector file that pdftoppm turns into an image', async () => {
+    const dir = tempDir()
+    const pdf = await renderFigure(heatmap, spec({ format: 'pdf', title: '注意力' }))
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-')
+    writeFileSync(join(dir, 'f.pdf'), pdf)
+    execFileSync('pdftoppm', ['-png', '-r', '36', join(dir, 'f.pdf'), join(dir, 'page')])
+    const page = readdirSync(dir).find((f) => f.startsWith('page') && f.endsWith('.png'))!
+    const img = PNG.sync.read(readFileSync(join(dir, page)))
+    expect(img.width).toBe(Math.round((640 * 36) / 72))
+  })
+
+  it('themes: dark and transparent backgrounds', async () => {
+    const dark = PNG.sync.read(await renderFigure(heatmap, spec({ format: 'png', scale: 1, theme: 'dark' })))
+    expect([dark.data[0], dark.data[1], dark.data[2], dark.data[3]]).toEqual([0x11, 0x18, 0x27, 255])
+    const clear = PNG.sync.read(await renderFigure(heatmap, spec({ format: 'png', scale: 1, theme: 'transparent' })))
+    expect(clear.data[3]).toBe(0)
+  })
+
+  it('the comparison and corpus figures render too', async () => {
+    const t = known()
+    const cmp = (await renderFigure({ view: 'comparison', translations: [t, t], names: ['none', 'bahdanau'] }, spec({ format: 'svg' }))).toString()
+    expect(cmp).toContain('bahdanau')
+  })
+
+  it('CSV of the matrix: tokens as headers, one row per output token', () => {
+    const csv = matrixCsv(['un', 'a,b', '</s>'], ['x', 'y'], [[0.5, 0.25, 0.25], [0, 1, 0]])
+    expect(csv.split('\n')[0]).toBe('target \\ source,un,"a,b",</s>')
+    expect(csv.split('\n')[2]).toBe('y,0.00000,1.00000,0.00000')
+  })
+
+  it('writes atomically: a failed write leaves no file and says why', async () => {
+    const dir = tempDir()
+    await writeAtomic(join(dir, 'ok.svg'), 'x')
+    expect(readdirSync(dir)).toEqual(['ok.svg'])
+    await expect(writeAtomic(join(dir, 'missing', 'f.png'), 'x')).rejects.toThrow(/^Could not write .*f\.png: the folder does not exist\.$/)
+    expect(existsSync(join(dir, 'missing'))).toBe(false)
+    expect(readdirSync(dir)).toEqual(['ok.svg'])
+  })
+})
