@@ -1,7 +1,9 @@
 /** Electron main: window, menu, dialogs and IPC wiring. The work happens in LensHost and the engine. */
-import { app, BrowserWindow, dialog, ipcMain, Menu, utilityProcess, type IpcMainInvokeEvent } from 'electron'
+import { app, BrowserWindow, clipboard, ClipboardItem, dialog, ipcMain, Menu, utilityProcess, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
 import { Channels, type Envelope } from '../shared/api'
+import { figureFileName, type FigureData, type FigureSpec } from '../shared/figure'
+import { writeAtomic } from './export/atomic'
 import { EngineClient, type EngineChannel } from './engine-client'
 import type { EngineRequest, EngineResponse } from './engine/protocol'
 import { LensHost } from './lens-host'
@@ -49,6 +51,12 @@ function createWindow(): void {
   else void win.loadFile(join(__dirname, '../renderer/index.html'))
 }
 
+async function saveDialog(name: string): Promise<string | null> {
+  const ext = name.split('.').pop() ?? ''
+  const r = await dialog.showSaveDialog(win!, { defaultPath: name, filters: [{ name: ext.toUpperCase(), extensions: [ext] }] })
+  return r.canceled || !r.filePath ? null : r.filePath
+}
+
 async function openDialog(): Promise<string | null> {
   const r = await dialog.showOpenDialog(win!, {
     title: 'Open a model',
@@ -83,6 +91,21 @@ app.whenReady().then(() => {
   handle(Channels.forcedRun, (_e, req) => host.forced(req as never))
   handle(Channels.corpusRun, (_e, req) => host.runCorpus(req as never))
   handle(Channels.corpusCancel, () => host.cancelCorpus())
+  handle(Channels.exportFigure, async (_e, data: FigureData, spec: FigureSpec) => {
+    const bytes = await host.renderFigure(data, spec)
+    const path = await saveDialog(figureFileName(String(data?.view), String(spec?.format)))
+    if (path) await writeAtomic(path, bytes)
+    return path
+  })
+  handle(Channels.exportCopy, async (_e, data: FigureData, spec: FigureSpec) => {
+    const png = await host.renderFigure(data, { ...spec, format: 'png' })
+    await clipboard.write([new ClipboardItem({ 'image/png': new Blob([new Uint8Array(png)], { type: 'image/png' }) })])
+  })
+  handle(Channels.exportData, async (_e, name: string, text: string) => {
+    const path = await saveDialog(String(name).replace(/[^\w.-]/g, '_'))
+    if (path) await writeAtomic(path, String(text))
+    return path
+  })
   handle(Channels.providersList, () => host.listProviders())
   handle(Channels.providersSet, (_e, name: string) => host.setProvider(String(name)))
   host.onEngineStatus((s) => win?.webContents.send(Channels.engineStatus, s))

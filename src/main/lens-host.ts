@@ -14,7 +14,9 @@ import type {
   WhatIfRequest,
   WhatIfResult,
 } from '../shared/api'
+import { figureDataProblem, figureProblem, type FigureData, type FigureSpec } from '../shared/figure'
 import type { EngineClient } from './engine-client'
+import { renderFigure } from './export/figure'
 import type { ModelDescription } from './engine/service'
 import { SettingsStore, type StoredSettings } from './settings-store'
 
@@ -171,6 +173,13 @@ export class LensHost {
       onProgress({ done: srcs.length, total: srcs.length })
     }
     return { pair, testSet: pair === 'en-fr' ? 'Multi30K test_2016_flickr' : 'Tatoeba cmn-eng test split', results }
+  }
+
+  /** Renders a figure from data the renderer sent, after checking it. */
+  async renderFigure(data: FigureData, spec: FigureSpec): Promise<Buffer> {
+    const problem = figureDataProblem(data) ?? figureProblem(spec)
+    if (problem) throw new Error(problem)
+    return renderFigure(data, spec)
   }
 
   async cancelCorpus(): Promise<void> {

@@ -1,3 +1,5 @@
+import type { FigureData, FigureSpec } from './figure'
+
 /**
  * The contract between the renderer and the engine. Everything here is plain data, so the same
  * types travel over Electron IPC and over the browser mode's HTTP transport.
@@ -209,6 +211,9 @@ export const Channels = {
   corpusRun: 'corpus:run',
   corpusCancel: 'corpus:cancel',
   corpusProgress: 'corpus:progress',
+  exportFigure: 'export:figure',
+  exportCopy: 'export:copy',
+  exportData: 'export:data',
   providersList: 'providers:list',
   providersSet: 'providers:set',
   engineStatus: 'engine:status',
@@ -232,6 +237,12 @@ export interface LensApi {
   runCorpus(req: CorpusRequest): Promise<CorpusResult>
   cancelCorpus(): Promise<void>
   onCorpusProgress(listener: (p: CorpusProgress) => void): () => void
+  /** Renders a figure and saves it (Electron: a save dialog; browser: a download). Null when cancelled. */
+  exportFigure(data: FigureData, spec: FigureSpec): Promise<string | null>
+  /** Renders the figure as PNG onto the clipboard. */
+  copyFigure(data: FigureData, spec: FigureSpec): Promise<void>
+  /** Saves text (the matrix as CSV or JSON) under a suggested name. Null when cancelled. */
+  saveData(fileName: string, text: string): Promise<string | null>
   /** Execution providers this machine offers, and the one chosen. */
   listProviders(): Promise<{ providers: ProviderInfo[]; chosen: string }>
   /** Choose a provider (remembered); the open model reopens on it and the result says what runs. */

@@ -1,3 +1,5 @@
+import type { CorpusResult, Translation } from './api'
+
 /** What a figure export asks for: shared by the Export dialog, the main process and the CLI. */
 export type FigureFormat = 'png' | 'svg' | 'pdf'
 export type FigureTheme = 'light' | 'dark' | 'transparent'
@@ -60,4 +62,37 @@ export function matrixCsv(srcTokens: string[], tgtTokens: string[], attention: n
   const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
   const head = ['target \\ source', ...srcTokens].map(q).join(',')
   return [head, ...tgtTokens.map((t, i) => [q(t), ...(attention[i] ?? []).map((w) => w.toPrecision(6))].join(','))].join('\n') + '\n'
+}
+
+/** The data behind a figure: what the view drew, sent as plain data to the exporter. */
+export type FigureData =
+  | { view: 'heatmap'; translation: Translation }
+  /** The spotlight of one output step of a local model: softmax in the window, Gaussian, product. */
+  | { view: 'local'; translation: Translation; windowD: number; step: number }
+  | { view: 'comparison'; translations: Translation[]; names: string[] }
+  | { view: 'corpus'; corpus: CorpusResult }
+
+/** A one-sentence problem with figure data that came from outside, or null. */
+export function figureDataProblem(d: unknown): string | null {
+  const x = d as Partial<{ view: string; translation: Translation; translations: Translation[]; corpus: CorpusResult; step: number }>
+  const okTranslation = (t: Translation | undefined) =>
+    !!t && Array.isArray(t.srcTokens) && Array.isArray(t.tgtTokens) && Array.isArray(t.attention) && t.srcTokens.length <= 2000 && t.tgtTokens.length <= 2000
+  switch (x?.view) {
+    case 'heatmap':
+      return okTranslation(x.translation) ? null : 'The heatmap figure needs a translation with tokens and attention.'
+    case 'local':
+      return okTranslation(x.translation) && x.translation!.positions && Number.isInteger(x.step) && x.step! >= 0 && x.step! < x.translation!.tgtTokens.length
+        ? null
+        : 'The local-attention figure needs a local model\'s translation and a step inside it.'
+    case 'comparison':
+      return Array.isArray(x.translations) && x.translations.length > 0 && x.translations.every(okTranslation) ? null : 'The comparison figure needs translations.'
+    case 'corpus':
+      return x.corpus && Array.isArray(x.corpus.results) ? null : 'The corpus figure needs corpus results.'
+    default:
+      return 'Figures are heatmap, local, comparison or corpus.'
+  }
+}
+
+export function figureFileName(view: string, format: string): string {
+  return `attention-lens-${view}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${format}`
 }

@@ -24,6 +24,7 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 }
 const MAX_BODY = 600 * 1024 * 1024
+const FIGURE_TYPES: Record<string, string> = { png: 'image/png', svg: 'image/svg+xml', pdf: 'application/pdf' }
 
 export interface WebServer {
   url: string
@@ -97,6 +98,17 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
           return
         }
         if (req.method !== 'POST') return send(res, 405, { error: 'Use POST.' })
+        if (channel === Channels.exportFigure) {
+          // The figure's bytes themselves; the page turns them into a download or a clipboard item.
+          try {
+            const [data, spec] = JSON.parse((await body(req)).toString('utf8')) as [never, { format: string }]
+            const bytes = await host.renderFigure(data, spec as never)
+            res.writeHead(200, { 'content-type': FIGURE_TYPES[spec.format] ?? 'application/octet-stream', 'cache-control': 'no-store' })
+            return res.end(bytes)
+          } catch (e) {
+            return send(res, 400, { error: (e as Error).message })
+          }
+        }
         let envelope: Envelope<unknown>
         try {
           if (channel === Channels.modelsOpenDropped) {

@@ -12,21 +12,26 @@ import { BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart } from 'ec
 import { GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, TooltipComponent, VisualMapComponent } from 'echarts/components'
 import { LegacyGridContainLabel } from 'echarts/features'
 import { SVGRenderer } from 'echarts/renderers'
-import type { CorpusResult, Translation } from '../../shared/api'
 import { buildComparisonOption } from '../../shared/charts/comparison'
 import { buildCorpusOption } from '../../shared/charts/corpus'
 import { buildHeatmapOption } from '../../shared/charts/heatmap'
 import { buildSpotlightOption } from '../../shared/charts/local'
-import type { FigureSpec } from '../../shared/figure'
+import type { FigureData, FigureSpec } from '../../shared/figure'
 
 echarts.use([BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart, GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, TooltipComponent, VisualMapComponent, SVGRenderer, LegacyGridContainLabel])
 
-export type FigureData =
-  | { view: 'heatmap'; translation: Translation }
-  /** The spotlight of one output step of a local model: softmax in the window, Gaussian, product. */
-  | { view: 'local'; translation: Translation; windowD: number; step: number }
-  | { view: 'comparison'; translations: Translation[]; names: string[] }
-  | { view: 'corpus'; corpus: CorpusResult }
+export type { FigureData }
+
+// Without a canvas, ECharts guesses text widths too narrow for the fonts resvg and PDFKit use
+// (DejaVu Sans, Noto Sans CJK), and labels get clipped; measure with their real proportions.
+echarts.setPlatformAPI({
+  measureText(text: string, font?: string) {
+    const size = Number(/(\d+(?:\.\d+)?)px/.exec(font ?? '')?.[1] ?? 12)
+    let em = 0
+    for (const ch of text) em += /[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]/.test(ch) ? 1 : /[A-Z@MWmw%]/.test(ch) ? 0.78 : /[iljtf.,:;'|!I()\[\] ]/.test(ch) ? 0.34 : 0.6
+    return { width: em * size }
+  },
+})
 
 /** Latin first, then CJK: resvg and PDFKit pick the first family that has a glyph. */
 export const FONT_FAMILY = 'DejaVu Sans, Noto Sans CJK SC, sans-serif'
@@ -87,8 +92,11 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec): Record<st
   const grid = { ...(option.grid as Record<string, unknown>) }
   if (spec.title) grid.top = Number(grid.top ?? 60) + spec.fontSize + 16
   if (spec.caption) grid.bottom = Number(grid.bottom ?? 10) + spec.fontSize + 12
+  // A title takes the top band, so the legend (if any) moves below it.
+  const legend = option.legend && spec.title ? { ...(option.legend as Record<string, unknown>), top: Number((option.legend as { top?: number }).top ?? 0) + spec.fontSize + 18 } : option.legend
   return {
     ...option,
+    legend,
     grid,
     title: titles,
     backgroundColor: BACKGROUND[spec.theme],

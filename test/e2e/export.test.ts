@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { PNG } from 'pngjs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import { FIXTURE_MODELS } from '../helpers'
+
+const MODELS = process.env.AL_E2E_MODELS ?? FIXTURE_MODELS
+const MODEL = process.env.AL_E2E_MODELS ? 'bundled:en-fr-local-p.onnx' : 'bundled:tiny-local-p.onnx'
+
+let app: Running
+let browser: Browser
+let page: Page
+
+async function saveDownload(click: () => Promise<void>, name: string): Promise<string> {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()])
+  const path = join(ARTIFACTS, name)
+  await download.saveAs(path)
+  return path
+}
+
+describe('the Export dialog', () => {
+  beforeAll(async () => {
+    app = await startBrowserMode({ AL_MODELS_DIR: MODELS })
+    browser = await launchChromium()
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
+    page = await context.newPage()
+    await page.goto(app.url)
+    await page.getByTestId('model-select').locator(`option[value="${MODEL}"]`).waitFor({ state: 'attached' })
+    await page.getByTestId('model-select').selectOption(MODEL)
+    await page.getByTestId('source').fill('A little girl in a pink dress is running on the beach.')
+    await page.getByTestId('translation').waitFor()
+    await page.getByTestId('tab-heatmap').click()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('saves a PNG of the heatmap at the size and scale chosen', async () => {
+    await page.getByTestId('export-open').click()
+    await page.getByTestId('export-size').selectOption('slide-4x3')
+    await page.getByTestId('export-scale').fill('2')
+    await page.getByTestId('export-title').fill('local-p: where each word looks')
+    await screenshot(page, 'export-dialog')
+    const path = await saveDownload(() => page.getByTestId('export-save').click(), 'export-heatmap.png')
+    const img = PNG.sync.read(readFileSync(path))
+    expect([img.width, img.height]).toEqual([2048, 1536])
+  })
+
+  it('saves SVG and PDF, and the matrix as CSV and JSON', async () => {
+    await page.getByTestId('export-format').selectOption('svg')
+    const svg = readFileSync(await saveDownload(() => page.getByTestId('export-save').click(), 'export-heatmap.svg'), 'utf8')
+    expect(svg).toMatch(/^<svg /)
+    expect(svg).toContain('>girl</text>')
+    await page.getByTestId('export-format').selectOption('pdf')
+    const pdf = readFileSync(await saveDownload(() => page.getByTestId('export-save').click(), 'export-heatmap.pdf'))
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-')
+    const csv = readFileSync(await saveDownload(() => page.getByTestId('export-csv').click(), 'export-matrix.csv'), 'utf8')
+    const lines = csv.trim().split('\n')
+    expect(lines[0].split(',').slice(1, 4)).toEqual(['a', 'little', 'girl'])
+    const json = JSON.parse(readFileSync(await saveDownload(() => page.getByTestId('export-json').click(), 'export-matrix.json'), 'utf8'))
+    expect(json.attention).toHaveLength(lines.length - 1)
+    expect(json.positions).toHaveLength(json.tgtTokens.length)
+  })
+
+  it('a bad size is refused in the dialog, before anything is written', async () => {
+    await page.getByTestId('export-width').fill('20')
+    await expect.poll(() => page.getByTestId('export-save').isDisabled()).toBe(true)
+    await page.getByTestId('export-width').fill('1280')
+  })
+})
