@@ -20,6 +20,8 @@ export class LensState {
   selectedRow = $state<number | null>(null)
   selectedCol = $state<number | null>(null)
   view = $state<ViewName>('heatmap')
+  /** 1 = greedy, 2–16 = beam search. */
+  beam = $state(1)
   heatmapStyle = $state<HeatmapStyle>({ colormap: 'viridis', scale: 'linear', norm: 'fixed', labels: 'auto' })
   providers = $state.raw<ProviderInfo[]>([])
   provider = $state('cpu')
@@ -33,13 +35,14 @@ export class LensState {
       this.busy = false
       if (this.model) this.schedule(0)
     })
-    let saved: { model?: string; text?: string; view?: ViewName; heatmap?: HeatmapStyle } = {}
+    let saved: { model?: string; text?: string; view?: ViewName; heatmap?: HeatmapStyle; beam?: number } = {}
     try {
       saved = JSON.parse(localStorage.getItem(SAVED_KEY) ?? '{}') as typeof saved
     } catch {
       // A damaged saved session is not worth a failure: start fresh.
     }
     this.text = saved.text ?? ''
+    if (saved.beam && saved.beam >= 1 && saved.beam <= 16) this.beam = saved.beam
     if (saved.heatmap) this.heatmapStyle = { ...this.heatmapStyle, ...saved.heatmap }
     if (saved.view && VIEWS.includes(saved.view)) this.view = saved.view
     await this.refreshModels()
@@ -109,6 +112,12 @@ export class LensState {
     return true
   }
 
+  setBeam(beam: number): void {
+    this.beam = beam
+    this.save()
+    this.schedule(0)
+  }
+
   setHeatmapStyle(patch: Partial<HeatmapStyle>): void {
     this.heatmapStyle = { ...this.heatmapStyle, ...patch }
     this.save()
@@ -141,7 +150,7 @@ export class LensState {
     }
     this.busy = true
     try {
-      const t = await api.translate({ modelId: model.id, text })
+      const t = await api.translate({ modelId: model.id, text, beam: this.beam })
       if (seq !== this.seq) return
       this.translation = t
       this.error = null
@@ -155,6 +164,6 @@ export class LensState {
   }
 
   private save(): void {
-    localStorage.setItem(SAVED_KEY, JSON.stringify({ model: this.model?.id, text: this.text, view: this.view, heatmap: this.heatmapStyle }))
+    localStorage.setItem(SAVED_KEY, JSON.stringify({ model: this.model?.id, text: this.text, view: this.view, heatmap: this.heatmapStyle, beam: this.beam }))
   }
 }
