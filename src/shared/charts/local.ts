@@ -150,14 +150,14 @@ export function buildSpotlightOption(input: SpotlightInput): Record<string, unkn
     animation: false,
     title: input.title ? { text: input.title, left: 'center', textStyle: { fontSize: 14 } } : undefined,
     legend: { top: 0, data: [L.align, L.gaussian, L.weights], itemGap: 18 },
-    grid: { left: 8, right: 16, top: 62, bottom: 8, containLabel: true },
+    grid: { left: 8, right: 16, top: 62, bottom: 24, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: tooltip },
     xAxis: [
       {
         ...category(true),
         name: L.source,
         nameLocation: 'middle',
-        nameGap: S > 12 ? 52 : 28,
+        nameGap: S > 12 ? 56 : 30,
         nameTextStyle: { color: C.muted },
         axisTick: { show: false },
         triggerEvent: true,
@@ -183,6 +183,8 @@ export function buildSpotlightOption(input: SpotlightInput): Record<string, unkn
       interval: 0.25,
       name: L.weight,
       nameTextStyle: { color: C.muted, align: 'left' },
+      // Several x axes share the grid; keep the y axis at the left edge, not at a value axis' zero.
+      axisLine: { show: true, onZero: false },
       axisLabel: { formatter: (v: number) => String(v) },
     },
     series: [
@@ -260,11 +262,14 @@ export function meanDistanceFromDiagonal(positions: number[], S: number): number
   return positions.reduce((a, p, t) => a + Math.abs(p - diagonalAt(t, T, S)), 0) / T
 }
 
-/** The y range of the position plot: every source position and every p_t. */
+/**
+ * The y range of the position plot: every source position and every p_t, with a margin. Whole
+ * numbers, so the axis ticks (and token labels) fall on whole source positions.
+ */
 export function positionExtent(positions: number[], S: number): [number, number] {
-  const lo = Math.min(-0.5, ...positions.map((p) => p - 0.25))
-  const hi = Math.max(S - 0.5, ...positions.map((p) => p + 0.25))
-  return [Math.floor(lo * 2) / 2, Math.ceil(hi * 2) / 2]
+  const lo = Math.min(-1, ...positions.map((p) => Math.floor(p - 0.25)))
+  const hi = Math.max(S, ...positions.map((p) => Math.ceil(p + 0.25)))
+  return [lo, hi]
 }
 
 /** p_t against the output step, the diagonal, and the window band around p_t. */
@@ -297,17 +302,19 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
     animation: false,
     title: input.title ? { text: input.title, left: 'center', textStyle: { fontSize: 14 } } : undefined,
     legend: { top: 0, data: [L.position, L.diagonal, L.window], itemGap: 18 },
-    grid: { left: 8, right: 20, top: 40, bottom: 8, containLabel: true },
+    grid: { left: 8, right: 20, top: 40, bottom: 24, containLabel: true },
     tooltip: { trigger: 'axis', formatter: tooltip },
     xAxis: {
       type: 'category',
       data: indices(T),
       name: L.step,
       nameLocation: 'middle',
-      nameGap: T > 12 ? 52 : 28,
+      nameGap: T > 12 ? 56 : 30,
       nameTextStyle: { color: C.muted },
       triggerEvent: true,
       axisTick: { show: false },
+      // Band edges can go below zero; keep the axis at the bottom of the grid.
+      axisLine: { onZero: false },
       axisLabel: {
         interval: 0,
         rotate: T > 12 ? 45 : 0,
