@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, screenshot, startBrowserMode, type Running, openAndType } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 // The views that compare runs: with vs without attention, what-if attention, BLEU by length.
@@ -17,10 +17,7 @@ describe('comparison, what-if and corpus views', () => {
     browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
     await page.goto(app.url)
-    await page.getByTestId('model-select').locator(`option[value="${ATT}"]`).waitFor({ state: 'attached' })
-    await page.getByTestId('model-select').selectOption(ATT)
-    await page.getByTestId('source').fill('A man in a blue shirt is standing on a ladder cleaning windows.')
-    await page.getByTestId('translation').waitFor()
+    await openAndType(page, ATT, 'A man in a blue shirt is standing on a ladder cleaning windows.')
   })
   afterAll(async () => {
     await browser?.close()

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { PNG } from 'pngjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, type Running, openAndType } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 const MODELS = process.env.AL_E2E_MODELS ?? FIXTURE_MODELS
@@ -27,10 +27,7 @@ describe('the Export dialog', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
     page = await context.newPage()
     await page.goto(app.url)
-    await page.getByTestId('model-select').locator(`option[value="${MODEL}"]`).waitFor({ state: 'attached' })
-    await page.getByTestId('model-select').selectOption(MODEL)
-    await page.getByTestId('source').fill('A little girl in a pink dress is running on the beach.')
-    await page.getByTestId('translation').waitFor()
+    await openAndType(page, MODEL, 'A little girl in a pink dress is running on the beach.')
     await page.getByTestId('tab-heatmap').click()
   })
   afterAll(async () => {

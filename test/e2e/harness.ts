@@ -58,3 +58,13 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true })
   return path
 }
+
+/** Picks a bundled model by id, waits until it is open, types a sentence and waits for its translation. */
+export async function openAndType(page: Page, modelId: string, sentence: string): Promise<void> {
+  await page.getByTestId('model-select').locator(`option[value="${modelId}"]`).waitFor({ state: 'attached' })
+  await page.getByTestId('model-select').selectOption(modelId)
+  const name = modelId.replace(/^bundled:/, '').replace(/\.onnx$/, '')
+  await page.getByTestId('model-name').filter({ hasText: name }).waitFor()
+  await page.getByTestId('source').fill(sentence)
+  await page.getByTestId('translation').waitFor()
+}

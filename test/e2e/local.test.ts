@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, screenshot, startBrowserMode, type Running, openAndType } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 let app: Running
@@ -26,11 +26,7 @@ describe('local attention view', () => {
       if (msg.type() === 'error' && !msg.location().url.endsWith('/favicon.ico')) errors.push(msg.text())
     })
     await page.goto(app.url)
-    await page.getByTestId('model-name').waitFor()
-    await page.getByTestId('model-select').selectOption('bundled:tiny-local-p.onnx')
-    await page.getByTestId('model-name').filter({ hasText: 'tiny-local-p' }).waitFor()
-    await page.getByTestId('source').fill(SENTENCE)
-    await page.getByTestId('translation').waitFor()
+    await openAndType(page, 'bundled:tiny-local-p.onnx', SENTENCE)
     await page.getByTestId('tab-local').click()
     await page.getByTestId('local-spotlight').waitFor()
   })
@@ -107,6 +103,24 @@ describe('local attention view', () => {
     await page.getByTestId('model-name').filter({ hasText: 'tiny-bahdanau' }).waitFor()
     await expect.poll(() => page.getByTestId('tab-local').count()).toBe(0)
     await expect.poll(() => page.getByTestId('tab-heatmap').count()).toBe(1)
+    expect(errors).toEqual([])
+  })
+
+  it('local-m: p_t follows the output step (no prediction) and the factor is a box, not a Gaussian', async () => {
+    await page.getByTestId('model-select').selectOption('bundled:tiny-local-m.onnx')
+    await page.getByTestId('model-name').filter({ hasText: 'tiny-local-m' }).waitFor()
+    await page.getByTestId('tab-local').click()
+    await expect.poll(() => page.getByTestId('local-about').innerText()).toMatch(/local-m/)
+    await page.getByTestId('local-steps').locator('button').nth(0).click()
+    await expect.poll(() => attr('local-pt', 'data-position')).toBe('0.0000')
+    await page.getByTestId('local-steps').locator('button').nth(2).click()
+    const p2 = Number(await attr('local-pt', 'data-position'))
+    await page.getByTestId('local-steps').locator('button').nth(1).click()
+    const p1 = Number(await attr('local-pt', 'data-position'))
+    // p_t = t·r: equally spaced steps (until the end of the sentence clips it).
+    expect(p1).toBeGreaterThan(0)
+    expect(p2).toBeCloseTo(2 * p1, 3)
+    await screenshot(page, 'local-view-local-m')
     expect(errors).toEqual([])
   })
 })

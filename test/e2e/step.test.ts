@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, screenshot, startBrowserMode, type Running, openAndType } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 let app: Running
@@ -22,11 +22,7 @@ describe('the step-through view: scores → softmax → (Gaussian) → context v
     browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     await page.goto(app.url)
-    await page.getByTestId('model-name').waitFor()
-    await page.getByTestId('model-select').selectOption('bundled:tiny-local-p.onnx')
-    await page.getByTestId('model-name').filter({ hasText: 'tiny-local-p' }).waitFor()
-    await page.getByTestId('source').fill(SENTENCE)
-    await page.getByTestId('translation').waitFor()
+    await openAndType(page, 'bundled:tiny-local-p.onnx', SENTENCE)
     await page.getByTestId('tab-step').click()
     await page.getByTestId('step-view').waitFor()
   })
