@@ -25,6 +25,7 @@ describe('the Export dialog', () => {
     app = await startBrowserMode({ AL_MODELS_DIR: MODELS })
     browser = await launchChromium()
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url })
     page = await context.newPage()
     await page.goto(app.url)
     await openAndType(page, MODEL, 'A little girl in a pink dress is running on the beach.')
@@ -60,6 +61,15 @@ describe('the Export dialog', () => {
     const json = JSON.parse(readFileSync(await saveDownload(() => page.getByTestId('export-json').click(), 'export-matrix.json'), 'utf8'))
     expect(json.attention).toHaveLength(lines.length - 1)
     expect(json.positions).toHaveLength(json.tgtTokens.length)
+  })
+
+  it('copies the figure to the clipboard as a PNG', async () => {
+    await page.getByTestId('export-copy').click()
+    await expect.poll(() => page.getByTestId('export-status').textContent()).toBe('Copied to the clipboard.')
+    const types = await page.evaluate(async () => (await navigator.clipboard.read()).flatMap((item) => item.types))
+    expect(types).toContain('image/png')
+    const size = await page.evaluate(async () => (await (await navigator.clipboard.read())[0].getType('image/png')).size)
+    expect(size).toBeGreaterThan(10_000)
   })
 
   it('a bad size is refused in the dialog, before anything is written', async () => {

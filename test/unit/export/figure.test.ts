@@ -82,6 +82,16 @@ describe('figure export', () => {
     const t = known()
     const cmp = (await renderFigure({ view: 'comparison', translations: [t, t], names: ['none', 'bahdanau'] }, spec({ format: 'svg' }))).toString()
     expect(cmp).toContain('bahdanau')
+    const bucket = (b: string, bleu: number) => ({ bucket: b, sentences: 10, bleu })
+    const result = (model: string, attention: 'none' | 'bahdanau', a: number, b: number) => ({
+      modelId: model, model, attention, fileName: `${model}.onnx`, sentences: 20, bleu: (a + b) / 2, bleuCased: a, byLength: [bucket('1-10', a), bucket('11-15', b)],
+      seconds: 1, sentencesPerSecond: 20, attentionEntropy: null, diagonality: null, cached: false, hypotheses: [],
+    })
+    const corpus = { pair: 'en-fr', testSet: 'test', results: [result('en-fr-none', 'none', 30, 20), result('en-fr-bahdanau', 'bahdanau', 40, 38)] }
+    const pdf = await renderFigure({ view: 'corpus', corpus }, spec({ format: 'pdf' }))
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-')
+    const svg = (await renderFigure({ view: 'corpus', corpus }, spec({ format: 'svg' }))).toString()
+    expect(svg).toContain('en-fr-none (25.0)')
   })
 
   it('CSV of the matrix: tokens as headers, one row per output token', () => {

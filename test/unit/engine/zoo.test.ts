@@ -1,0 +1,59 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { LoadedModel } from '../../../src/main/engine/model'
+import { tokenize, type TokenizerSpec } from '../../../src/main/engine/tokenizer'
+import { BUNDLED_MODELS, ROOT } from '../../helpers'
+
+const EXPECTED = ['en-fr-none', 'en-fr-bahdanau', 'en-fr-luong-general', 'en-fr-local-m', 'en-fr-local-p', 'zh-en-bahdanau', 'zh-en-local-p']
+const files = readdirSync(BUNDLED_MODELS).filter((f) => f.endsWith('.onnx'))
+const opened: LoadedModel[] = []
+afterAll(async () => {
+  for (const m of opened) await m.release()
+})
+
+describe('the bundled model zoo', () => {
+  it('has all five English→French kinds and Chinese→English bahdanau and local-p', () => {
+    expect(files.map((f) => f.replace(/\.onnx$/, '')).sort()).toEqual([...EXPECTED].sort())
+  })
+
+  it('stays under 60 MB in all', () => {
+    const total = readdirSync(BUNDLED_MODELS).reduce((a, f) => a + statSync(join(BUNDLED_MODELS, f)).size, 0)
+    expect(total).toBeLessThan(60 * 1024 * 1024)
+  })
+
+  it.each(EXPECTED)('%s: opens under the contract, carries its data, licence and test BLEU, and has a model card', async (name) => {
+    const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`))
+    opened.push(m)
+    expect(m.spec.name).toBe(name)
+    expect(m.spec.attention).toBe(name.replace(/^..-..-/, ''))
+    expect(m.spec.trainingData).toMatch(name.startsWith('en-fr') ? /Multi30K/ : /Tatoeba/)
+    expect(m.spec.licence.length).toBeGreaterThan(10)
+    expect(m.spec.testScore!.bleu).toBeGreaterThan(0)
+    expect(m.spec.testScore!.by_length.length).toBeGreaterThan(2)
+    const card = join(BUNDLED_MODELS, `${name}.md`)
+    expect(existsSync(card)).toBe(true)
+    expect(readFileSync(card, 'utf8')).toContain(String(m.spec.testScore!.bleu))
+  })
+
+  it('the TypeScript tokenizer maps the Python test vectors to the same ids as the models\' vocabularies', async () => {
+    interface Case { pair: string; side: 'src' | 'tgt'; spec: TokenizerSpec; text?: string; ids?: number[]; vocab_head?: string[] }
+    const cases = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/tokenizer-vectors.json'), 'utf8')) as Case[]
+    let checked = 0
+    for (const pair of ['en-fr', 'zh-en']) {
+      const m = await LoadedModel.open(join(BUNDLED_MODELS, `${pair}-bahdanau.onnx`))
+      opened.push(m)
+      for (const c of cases.filter((x) => x.pair === pair)) {
+        const vocab = c.side === 'src' ? m.spec.srcVocab : m.spec.tgtVocab
+        if (c.vocab_head) {
+          expect(vocab.slice(0, c.vocab_head.length)).toEqual(c.vocab_head)
+          continue
+        }
+        const index = new Map(vocab.map((w, i) => [w, i]))
+        expect(tokenize(c.text!, c.spec).map((t) => index.get(t) ?? m.spec.special.unk)).toEqual(c.ids)
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(200)
+  })
+})
