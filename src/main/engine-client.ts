@@ -29,6 +29,8 @@ export class EngineClient {
   private opened = new Set<string>()
   private listeners = new Set<(e: EngineEvent) => void>()
   private closed = false
+  private provider: string | null = null
+  private recentCrashes: number[] = []
   restarts = 0
 
   constructor(private spawn: () => EngineChannel) {
@@ -53,9 +55,17 @@ export class EngineClient {
       for (const p of this.pending.values()) p.reject(new Error(message))
       this.pending.clear()
       this.restarts++
-      this.start()
-      for (const path of this.opened) void this.call('open', path).catch(() => this.opened.delete(path))
-      for (const l of this.listeners) l({ kind: 'restarted', message })
+      // An engine that dies again and again (a broken install) is not restarted in a tight loop.
+      const now = Date.now()
+      this.recentCrashes = [...this.recentCrashes.filter((t) => now - t < 60_000), now]
+      const delay = this.recentCrashes.length > 3 ? Math.min(30_000, 1000 * 2 ** (this.recentCrashes.length - 3)) : 0
+      setTimeout(() => {
+        if (this.closed) return
+        this.start()
+        if (this.provider) void this.call('setProvider', this.provider).catch(() => undefined)
+        for (const path of this.opened) void this.call('open', path).catch(() => this.opened.delete(path))
+        for (const l of this.listeners) l({ kind: 'restarted', message })
+      }, delay)
     })
   }
 
@@ -70,6 +80,7 @@ export class EngineClient {
     ...args: Parameters<EngineMethods[M]>
   ): Promise<ReturnType<EngineMethods[M]>> {
     if (this.closed) return Promise.reject(new Error('The engine is shut down.'))
+    if (opts.signal?.aborted) return Promise.reject(new Error('The evaluation was cancelled.'))
     const id = this.nextId++
     opts.signal?.addEventListener('abort', () => this.channel.post({ cancel: id }), { once: true })
     return new Promise((resolve, reject) => {
@@ -78,6 +89,7 @@ export class EngineClient {
     }).then((r) => {
       if (method === 'open') this.opened.add(args[0] as string)
       if (method === 'close') this.opened.delete(args[0] as string)
+      if (method === 'setProvider') this.provider = args[0] as string
       return r as ReturnType<EngineMethods[M]>
     })
   }
@@ -89,6 +101,8 @@ export class EngineClient {
 
   dispose(): void {
     this.closed = true
+    for (const p of this.pending.values()) p.reject(new Error('The engine is shut down.'))
+    this.pending.clear()
     this.channel.kill()
   }
 }

@@ -21,7 +21,9 @@ export function forkEngine(env: NodeJS.ProcessEnv = process.env): EngineChannel 
   const { file, execArgv } = engineEntry()
   const child = fork(file, [], { execArgv, env, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   return {
-    post: (msg: EngineRequest) => void child.send(msg),
+    // A send racing the child's death must not throw or emit an unhandled 'error' here; the
+    // 'exit' handler reports the crash and the client restarts the engine.
+    post: (msg: EngineRequest) => void (child.connected && child.send(msg, () => undefined)),
     onMessage: (l) => child.on('message', (m) => l(m as EngineResponse)),
     onExit: (l) => child.on('exit', (code, signal) => l(signal ? `signal ${signal}` : `exit code ${code}`)),
     kill: () => void child.kill(),

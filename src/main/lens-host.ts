@@ -165,6 +165,7 @@ export class LensHost {
     this.corpusAbort = abort
     const results: CorpusResult['results'] = []
     for (let i = 0; i < ids.length; i++) {
+      if (abort.signal.aborted) throw new Error('The evaluation was cancelled.')
       const onProgress = (p: { done: number; total: number }) => {
         for (const l of this.progressListeners) l({ ...p, modelId: ids[i], index: i, count: ids.length })
       }

@@ -52,6 +52,7 @@ export function figureProblem(s: Partial<FigureSpec>): string | null {
   if (!(Number.isInteger(s.width) && s.width! >= 100 && s.width! <= 8000)) return 'The width must be a whole number of pixels from 100 to 8000.'
   if (!(Number.isInteger(s.height) && s.height! >= 100 && s.height! <= 8000)) return 'The height must be a whole number of pixels from 100 to 8000.'
   if (!(typeof s.scale === 'number' && s.scale >= 1 && s.scale <= 4)) return 'The PNG scale must be between 1 and 4.'
+  if (s.format === 'png' && s.width! * s.height! * s.scale * s.scale > 64e6) return 'The PNG would be larger than 64 megapixels; choose a smaller size or scale.'
   if (!['light', 'dark', 'transparent'].includes(String(s.theme))) return 'The theme must be light, dark or transparent.'
   if (!(typeof s.fontSize === 'number' && s.fontSize >= 6 && s.fontSize <= 72)) return 'The font size must be between 6 and 72.'
   return null

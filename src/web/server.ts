@@ -85,6 +85,14 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    // Only pages served from this very address may talk to it: a foreign Host is a DNS-rebinding
+    // page that would otherwise read the token from index.html; a foreign Origin is another site.
+    const port = (server.address() as { port: number }).port
+    const allowed = [`127.0.0.1:${port}`, `localhost:${port}`]
+    const origin = req.headers.origin
+    if (!allowed.includes(req.headers.host ?? '') || (origin !== undefined && !allowed.some((a) => origin === `http://${a}`))) {
+      return send(res, 403, { error: 'Requests must come from the page this server serves.' })
+    }
     try {
       if (url.pathname.startsWith('/api/')) {
         const given = req.headers['x-al-token'] ?? url.searchParams.get('token')

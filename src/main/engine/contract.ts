@@ -128,6 +128,15 @@ function checkValue(file: OnnxFile, name: string, where: 'input' | 'output'): vo
   }
 }
 
+/** Language codes become parts of file names (the bundled test sets), so keep them plain. */
+const LANG_RE = /^[a-z]{2,3}(-[A-Za-z0-9]{1,8})?$/
+
+function lang(file: OnnxFile, key: string): string {
+  const v = need(file, key)
+  if (!LANG_RE.test(v)) throw new ContractError(`The model's "${key}" is not a language code such as "en" or "zh".`)
+  return v
+}
+
 export function checkContract(file: OnnxFile): ModelSpec {
   const version = need(file, 'al.format_version')
   if (version !== FORMAT_VERSION) {
@@ -164,7 +173,9 @@ export function checkContract(file: OnnxFile): ModelSpec {
   if (attention !== 'none') stepOutputs.push(...STEP_OUTPUTS_ATTENTION)
   if (local) stepOutputs.push(...STEP_OUTPUTS_LOCAL)
   for (const name of stepOutputs) checkValue(file, name, 'output')
-  const logitsDim = file.outputs.get('logits')!.dims.at(-1)
+  const logitsDims = file.outputs.get('logits')!.dims
+  if (logitsDims.length !== 2) throw new ContractError(`The model's logits have rank ${logitsDims.length}, not 2 ([batch, vocabulary]).`)
+  const logitsDim = logitsDims.at(-1)
   if (typeof logitsDim === 'number' && logitsDim !== tgtVocab.length) {
     throw new ContractError(
       `The model's logits have ${logitsDim} entries but its target vocabulary has ${tgtVocab.length}.`,
@@ -180,8 +191,8 @@ export function checkContract(file: OnnxFile): ModelSpec {
     name: file.metadata.get('al.name') ?? 'model',
     attention,
     windowD: local ? windowD : 0,
-    srcLang: need(file, 'al.src_lang'),
-    tgtLang: need(file, 'al.tgt_lang'),
+    srcLang: lang(file, 'al.src_lang'),
+    tgtLang: lang(file, 'al.tgt_lang'),
     srcVocab,
     tgtVocab,
     srcTokenizer: tokenizer(file, 'al.src_tokenizer'),

@@ -214,7 +214,8 @@ async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alp
       else next.push(c)
     }
     // Log-probabilities only fall, so a live hypothesis can at best keep its score and reach the
-    // length limit; stop when no live one can beat the best finished one that way.
+    // length limit; drop those that cannot beat the best finished one that way. Like most beam
+    // decoders, also stop once K hypotheses have finished.
     const bestFinished = finished.length ? Math.max(...finished.map(norm)) : -Infinity
     alive = finished.length >= K ? [] : next.filter((h) => h.score / Math.pow(maxLen, alpha) > bestFinished)
     if (alive.length > 0) state = gatherRows(o.next_state, alive.map((h) => h.state))
@@ -228,10 +229,12 @@ export async function translate(model: LoadedModel, text: string, opts: DecodeOp
   const beam = Math.round(opts.beam ?? 1)
   if (!(beam >= 1 && beam <= MAX_BEAM)) throw new Error(`The beam size must be between 1 and ${MAX_BEAM}.`)
   const k = Math.min(Math.max(Math.round(opts.topK ?? DEFAULT_TOP_K), 1), 20)
+  const alpha = opts.lengthPenalty ?? 1
+  if (!(Number.isFinite(alpha) && alpha >= 0 && alpha <= 3)) throw new Error('The length penalty must be a number from 0 to 3.')
   if (beam === 1) return (await greedyBatch(model, [text], k))[0]
   const started = performance.now()
   const src = encodeSource(model, text)
-  const { steps, memory } = await beamDecode(model, src, beam, opts.lengthPenalty ?? 1, k)
+  const { steps, memory } = await beamDecode(model, src, beam, alpha, k)
   return toTranslation(model, src, steps, { mode: 'beam', beam, encoderStates: memory }, started)
 }
 
@@ -281,6 +284,9 @@ export function overrideWeights(req: Pick<WhatIfRequest, 'mode' | 'sourceIndex' 
 /** Decodes twice, with the model's own attention and with the override, and marks what changed. */
 export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<WhatIfResult> {
   if (model.spec.attention === 'none') throw new Error('This model has no attention to override.')
+  if (!model.stepInputs.has('attn_override') || !model.stepInputs.has('override_on')) {
+    throw new Error('This model\'s decoder step has no attn_override/override_on inputs, so its attention cannot be overridden.')
+  }
   const original = (await greedyBatch(model, [req.text]))[0]
   const started = performance.now()
   const src = encodeSource(model, req.text)

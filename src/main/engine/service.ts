@@ -32,7 +32,8 @@ function describeSpec(path: string, spec: ModelSpec): ModelDescription {
  * decodes with them. It runs inside the engine process; tests and the CLI use it directly.
  */
 export class InferenceService {
-  private models = new Map<string, LoadedModel>()
+  // Promises, so two calls that open the same file at once share one pair of sessions.
+  private models = new Map<string, Promise<LoadedModel>>()
 
   constructor(private provider = 'cpu') {}
 
@@ -49,7 +50,7 @@ export class InferenceService {
   }
 
   async describe(path: string): Promise<ModelDescription> {
-    const open = this.models.get(path)
+    const open = await this.models.get(path)?.catch(() => null)
     if (open) return describeSpec(path, open.spec)
     try {
       return describeSpec(path, checkContract(parseOnnx(new Uint8Array(await readFile(path)))))
@@ -60,11 +61,7 @@ export class InferenceService {
   }
 
   async open(path: string): Promise<ModelDescription & { provider: string; providerNote: string | null }> {
-    let model = this.models.get(path)
-    if (!model) {
-      model = await LoadedModel.open(path, this.provider)
-      this.models.set(path, model)
-    }
+    const model = await this.model(path)
     return { ...describeSpec(path, model.spec), provider: model.provider, providerNote: model.providerNote }
   }
 
@@ -96,16 +93,21 @@ export class InferenceService {
     return evaluateCorpus(await this.model(path), srcs, refs, opts)
   }
 
-  private async model(path: string): Promise<LoadedModel> {
-    const open = this.models.get(path)
-    if (open) return open
-    await this.open(path)
-    return this.models.get(path)!
+  private model(path: string): Promise<LoadedModel> {
+    let p = this.models.get(path)
+    if (!p) {
+      p = LoadedModel.open(path, this.provider)
+      this.models.set(path, p)
+      // A file that failed to open is not remembered: the next call tries again.
+      p.catch(() => this.models.get(path) === p && this.models.delete(path))
+    }
+    return p
   }
 
   async close(path: string): Promise<void> {
-    const m = this.models.get(path)
+    const p = this.models.get(path)
     this.models.delete(path)
+    const m = await p?.catch(() => null)
     await m?.release()
   }
 

@@ -70,6 +70,8 @@ describe('opening a model under the contract', () => {
       o.name = 'attn'
     })
     expect(await refusal(renamed)).toBe('The model has no output named "attention".')
+    const traversal = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.src_lang', 'x/../../../etc/passwd'))
+    expect(await refusal(traversal)).toBe('The model\'s "al.src_lang" is not a language code such as "en" or "zh".')
     const version = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.format_version', '9'))
     expect(await refusal(version)).toMatch(/format version 9/)
   })

@@ -24,6 +24,20 @@ describe('browser-mode host', () => {
     expect((await fetch(`${web.url}api/${Channels.modelsList}`, { method: 'POST', body: '[]' })).status).toBe(403)
   })
 
+  it('refuses requests for another Host (DNS rebinding) or from another Origin', async () => {
+    const { request } = await import('node:http')
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve) => {
+        const r = request(`${web.url}api/${Channels.modelsList}`, { method: 'POST', headers: { 'x-al-token': web.token, ...headers } }, (res) => resolve(res.statusCode!))
+        r.end('[]')
+      })
+    expect(await status({ host: 'evil.example:80' })).toBe(403)
+    expect(await status({ origin: 'http://evil.example' })).toBe(403)
+    expect(await status({})).toBe(200)
+    const page = await new Promise<number>((resolve) => request(web.url, { headers: { host: 'rebound.example' } }, (res) => resolve(res.statusCode!)).end())
+    expect(page).toBe(403)
+  })
+
   it('serves the same API: list, open, translate; errors come back as messages', async () => {
     const list = (await (await call(Channels.modelsList, [])).json()) as { result: { id: string; fileName: string }[] }
     expect(list.result.map((m) => m.fileName)).toEqual(['tiny-bahdanau.onnx', 'tiny-local-p.onnx', 'tiny-none.onnx'])
