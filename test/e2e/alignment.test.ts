@@ -151,7 +151,9 @@ describe('alignment lines view', () => {
     await expect.poll(drawnCount).toBe(S * (await tgtCount()))
   })
 
-  it('a long Chinese source: CJK tokens render at their width, never overlap, and the figure scrolls', async () => {
+  // Layout only: a synthetic 47-character matrix stands in for a decode (the real zh→en model is
+  // exercised end to end in translate.test.ts), so width, overlap and scrolling can be checked.
+  it('layout with a synthetic long Chinese matrix: CJK tokens render at their width, never overlap, and the figure scrolls', async () => {
     const zh = '一个穿着粉红色连衣裙的小女孩正在海滩上奔跑，她的小狗在后面追着她跑，天气很好，阳光明媚。'
     const srcTokens = [...zh, '</s>']
     const tgtTokens = 'a little girl in a pink dress is running on the beach , her little dog is chasing her behind , the weather is nice and sunny . </s>'.split(' ')

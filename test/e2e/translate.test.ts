@@ -98,6 +98,12 @@ describe('browser mode: open a model, type, see the heatmap', () => {
     await page.getByTestId('lang-select').selectOption('zh')
     await expect.poll(() => page.getByTestId('tab-heatmap').textContent()).toBe('热力图')
     await screenshot(page, 'translate-zh-en')
+    // "Click an English word, see which Chinese characters it looks at."
+    await page.getByTestId('tab-lines').click()
+    await page.getByTestId('align-tgt-1').click()
+    await expect.poll(async () => Number(await page.getByTestId('alignment').getAttribute('data-lines'))).toBeGreaterThan(0)
+    await screenshot(page, 'alignment-zh-en')
+    await page.getByTestId('tab-heatmap').click()
     await page.getByTestId('lang-select').selectOption('en')
   })
 
