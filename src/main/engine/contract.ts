@@ -52,6 +52,12 @@ export const MAX_VOCAB = 200_000
 
 export class ContractError extends Error {}
 
+/** A value from the file, quoted in a message: cut so one hostile value cannot flood the UI. */
+function shown(v: string): string {
+  const flat = v.replace(/\s+/g, ' ')
+  return flat.length > 40 ? flat.slice(0, 40) + '…' : flat
+}
+
 export interface SpecialTokens {
   pad: number
   unk: number
@@ -137,16 +143,31 @@ function lang(file: OnnxFile, key: string): string {
   return v
 }
 
+/** The first float initializer holding NaN or an infinity, if any: such a model decodes garbage. */
+export function nonFiniteWeights(file: OnnxFile): string | null {
+  for (const t of file.model.graph?.initializer ?? []) {
+    if (t.dataType !== onnx.TensorProto.DataType.FLOAT) continue
+    let values: ArrayLike<number> = t.floatData ?? []
+    const raw = t.rawData
+    if (raw && raw.length >= 4) {
+      const copy = raw.byteOffset % 4 === 0 ? raw : raw.slice()
+      values = new Float32Array(copy.buffer, copy.byteOffset, Math.floor(copy.length / 4))
+    }
+    for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return t.name ?? '?'
+  }
+  return null
+}
+
 export function checkContract(file: OnnxFile): ModelSpec {
   const version = need(file, 'al.format_version')
   if (version !== FORMAT_VERSION) {
-    throw new ContractError(`The model uses format version ${version}; this app reads version ${FORMAT_VERSION}.`)
+    throw new ContractError(`The model uses format version ${shown(version)}; this app reads version ${FORMAT_VERSION}.`)
   }
   const task = file.metadata.get('al.task') ?? 'translation'
-  if (task !== 'translation') throw new ContractError(`The model is for "${task}", not translation.`)
+  if (task !== 'translation') throw new ContractError(`The model is for "${shown(task)}", not translation.`)
   const attention = need(file, 'al.attention') as AttentionKind
   if (!ATTENTION_KINDS.includes(attention)) {
-    throw new ContractError(`The model's attention kind "${attention}" is not one of ${ATTENTION_KINDS.join(', ')}.`)
+    throw new ContractError(`The model's attention kind "${shown(attention)}" is not one of ${ATTENTION_KINDS.join(', ')}.`)
   }
   const local = attention.startsWith('local')
   const windowD = Number(file.metadata.get('al.window_d') ?? '0')
@@ -181,6 +202,8 @@ export function checkContract(file: OnnxFile): ModelSpec {
       `The model's logits have ${logitsDim} entries but its target vocabulary has ${tgtVocab.length}.`,
     )
   }
+  const bad = nonFiniteWeights(file)
+  if (bad) throw new ContractError(`The model's weights contain NaN or infinite values (in "${bad}").`)
   let testScore: TestScore | null = null
   try {
     testScore = JSON.parse(file.metadata.get('al.test_bleu') ?? 'null') as TestScore | null

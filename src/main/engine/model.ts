@@ -48,13 +48,13 @@ export class LoadedModel {
         // A GPU provider that cannot start (no adapter, no driver, library missing) is not fatal.
         const note = `${provider} could not start (${providerReason(e)}); running on CPU.`
         const [encoder, step] = await sessions(parts, 'cpu').catch((err: unknown) => {
-          throw new ContractError(`onnxruntime could not load the model: ${firstLine(err)}.`)
+          throw new ContractError(`onnxruntime could not load the model: ${ortReason(err)}.`)
         })
         return new LoadedModel(path, spec, encoder, step, 'cpu', note)
       }
     }
     const [encoder, step] = await sessions(parts, 'cpu').catch((err: unknown) => {
-      throw new ContractError(`onnxruntime could not load the model: ${firstLine(err)}.`)
+      throw new ContractError(`onnxruntime could not load the model: ${ortReason(err)}.`)
     })
     return new LoadedModel(path, spec, encoder, step, 'cpu', null)
   }
@@ -90,6 +90,21 @@ function providerReason(e: unknown): string {
   const msg = firstLine(e)
   const m = msg.match(/(Failed to [^\n]*?|[^ ]*Failed to load shared library)(\.|$)/)
   return (m ? m[1] : msg).slice(0, 160)
+}
+
+/**
+ * The readable part of an onnxruntime error, without its source path, C++ signature and status
+ * prefix: "/…/graph.cc:1404 onnxruntime::Graph::Graph(…) This is an invalid model. …" →
+ * "This is an invalid model. …".
+ */
+export function ortReason(e: unknown): string {
+  let msg = firstLine(e)
+  const status = msg.lastIndexOf('[ONNXRuntimeError]')
+  if (status >= 0) msg = msg.slice(status).replace(/^\[ONNXRuntimeError\]\s*:\s*\d+\s*:\s*\w+\s*:\s*/, '')
+  const sig = msg.search(/\) [A-Z][^)]*$/)
+  if (/^\S+\.(cc|h|cpp):\d+ [\w:~]+\(/.test(msg) && sig >= 0) msg = msg.slice(sig + 2)
+  msg = msg.replace(/^\S+\.(cc|h|cpp):\d+ (\w+ )?/, '')
+  return msg.length > 200 ? msg.slice(0, 199) + '…' : msg
 }
 
 export function firstLine(e: unknown): string {

@@ -72,6 +72,15 @@ describe('opening a model under the contract', () => {
     expect(await refusal(renamed)).toBe('The model has no output named "attention".')
     const traversal = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.src_lang', 'x/../../../etc/passwd'))
     expect(await refusal(traversal)).toBe('The model\'s "al.src_lang" is not a language code such as "en" or "zh".')
+    const nan = editedModel(tiny('bahdanau'), (m) => {
+      const w = m.graph!.initializer!.find((t) => t.name === 'model.init.weight')!
+      const f = new Float32Array(w.rawData!.slice().buffer)
+      f[3] = NaN
+      w.rawData = new Uint8Array(f.buffer)
+    })
+    expect(await refusal(nan)).toBe('The model\'s weights contain NaN or infinite values (in "model.init.weight").')
+    const huge = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.src_vocab', JSON.stringify(Array.from({ length: 1_000_000 }, (_, i) => `w${i}`))))
+    expect(await refusal(huge)).toBe('The model\'s vocabulary "al.src_vocab" has 1000000 entries, more than the 200000 this app accepts.')
     const version = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.format_version', '9'))
     expect(await refusal(version)).toMatch(/format version 9/)
   })
