@@ -106,6 +106,7 @@ app.whenReady().then(() => {
     if (path) await writeAtomic(path, String(text))
     return path
   })
+  handle(Channels.appNotice, () => host.takeNotice())
   handle(Channels.providersList, () => host.listProviders())
   handle(Channels.providersSet, (_e, name: string) => host.setProvider(String(name)))
   host.onEngineStatus((s) => win?.webContents.send(Channels.engineStatus, s))

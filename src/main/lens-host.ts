@@ -102,6 +102,13 @@ export class LensHost {
     return { ...d, id, bundled: id.startsWith('bundled:') }
   }
 
+  async takeNotice(): Promise<string | null> {
+    await this.ready
+    const n = this.notice ?? null
+    this.notice = undefined
+    return n
+  }
+
   async listProviders(): Promise<{ providers: ProviderInfo[]; chosen: string }> {
     await this.ready
     return { providers: await this.engine.call('providers'), chosen: this.settings.provider ?? 'cpu' }

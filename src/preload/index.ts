@@ -25,6 +25,7 @@ const api: LensApi = {
   exportFigure: (data, spec) => invoke(Channels.exportFigure, data, spec),
   copyFigure: (data, spec) => invoke(Channels.exportCopy, data, spec),
   saveData: (name, text) => invoke(Channels.exportData, name, text),
+  appNotice: () => invoke(Channels.appNotice),
   listProviders: () => invoke(Channels.providersList),
   setProvider: (name) => invoke(Channels.providersSet, name),
   compare: (req) => invoke(Channels.compareRun, req),

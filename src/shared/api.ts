@@ -214,6 +214,7 @@ export const Channels = {
   exportFigure: 'export:figure',
   exportCopy: 'export:copy',
   exportData: 'export:data',
+  appNotice: 'app:notice',
   providersList: 'providers:list',
   providersSet: 'providers:set',
   engineStatus: 'engine:status',
@@ -243,6 +244,8 @@ export interface LensApi {
   copyFigure(data: FigureData, spec: FigureSpec): Promise<void>
   /** Saves text (the matrix as CSV or JSON) under a suggested name. Null when cancelled. */
   saveData(fileName: string, text: string): Promise<string | null>
+  /** A one-time notice from start-up (a damaged settings file set aside), or null. */
+  appNotice(): Promise<string | null>
   /** Execution providers this machine offers, and the one chosen. */
   listProviders(): Promise<{ providers: ProviderInfo[]; chosen: string }>
   /** Choose a provider (remembered); the open model reopens on it and the result says what runs. */

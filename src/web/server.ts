@@ -79,6 +79,7 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     [Channels.forcedRun]: ([req]) => host.forced(req as never),
     [Channels.corpusRun]: ([req]) => host.runCorpus(req as never),
     [Channels.corpusCancel]: () => host.cancelCorpus(),
+    [Channels.appNotice]: () => host.takeNotice(),
     [Channels.providersList]: () => host.listProviders(),
     [Channels.providersSet]: ([name]) => host.setProvider(String(name)),
   }

@@ -66,6 +66,7 @@ export function createHttpApi(): LensApi {
       download(name, new Blob([text], { type: name.endsWith('.json') ? 'application/json' : 'text/csv' }))
       return name
     },
+    appNotice: () => invoke(Channels.appNotice),
     listProviders: () => invoke(Channels.providersList),
     setProvider: (name) => invoke(Channels.providersSet, name),
     onEngineStatus: (listener) => subscribe<EngineStatus>(Channels.engineStatus, listener),

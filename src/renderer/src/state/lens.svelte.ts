@@ -46,6 +46,10 @@ export class LensState {
     if (saved.heatmap) this.heatmapStyle = { ...this.heatmapStyle, ...saved.heatmap }
     if (saved.view && VIEWS.includes(saved.view)) this.view = saved.view
     await this.refreshModels()
+    api.appNotice().then(
+      (n) => n && (this.notice = n),
+      () => undefined,
+    )
     api.listProviders().then(
       (p) => {
         this.providers = p.providers
