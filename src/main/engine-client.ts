@@ -80,7 +80,7 @@ export class EngineClient {
     ...args: Parameters<EngineMethods[M]>
   ): Promise<ReturnType<EngineMethods[M]>> {
     if (this.closed) return Promise.reject(new Error('The engine is shut down.'))
-    if (opts.signal?.aborted) return Promise.reject(new Error('The evaluation was cancelled.'))
+    if (opts.signal?.aborted) return Promise.reject(new Error(`The ${method === 'evaluate' ? 'evaluation' : 'translation'} was cancelled.`))
     const id = this.nextId++
     opts.signal?.addEventListener('abort', () => this.channel.post({ cancel: id }), { once: true })
     return new Promise((resolve, reject) => {

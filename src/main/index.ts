@@ -86,6 +86,7 @@ app.whenReady().then(() => {
   // The path comes from the preload's webUtils.getPathForFile on a real drop, never typed in.
   handle(Channels.modelsOpenDropped, (_e, path: string) => host.openPath(String(path)))
   handle(Channels.translateRun, (_e, req) => host.translate(req as never))
+  handle(Channels.translateCancel, () => host.cancelTranslate())
   handle(Channels.compareRun, (_e, req) => host.compare(req as never))
   handle(Channels.whatIfRun, (_e, req) => host.whatIf(req as never))
   handle(Channels.forcedRun, (_e, req) => host.forced(req as never))

@@ -35,6 +35,7 @@ export class LensHost {
 
   private modelsDir: string
   private corpusAbort: AbortController | null = null
+  private translateAbort: AbortController | null = null
   private progressListeners = new Set<(p: CorpusProgress) => void>()
 
   constructor(
@@ -131,8 +132,17 @@ export class LensHost {
   async translate(req: TranslateRequest): Promise<Translation> {
     const path = this.pathOf(req.modelId)
     if (typeof req.text !== 'string') throw new Error('The text to translate must be a string.')
-    const t = await this.engine.call('translate', path, req.text, { beam: req.beam, lengthPenalty: req.lengthPenalty, topK: req.topK })
+    // A newer sentence supersedes the one still decoding: stop that one instead of finishing it.
+    this.translateAbort?.abort()
+    const abort = new AbortController()
+    this.translateAbort = abort
+    const opts = { beam: req.beam, lengthPenalty: req.lengthPenalty, topK: req.topK }
+    const t = await this.engine.callWith({ signal: abort.signal }, 'translate', path, req.text, opts)
     return { ...t, modelId: req.modelId }
+  }
+
+  async cancelTranslate(): Promise<void> {
+    this.translateAbort?.abort()
   }
 
   async compare(req: { modelIds: string[]; text: string }): Promise<Translation[]> {

@@ -22,6 +22,7 @@ const api: LensApi = {
   openModelDialog: () => invoke(Channels.modelsOpenDialog),
   openDroppedFile: (file) => invoke(Channels.modelsOpenDropped, webUtils.getPathForFile(file)),
   translate: (req) => invoke(Channels.translateRun, req),
+  cancelTranslate: () => invoke(Channels.translateCancel),
   exportFigure: (data, spec) => invoke(Channels.exportFigure, data, spec),
   copyFigure: (data, spec) => invoke(Channels.exportCopy, data, spec),
   saveData: (name, text) => invoke(Channels.exportData, name, text),

@@ -205,6 +205,7 @@ export const Channels = {
   modelsOpenDialog: 'models:open-dialog',
   modelsOpenDropped: 'models:open-dropped',
   translateRun: 'translate:run',
+  translateCancel: 'translate:cancel',
   compareRun: 'compare:run',
   whatIfRun: 'whatif:run',
   forcedRun: 'forced:run',
@@ -230,6 +231,8 @@ export interface LensApi {
   /** A file dropped on the window. */
   openDroppedFile(file: File): Promise<ModelInfo>
   translate(req: TranslateRequest): Promise<Translation>
+  /** Stops the translation in progress (its call then fails with "The translation was cancelled."). */
+  cancelTranslate(): Promise<void>
   /** The same source through several models (with / without attention). */
   compare(req: { modelIds: string[]; text: string }): Promise<Translation[]>
   whatIf(req: WhatIfRequest): Promise<WhatIfResult>

@@ -74,6 +74,7 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     [Channels.modelsList]: () => host.listModels(),
     [Channels.modelsOpen]: ([id]) => host.openModel(String(id)),
     [Channels.translateRun]: ([req]) => host.translate(req as never),
+    [Channels.translateCancel]: () => host.cancelTranslate(),
     [Channels.compareRun]: ([req]) => host.compare(req as never),
     [Channels.whatIfRun]: ([req]) => host.whatIf(req as never),
     [Channels.forcedRun]: ([req]) => host.forced(req as never),

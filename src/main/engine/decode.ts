@@ -111,7 +111,14 @@ function toTranslation(
   }
 }
 
+export class Cancelled extends Error {}
+
+function checkCancel(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new Cancelled('The translation was cancelled.')
+}
+
 interface LoopOptions {
+  signal?: AbortSignal
   topK: number
   /** Per row: the target ids to force (ending with </s>). */
   forced?: number[][]
@@ -135,6 +142,7 @@ async function decodeBatch(model: LoadedModel, srcs: EncodedSource[], opts: Loop
   let state = enc.init
   const maxT = Math.max(...limits)
   for (let t = 0; t < maxT && done.includes(false); t++) {
+    checkCancel(opts.signal)
     const w = opts.override?.(t) ?? null
     const o = await step(model, {
       prev,
@@ -167,10 +175,10 @@ function memoryRows(enc: Awaited<ReturnType<typeof encode>>, b: number): number[
   return Array.from({ length: n }, (_, s) => Array.from(data.subarray((b * L + s) * M, (b * L + s + 1) * M)))
 }
 
-export async function greedyBatch(model: LoadedModel, texts: string[], topKCount = DEFAULT_TOP_K): Promise<Translation[]> {
+export async function greedyBatch(model: LoadedModel, texts: string[], topKCount = DEFAULT_TOP_K, signal?: AbortSignal): Promise<Translation[]> {
   const started = performance.now()
   const srcs = texts.map((t) => encodeSource(model, t))
-  const { steps, memory } = await decodeBatch(model, srcs, { topK: topKCount })
+  const { steps, memory } = await decodeBatch(model, srcs, { topK: topKCount, signal })
   return srcs.map((s, b) => toTranslation(model, s, steps[b], { mode: 'greedy', beam: 1, encoderStates: memory[b] }, started))
 }
 
@@ -182,7 +190,7 @@ interface Hyp {
 }
 
 /** Beam search over one sentence; the beam is one batch of K rows. */
-async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alpha: number, k: number): Promise<{ steps: StepRecord[]; memory: number[][] }> {
+async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alpha: number, k: number, signal?: AbortSignal): Promise<{ steps: StepRecord[]; memory: number[][] }> {
   const { special } = model.spec
   const enc = await encode(model, [src.ids])
   const S = src.ids.length
@@ -197,6 +205,7 @@ async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alp
   let state = enc.init
   const finished: Hyp[] = []
   for (let t = 0; t < maxLen && alive.length > 0; t++) {
+    checkCancel(signal)
     const { memory, mask } = tiled(alive.length)
     const o = await step(model, { prev: alive.map((h) => h.steps.at(-1)?.token ?? special.bos), state, memory, mask, t })
     const candidates: Hyp[] = []
@@ -225,16 +234,16 @@ async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alp
   return { steps: pool[0]?.steps ?? [], memory: memoryRows(enc, 0) }
 }
 
-export async function translate(model: LoadedModel, text: string, opts: DecodeOptions = {}): Promise<Translation> {
+export async function translate(model: LoadedModel, text: string, opts: DecodeOptions = {}, signal?: AbortSignal): Promise<Translation> {
   const beam = Math.round(opts.beam ?? 1)
   if (!(beam >= 1 && beam <= MAX_BEAM)) throw new Error(`The beam size must be between 1 and ${MAX_BEAM}.`)
   const k = Math.min(Math.max(Math.round(opts.topK ?? DEFAULT_TOP_K), 1), 20)
   const alpha = opts.lengthPenalty ?? 1
   if (!(Number.isFinite(alpha) && alpha >= 0 && alpha <= 3)) throw new Error('The length penalty must be a number from 0 to 3.')
-  if (beam === 1) return (await greedyBatch(model, [text], k))[0]
+  if (beam === 1) return (await greedyBatch(model, [text], k, signal))[0]
   const started = performance.now()
   const src = encodeSource(model, text)
-  const { steps, memory } = await beamDecode(model, src, beam, alpha, k)
+  const { steps, memory } = await beamDecode(model, src, beam, alpha, k, signal)
   return toTranslation(model, src, steps, { mode: 'beam', beam, encoderStates: memory }, started)
 }
 

@@ -25,23 +25,27 @@ type Handlers = { [M in keyof EngineMethods]: (...args: Parameters<EngineMethods
 const running = new Map<number, AbortController>()
 let current = 0 // the id of the request being dispatched, for progress messages
 
+/** Runs work that a cancel message for the current request id can stop. */
+function cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const id = current
+  const ac = new AbortController()
+  running.set(id, ac)
+  return work(ac.signal).finally(() => running.delete(id))
+}
+
 const handlers: Handlers = {
   describe: (p) => service.describe(p),
   open: (p) => service.open(p),
   providers: async () => service.providers(),
   setProvider: (name) => service.setProvider(name),
-  translate: (p, text, opts) => service.translate(p, text, opts),
+  translate: (p, text, opts) => cancellable((signal) => service.translate(p, text, opts, signal)),
   translateBatch: (p, texts) => service.translateBatch(p, texts),
   forced: (p, text, target) => service.forced(p, text, target),
   whatIf: (p, req) => service.whatIf(p, req),
   compare: (paths, text, opts) => service.compare(paths, text, opts),
   evaluate: (p, srcs, refs, cacheDir) => {
     const id = current
-    const ac = new AbortController()
-    running.set(id, ac)
-    return service
-      .evaluate(p, srcs, refs, { cacheDir, signal: ac.signal, onProgress: (progress) => send({ id, progress }) })
-      .finally(() => running.delete(id))
+    return cancellable((signal) => service.evaluate(p, srcs, refs, { cacheDir, signal, onProgress: (progress) => send({ id, progress }) }))
   },
   close: (p) => service.close(p),
   crash: async () => {

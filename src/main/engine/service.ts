@@ -65,8 +65,8 @@ export class InferenceService {
     return { ...describeSpec(path, model.spec), provider: model.provider, providerNote: model.providerNote }
   }
 
-  async translate(path: string, text: string, opts: DecodeOptions = {}): Promise<Translation> {
-    return translate(await this.model(path), text, opts)
+  async translate(path: string, text: string, opts: DecodeOptions = {}, signal?: AbortSignal): Promise<Translation> {
+    return translate(await this.model(path), text, opts, signal)
   }
 
   /** Greedy translations of many sentences in one batch (corpus evaluation). */

@@ -52,3 +52,22 @@ describe('corpus evaluation through the engine process', () => {
     await expect(p).rejects.toThrow('The evaluation was cancelled.')
   })
 })
+
+describe('a slow decode can be cancelled', () => {
+  const engine = new EngineClient(() => forkEngine())
+  afterAll(() => engine.dispose())
+
+  it('a beam-16 decode of a 200-token input stops when asked', async () => {
+    await engine.call('open', tiny('local-p'))
+    const ac = new AbortController()
+    const text = 'a dog runs on the beach near the water while a man watches '.repeat(20)
+    const started = Date.now()
+    const p = engine.callWith({ signal: ac.signal }, 'translate', tiny('local-p'), text, { beam: 16 })
+    setTimeout(() => ac.abort(), 100)
+    await expect(p).rejects.toThrow('The translation was cancelled.')
+    // And the engine answers the next call.
+    const t = await engine.call('translate', tiny('local-p'), 'A dog.')
+    expect(t.tgtTokens.length).toBeGreaterThan(0)
+    expect(Date.now() - started).toBeLessThan(60_000)
+  })
+})

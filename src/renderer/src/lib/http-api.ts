@@ -53,6 +53,7 @@ export function createHttpApi(): LensApi {
     openDroppedFile: (file) =>
       call(Channels.modelsOpenDropped, { body: file, headers: { 'x-file-name': encodeURIComponent(file.name) } }),
     translate: (req) => invoke(Channels.translateRun, req),
+    cancelTranslate: () => invoke(Channels.translateCancel),
     exportFigure: async (data, spec) => {
       const name = figureFileName(data.view, spec.format)
       download(name, await figure(data, spec))

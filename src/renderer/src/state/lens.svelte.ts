@@ -102,6 +102,13 @@ export class LensState {
     await this.adopt(api.setProvider(name))
   }
 
+  /** Stops a slow decode (a long sentence with a wide beam). */
+  async cancel(): Promise<void> {
+    this.seq++
+    this.busy = false
+    await api.cancelTranslate()
+  }
+
   setText(text: string): void {
     this.text = text
     this.save()
@@ -161,7 +168,8 @@ export class LensState {
       if (this.selectedRow !== null && this.selectedRow >= t.tgtTokens.length) this.selectedRow = null
       if (this.selectedCol !== null && this.selectedCol >= t.srcTokens.length) this.selectedCol = null
     } catch (e) {
-      if (seq === this.seq) this.error = (e as Error).message
+      // A superseded decode is cancelled on purpose; only the latest request's failure is news.
+      if (seq === this.seq && !/was cancelled/.test((e as Error).message)) this.error = (e as Error).message
     } finally {
       if (seq === this.seq) this.busy = false
     }
