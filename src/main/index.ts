@@ -1,8 +1,9 @@
 /** Electron main: window, menu, dialogs and IPC wiring. The work happens in LensHost and the engine. */
-import { app, BrowserWindow, clipboard, ClipboardItem, dialog, ipcMain, Menu, utilityProcess, type IpcMainInvokeEvent } from 'electron'
+import { app, BrowserWindow, clipboard, ClipboardItem, dialog, ipcMain, Menu, session, utilityProcess, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
 import { Channels, type Envelope } from '../shared/api'
 import { figureFileName, type FigureData, type FigureSpec } from '../shared/figure'
+import { checkArgs } from '../shared/validate'
 import { writeAtomic } from './export/atomic'
 import { EngineClient, type EngineChannel } from './engine-client'
 import type { EngineRequest, EngineResponse } from './engine/protocol'
@@ -24,6 +25,7 @@ function utilityEngine(): EngineChannel {
 function handle<A extends unknown[]>(channel: string, fn: (e: IpcMainInvokeEvent, ...args: A) => Promise<unknown>): void {
   ipcMain.handle(channel, async (e, ...args): Promise<Envelope<unknown>> => {
     try {
+      checkArgs(channel, args)
       return { result: await fn(e, ...(args as A)) }
     } catch (err) {
       return { error: (err as Error).message }
@@ -43,6 +45,9 @@ function createWindow(): void {
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
+      webSecurity: true,
+      // A middle click must not open a link in a new window.
+      disableBlinkFeatures: 'Auxclick',
     },
   })
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
@@ -67,6 +72,9 @@ async function openDialog(): Promise<string | null> {
 }
 
 app.whenReady().then(() => {
+  // The page needs no permission (camera, notifications, …): the clipboard and files go through main.
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
+  session.defaultSession.setPermissionCheckHandler(() => false)
   const paths = appPaths()
   const modelsDir = app.isPackaged ? join(process.resourcesPath, 'models') : paths.models
   const engine = new EngineClient(utilityEngine)

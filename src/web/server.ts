@@ -14,6 +14,7 @@ import { forkEngine } from '../main/engine-fork'
 import { LensHost } from '../main/lens-host'
 import { defaultCacheDir, defaultConfigDir, SettingsStore } from '../main/settings-store'
 import { appPaths } from '../main/paths'
+import { checkArgs } from '../shared/validate'
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -111,7 +112,9 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
         if (channel === Channels.exportFigure) {
           // The figure's bytes themselves; the page turns them into a download or a clipboard item.
           try {
-            const [data, spec] = JSON.parse((await body(req)).toString('utf8')) as [never, { format: string }]
+            const args = JSON.parse((await body(req)).toString('utf8')) as unknown[]
+            checkArgs(channel, args)
+            const [data, spec] = args as [never, { format: string }]
             const bytes = await host.renderFigure(data, spec as never)
             res.writeHead(200, { 'content-type': FIGURE_TYPES[spec.format] ?? 'application/octet-stream', 'cache-control': 'no-store' })
             return res.end(bytes)
@@ -131,6 +134,7 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
             if (!handler) return send(res, 404, { error: `No API call named ${channel}.` })
             const args = JSON.parse((await body(req)).toString('utf8') || '[]') as unknown
             if (!Array.isArray(args)) return send(res, 400, { error: 'The request body must be a JSON array.' })
+            checkArgs(channel, args)
             envelope = { result: await handler(args, req) }
           }
         } catch (e) {

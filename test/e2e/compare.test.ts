@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, screenshot, startBrowserMode, type Running, openAndType } from './harness'
@@ -6,6 +7,8 @@ import { FIXTURE_MODELS } from '../helpers'
 // The views that compare runs: with vs without attention, what-if attention, BLEU by length.
 const MODELS = process.env.AL_E2E_MODELS ?? FIXTURE_MODELS
 const ATT = process.env.AL_E2E_MODELS ? 'bundled:en-fr-bahdanau.onnx' : 'bundled:tiny-bahdanau.onnx'
+// Every en→fr model in the folder takes part in the comparison and the corpus run.
+const PAIR_MODELS = readdirSync(MODELS).filter((f) => f.endsWith('.onnx') && !f.startsWith('zh-')).length
 
 let app: Running
 let browser: Browser
@@ -27,7 +30,7 @@ describe('comparison, what-if and corpus views', () => {
   it('runs the same sentence through the models with and without attention and marks where they differ', async () => {
     await page.getByTestId('tab-compare').click()
     const rows = page.getByTestId('compare-row')
-    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(3)
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(PAIR_MODELS)
     expect(await rows.first().getAttribute('data-attention')).toBe('none')
     // The fixed context vector of the no-attention model is drawn as one strip.
     expect(await page.getByTestId('fixed-context').count()).toBe(1)
@@ -56,8 +59,8 @@ describe('comparison, what-if and corpus views', () => {
     await page.getByTestId('tab-corpus').click()
     await page.getByTestId('corpus-run').click()
     await expect.poll(() => page.getByTestId('corpus-progress').count(), { timeout: 20_000 }).toBe(1)
-    await expect.poll(async () => Number(await page.getByTestId('corpus-chart').getAttribute('data-lines')), { timeout: 240_000 }).toBe(3)
-    expect(await page.getByTestId('corpus-table').locator('tbody tr').count()).toBe(3)
+    await expect.poll(async () => Number(await page.getByTestId('corpus-chart').getAttribute('data-lines')), { timeout: 240_000 }).toBe(PAIR_MODELS)
+    expect(await page.getByTestId('corpus-table').locator('tbody tr').count()).toBe(PAIR_MODELS)
     await screenshot(page, 'corpus-view')
   }, 300_000)
 })

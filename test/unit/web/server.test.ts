@@ -40,7 +40,7 @@ describe('browser-mode host', () => {
 
   it('serves the same API: list, open, translate; errors come back as messages', async () => {
     const list = (await (await call(Channels.modelsList, [])).json()) as { result: { id: string; fileName: string }[] }
-    expect(list.result.map((m) => m.fileName)).toEqual(['tiny-bahdanau.onnx', 'tiny-local-p.onnx', 'tiny-none.onnx'])
+    expect(list.result.map((m) => m.fileName)).toEqual(['tiny-bahdanau.onnx', 'tiny-local-m.onnx', 'tiny-local-p.onnx', 'tiny-none.onnx'])
     const id = list.result[0].id
     expect(id).toBe('bundled:tiny-bahdanau.onnx')
     const opened = (await (await call(Channels.modelsOpen, [id])).json()) as { result: { attention: string } }

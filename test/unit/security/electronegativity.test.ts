@@ -1,0 +1,24 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ROOT, tempDir } from '../../helpers'
+
+// Findings that docs/security.md explains in one line each; anything else fails the test.
+const EXPLAINED = new Set(['CSP_GLOBAL_CHECK', 'PRELOAD_JS_CHECK'])
+
+describe('electronegativity over the Electron code', () => {
+  it('finds nothing that is not fixed or explained in docs/security.md', () => {
+    const out = join(tempDir(), 'report.csv')
+    const electron = JSON.parse(readFileSync(join(ROOT, 'node_modules/electron/package.json'), 'utf8')).version as string
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/@doyensec/electronegativity/dist/index.js'), '-i', join(ROOT, 'src'), '-e', electron, '-r', '-x', 'AvailableSecurityFixesGlobalCheck', '-o', out],
+      { stdio: 'ignore', timeout: 120_000 },
+    )
+    const findings = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0])
+    const docs = readFileSync(join(ROOT, 'docs/security.md'), 'utf8')
+    for (const f of EXPLAINED) expect(docs).toContain(`\`${f}\``)
+    expect(findings.filter((f) => !EXPLAINED.has(f))).toEqual([])
+  }, 150_000)
+})
