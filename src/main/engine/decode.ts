@@ -1,6 +1,6 @@
 import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
 import type { LoadedModel } from './model'
-import { encode, gatherRows, logSoftmaxRow, row, step, tileRows, topK } from './steps'
+import { encode, gatherRows, logitRow, row, step, tileRows, topK, type LogitRow } from './steps'
 import { detokenize, tokenize } from './tokenizer'
 
 /** Longest source the engine decodes; longer input is cut and the result says so. */
@@ -60,12 +60,17 @@ interface StepRecord {
   align: number[] | null
 }
 
-function record(model: LoadedModel, o: Awaited<ReturnType<typeof step>>, b: number, S: number, logp: Float32Array, token: number, k: number): StepRecord {
+/** The k most probable tokens of a logit row, most probable first. */
+function alternativesOf(model: LoadedModel, r: LogitRow, k: number): Alternative[] {
+  return topK(r.x, k).map((i) => ({ token: model.spec.tgtVocab[i] ?? '<unk>', p: Math.exp(r.x[i] - r.lse) }))
+}
+
+function record(o: Awaited<ReturnType<typeof step>>, b: number, S: number, r: LogitRow, token: number, alternatives: Alternative[]): StepRecord {
   const w = row(o.window, b, 2)
   return {
     token,
-    logProb: logp[token],
-    alternatives: topK(logp, k).map((i) => ({ token: model.spec.tgtVocab[i] ?? '<unk>', p: Math.exp(logp[i]) })),
+    logProb: r.x[token] - r.lse,
+    alternatives,
     attention: row(o.attention, b, S),
     scores: row(o.scores, b, S),
     position: o.position ? (o.position.data as Float32Array)[b] : null,
@@ -156,9 +161,11 @@ async function decodeBatch(model: LoadedModel, srcs: EncodedSource[], opts: Loop
     const next = [...prev]
     for (let b = 0; b < B; b++) {
       if (done[b]) continue
-      const logp = logSoftmaxRow(o.logits, b)
-      const token = opts.forced ? opts.forced[b][t] : topK(logp, 1)[0]
-      out[b].push(record(model, o, b, enc.lengths[b], logp, token, opts.topK))
+      const r = logitRow(o.logits, b)
+      const alternatives = alternativesOf(model, r, opts.topK)
+      // The greedy choice is the most probable alternative (ties broken the same way).
+      const token = opts.forced ? opts.forced[b][t] : topK(r.x, 1)[0]
+      out[b].push(record(o, b, enc.lengths[b], r, token, alternatives))
       next[b] = token
       if (token === special.eos || out[b].length >= limits[b]) done[b] = true
     }
@@ -210,9 +217,10 @@ async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alp
     const o = await step(model, { prev: alive.map((h) => h.steps.at(-1)?.token ?? special.bos), state, memory, mask, t })
     const candidates: Hyp[] = []
     alive.forEach((h, b) => {
-      const logp = logSoftmaxRow(o.logits, b)
-      for (const tok of topK(logp, K)) {
-        candidates.push({ steps: [...h.steps, record(model, o, b, S, logp, tok, k)], state: b, score: h.score + logp[tok], done: tok === special.eos })
+      const r = logitRow(o.logits, b)
+      const alternatives = alternativesOf(model, r, k)
+      for (const tok of topK(r.x, K)) {
+        candidates.push({ steps: [...h.steps, record(o, b, S, r, tok, alternatives)], state: b, score: h.score + r.x[tok] - r.lse, done: tok === special.eos })
       }
     })
     candidates.sort((a, b) => b.score - a.score)

@@ -81,18 +81,23 @@ export async function step(model: LoadedModel, x: StepInput): Promise<ort.Infere
   return model.step.run(feeds)
 }
 
-/** Log-softmax of row b of a [B, V] logits tensor. */
-export function logSoftmaxRow(logits: ort.Tensor, b: number): Float32Array {
+/**
+ * Row b of a [B, V] logits tensor, without copying, and its log-sum-exp: log P(i) = x[i] − lse.
+ * Ranking the raw logits ranks the probabilities, so no normalised copy is ever made.
+ */
+export interface LogitRow {
+  x: Float32Array
+  lse: number
+}
+
+export function logitRow(logits: ort.Tensor, b: number): LogitRow {
   const V = logits.dims[1]
   const x = (logits.data as Float32Array).subarray(b * V, (b + 1) * V)
   let m = -Infinity
   for (let i = 0; i < V; i++) if (x[i] > m) m = x[i]
   let s = 0
   for (let i = 0; i < V; i++) s += Math.exp(x[i] - m)
-  const lse = m + Math.log(s)
-  const out = new Float32Array(V)
-  for (let i = 0; i < V; i++) out[i] = x[i] - lse
-  return out
+  return { x, lse: m + Math.log(s) }
 }
 
 /** Indices of the k largest values, largest first. */
