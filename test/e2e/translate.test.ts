@@ -37,7 +37,7 @@ describe('browser mode: open a model, type, see the heatmap', () => {
 
   it('translates an English sentence and draws one row per output token, one column per source token', async () => {
     const select = page.getByTestId('model-select')
-    await expect.poll(() => select.locator('option[value="bundled:en-fr-bahdanau.onnx"]').count()).toBe(1)
+    await expect.poll(() => select.locator('option[value="bundled:en-fr-bahdanau.onnx"]').count(), { timeout: 30_000 }).toBe(1)
     await select.selectOption('bundled:en-fr-bahdanau.onnx')
     const sentence = 'A little girl in a pink dress is running on the beach.'
     await page.getByTestId('source').fill(sentence)
