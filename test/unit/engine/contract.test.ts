@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ContractError } from '../../../src/main/engine/contract'
 import { LoadedModel } from '../../../src/main/engine/model'
-import { editedModel, setMeta, tempDir, tiny } from '../../helpers'
+import { editedModel, ROOT, setMeta, tempDir, tiny } from '../../helpers'
 
 async function refusal(path: string): Promise<string> {
   const err = await LoadedModel.open(path).then(
@@ -54,6 +54,15 @@ describe('opening a model under the contract', () => {
     expect(await refusal(cut)).toMatch(/^The file is not an ONNX model/)
   })
 
+  it('refuses an ONNX model of something else (an image classifier) and a file too large to be a model', async () => {
+    expect(await refusal(join(ROOT, 'test/fixtures/other/image-classifier.onnx'))).toBe(
+      'The file is an ONNX model but carries no Attention Lens metadata (al.* keys), so it was not exported for this app.',
+    )
+    const big = join(tempDir(), 'huge.onnx')
+    truncateSync((writeFileSync(big, ''), big), 600 * 1024 * 1024) // sparse: no disk used
+    expect(await refusal(big)).toBe('The file is 600 MB, more than the 512 MB this app opens.')
+  })
+
   it('names what is missing when the contract is half met', async () => {
     const noMeta = editedModel(tiny('bahdanau'), (m) => m.metadataProps.splice(0))
     expect(await refusal(noMeta)).toMatch(/carries no Attention Lens metadata/)
@@ -74,7 +83,7 @@ describe('opening a model under the contract', () => {
     expect(await refusal(traversal)).toBe('The model\'s "al.src_lang" is not a language code such as "en" or "zh".')
     const nan = editedModel(tiny('bahdanau'), (m) => {
       const w = m.graph!.initializer!.find((t) => t.name === 'model.init.weight')!
-      const f = new Float32Array(w.rawData!.slice().buffer)
+      const f = new Float32Array(Uint8Array.from(w.rawData!).buffer)
       f[3] = NaN
       w.rawData = new Uint8Array(f.buffer)
     })

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
+import { maxTargetLength } from '../../../src/main/engine/decode'
 import { InferenceService } from '../../../src/main/engine/service'
-import { tiny } from '../../helpers'
+import { editedModel, tiny } from '../../helpers'
 
 const service = new InferenceService()
 afterAll(() => service.closeAll())
@@ -57,7 +58,15 @@ describe('greedy decoding with attention capture', () => {
   })
 
   it('stops at the length limit when the decoder never emits end-of-sentence', async () => {
-    const t = await service.translate(tiny('bahdanau'), 'a')
-    expect(t.tgtTokens.length).toBeLessThanOrEqual(2 * 2 + 10)
+    // The output bias of </s> pushed to -1e9: this decoder can never end a sentence.
+    const endless = editedModel(tiny('bahdanau'), (m) => {
+      const b = m.graph!.initializer!.find((t) => t.name === 'model.proj_bias')!
+      const f = new Float32Array(Uint8Array.from(b.rawData!).buffer)
+      f[3] = -1e9
+      b.rawData = new Uint8Array(f.buffer)
+    })
+    const t = await service.translate(endless, 'A dog runs.')
+    expect(t.tgtTokens).toHaveLength(maxTargetLength(t.srcTokens.length))
+    expect(t.tgtTokens).not.toContain('</s>')
   })
 })
