@@ -38,6 +38,13 @@ describe('opening model files: picker, file input (drop/Open… path), errors, r
     await expect.poll(async () => Number(await page.getByTestId('heatmap').getAttribute('data-cols'))).toBe(8)
   })
 
+  it('10,000 characters and unknown words: translated, with a visible note', async () => {
+    await page.getByTestId('source').fill('A zyzzyva dog runs on the grass. '.repeat(310))
+    await expect.poll(() => page.locator('.note').textContent(), { timeout: 30_000 }).toMatch(/The input was cut to the first 200 tokens\..*not in the vocabulary/)
+    await page.getByTestId('source').fill('A dog runs on the grass.')
+    await expect.poll(() => page.locator('.note').count()).toBe(0)
+  })
+
   it('the last model and sentence survive a reload', async () => {
     await page.reload()
     await expect.poll(() => page.getByTestId('model-name').textContent()).toBe('tiny-local-p')

@@ -79,6 +79,10 @@ describe('opening a model under the contract', () => {
       o.name = 'attn'
     })
     expect(await refusal(renamed)).toBe('The model has no output named "attention".')
+    const dtype = editedModel(tiny('bahdanau'), (m) => {
+      m.graph!.input!.find((v) => v.name === 'src_ids')!.type!.tensorType!.elemType = 1
+    })
+    expect(await refusal(dtype)).toBe('The model\'s input "src_ids" is float32, not int64.')
     const traversal = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.src_lang', 'x/../../../etc/passwd'))
     expect(await refusal(traversal)).toBe('The model\'s "al.src_lang" is not a language code such as "en" or "zh".')
     const nan = editedModel(tiny('bahdanau'), (m) => {
