@@ -16,7 +16,8 @@ export interface Running {
 /** Starts browser mode from the build (`npm run build` output) as a user would, on a random port. */
 export async function startBrowserMode(env: Record<string, string> = {}): Promise<Running> {
   const proc = spawn(process.execPath, [join(ROOT, 'out', 'main', 'web.js')], {
-    env: { ...process.env, AL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'al-cfg-')), ...env },
+    // Fresh settings and a fresh evaluation cache, so no run sees what an earlier one left.
+    env: { ...process.env, AL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'al-cfg-')), XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'al-cache-')), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const url = await new Promise<string>((resolve, reject) => {
