@@ -66,15 +66,11 @@ export class LensHost {
   async listModels(): Promise<ModelSummary[]> {
     await this.ready
     const files = (await readdir(this.modelsDir).catch(() => [] as string[])).filter((f) => f.endsWith('.onnx')).sort()
+    const entries = [...files.map((f) => ({ path: join(this.modelsDir, f), bundled: true })), ...this.settings.recent.map((path) => ({ path, bundled: false }))]
     const out: ModelSummary[] = []
-    for (const f of files) {
-      const path = join(this.modelsDir, f)
+    for (const { path, bundled } of entries) {
       const d = await this.engine.call('describe', path).catch(() => null)
-      if (d) out.push(this.summary(this.idFor(path, true), d, true))
-    }
-    for (const path of this.settings.recent) {
-      const d = await this.engine.call('describe', path).catch(() => null)
-      if (d) out.push(this.summary(this.idFor(path, false), d, false))
+      if (d) out.push(this.summary(this.idFor(path, bundled), d, bundled))
     }
     return out
   }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { DecodeOptions, EvalResult, ModelInfo, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
 import { checkContract, ContractError, type ModelSpec } from './contract'
@@ -49,11 +49,21 @@ export class InferenceService {
     await this.closeAll()
   }
 
+  // The picker lists every model after each open; a file unchanged since its last reading is not
+  // read and parsed again (the bundled models are 58 MB together).
+  private described = new Map<string, { stamp: string; description: ModelDescription }>()
+
   async describe(path: string): Promise<ModelDescription> {
     const open = await this.models.get(path)?.catch(() => null)
     if (open) return describeSpec(path, open.spec)
     try {
-      return describeSpec(path, checkContract(parseOnnx(new Uint8Array(await readFile(path)))))
+      const info = await stat(path)
+      const stamp = `${info.size}:${info.mtimeMs}`
+      const known = this.described.get(path)
+      if (known?.stamp === stamp) return known.description
+      const description = describeSpec(path, checkContract(parseOnnx(new Uint8Array(await readFile(path)))))
+      this.described.set(path, { stamp, description })
+      return description
     } catch (e) {
       if (e instanceof ContractError) throw e
       throw new ContractError(`The file is not a model this app can read: ${(e as Error).message}.`)
