@@ -10,6 +10,6 @@ mkdir -p training/logs
 models=("$@")
 if [ ${#models[@]} -eq 0 ]; then
   models=(en-fr:bahdanau en-fr:local-p en-fr:none en-fr:luong-general en-fr:local-m zh-en:bahdanau zh-en:local-p
-          tiny:bahdanau tiny:local-p tiny:local-m tiny:none)
+          taylor:luong-general taylor:local-p taylor:none tiny:bahdanau tiny:local-p tiny:local-m tiny:none)
 fi
 printf '%s\n' "${models[@]}" | xargs -P 2 -I{} bash training/train_one.sh {}

@@ -14,6 +14,23 @@ KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "loca
 NEG = -1e9
 
 
+def local_attention(scores, mask, p, window, gaussian):
+    """Luong's local attention around p [B,1]: a softmax over the window [p-D, p+D], times the
+    Gaussian exp(-(s-p)^2 / (2 sigma^2)), sigma = D/2 (or a factor of 1 inside the window, as
+    local-m has it). Returns the weights and the step outputs that show how they were made."""
+    pos = torch.cumsum(torch.ones_like(mask), 1) - 1
+    valid = (mask > 0) & (torch.abs(pos - p) <= window)
+    align = torch.softmax(torch.where(valid, scores, torch.full_like(scores, NEG)), 1)
+    align = align * valid.float()
+    if gaussian:
+        sigma = window / 2.0
+        gauss = torch.exp(-((pos - p) ** 2) / (2 * sigma * sigma)) * mask
+    else:
+        gauss = valid.float()
+    named = {"position": p.squeeze(1), "window": torch.cat([p - window, p + window], 1), "gaussian": gauss, "align": align}
+    return align * gauss, named
+
+
 class GRUCell(nn.Module):
     """GRU cell from two linear maps: exports to plain ONNX ops (no aten::gru_cell)."""
 
@@ -157,29 +174,16 @@ class Seq2Seq(nn.Module):
         s_prev, feed = state[:, :d], state[:, d:]
         s = self.cell(torch.cat([e, feed], 1), s_prev)
         scores = self._luong_scores(s, H, K)
-        valid = mask > 0
         if self.kind.startswith("local"):
             length = mask.sum(1, keepdim=True)
             if self.kind == "local-m":
                 p = torch.minimum(step_idx.unsqueeze(1) * self.local_m_ratio, length - 1)
             else:
                 p = length * torch.sigmoid(self.v_p(torch.tanh(self.W_p(s))))
-            pos = torch.cumsum(torch.ones_like(mask), 1) - 1
-            valid = valid & (torch.abs(pos - p) <= self.window)
-            align = torch.softmax(torch.where(valid, scores, torch.full_like(scores, NEG)), 1)
-            align = align * valid.float()
-            if self.kind == "local-p":
-                sigma = self.window / 2.0
-                gauss = torch.exp(-((pos - p) ** 2) / (2 * sigma * sigma)) * mask
-            else:
-                gauss = valid.float()  # local-m applies no Gaussian: a factor of 1 inside the window
-            weights = align * gauss
-            out["position"] = p.squeeze(1)
-            out["window"] = torch.cat([p - self.window, p + self.window], 1)
-            out["gaussian"] = gauss
-            out["align"] = align
+            weights, local = local_attention(scores, mask, p, self.window, self.kind == "local-p")
+            out.update(local)
         else:
-            weights = torch.softmax(torch.where(valid, scores, torch.full_like(scores, NEG)), 1)
+            weights = torch.softmax(torch.where(mask > 0, scores, torch.full_like(scores, NEG)), 1)
         weights = override_on * override + (1 - override_on) * weights
         c = torch.bmm(weights.unsqueeze(1), H).squeeze(1)
         h_tilde = torch.tanh(self.W_c(torch.cat([c, s], 1)))

@@ -2,12 +2,17 @@
  * The attention-lens command:
  *   attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl]
  *   attention-lens eval --model M.onnx [--model N.onnx …] --src X --ref Y [--provider P]
+ *   attention-lens export …, forecast …, forecast-eval … (see USAGE)
  * Every failure is one line on stderr and a non-zero exit.
  */
 import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { scoredOrigins } from '../main/engine/forecast'
 import { InferenceService } from '../main/engine/service'
+import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../main/paths'
+import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../main/export/atomic'
 import { renderFigure, type FigureData } from '../main/export/figure'
 import { DEFAULT_FIGURE, figureProblem, FONT_PRESETS, SIZE_PRESETS, type FigureFormat, type FigureSpec } from '../shared/figure'
@@ -19,6 +24,8 @@ const USAGE = [
   '              --view heatmap|local|comparison --out FIG.png|svg|pdf [--scale 1-4] [--theme light|dark|transparent]',
   '              [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH] [--font paper|screen|lecture|back-row|N]',
   '              [--title T] [--caption C] [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--step N]',
+  '       attention-lens forecast --model M.onnx [--series FILE.csv] [--origin TIMESTAMP] [--out FIG.png|svg|pdf [figure options] [--step N]]',
+  '       attention-lens forecast-eval --model M.onnx [--model N.onnx ...] [--series FILE.csv --from TIMESTAMP]',
 ].join('\n')
 
 class UsageError extends Error {}
@@ -121,22 +128,26 @@ function figureSpec(v: Record<string, string | boolean | undefined>, format: Fig
   return spec
 }
 
+const figureOptions = {
+  out: { type: 'string' },
+  scale: { type: 'string' },
+  theme: { type: 'string' },
+  size: { type: 'string' },
+  font: { type: 'string' },
+  title: { type: 'string' },
+  caption: { type: 'string' },
+  colormap: { type: 'string' },
+  step: { type: 'string' },
+  'no-legend': { type: 'boolean' },
+} as const
+
 async function exportFigure(argv: string[]): Promise<void> {
   const v = args(argv, {
     model: { type: 'string', multiple: true },
     src: { type: 'string' },
     target: { type: 'string' },
     view: { type: 'string', default: 'heatmap' },
-    out: { type: 'string' },
-    scale: { type: 'string' },
-    theme: { type: 'string' },
-    size: { type: 'string' },
-    font: { type: 'string' },
-    title: { type: 'string' },
-    caption: { type: 'string' },
-    colormap: { type: 'string' },
-    step: { type: 'string' },
-    'no-legend': { type: 'boolean' },
+    ...figureOptions,
     'no-overlay': { type: 'boolean' },
     provider: { type: 'string', default: 'cpu' },
   })
@@ -178,11 +189,76 @@ async function exportFigure(argv: string[]): Promise<void> {
   console.log(`wrote ${v.out} (${spec.width}×${spec.height}${format === 'png' ? ` at ${spec.scale}×` : ''}, ${view})`)
 }
 
+/** The series to forecast on: the user's CSV, or the bundled held-out weeks (and where they start). */
+function series(path: string | undefined): { s: { timestamps: string[]; values: number[] }; heldOut: number | null } {
+  const file = path ? readableFile(path, '--series') : join(appPaths().series, BUNDLED_SERIES)
+  try {
+    const s = parseSeriesCsv(readFileSync(file, 'utf8'), file)
+    return { s, heldOut: path ? null : s.values.length - BUNDLED_HELD_OUT_STEPS }
+  } catch (e) {
+    if (e instanceof SeriesError) throw new UsageError(`${file}: ${e.message.replace(/\.$/, '')}`)
+    throw e
+  }
+}
+
+function indexOf(s: { timestamps: string[] }, ts: string, what: string): number {
+  const i = s.timestamps.findIndex((t) => t.startsWith(ts))
+  if (i < 0) throw new UsageError(`${what} ${ts} is not a timestamp of the series`)
+  return i
+}
+
+
+async function forecast(argv: string[]): Promise<void> {
+  const v = args(argv, { model: { type: 'string' }, series: { type: 'string' }, origin: { type: 'string' }, provider: { type: 'string', default: 'cpu' }, ...figureOptions })
+  const model = readableFile(v.model, '--model M.onnx')
+  const { s, heldOut } = series(v.series)
+  const format = v.out ? (v.out.toLowerCase().split('.').pop() as FigureFormat) : null
+  if (format && !['png', 'svg', 'pdf'].includes(format)) throw new UsageError('--out must end in .png, .svg or .pdf')
+  const service = new InferenceService()
+  await service.setProvider(v.provider!)
+  const info = await service.open(model)
+  if (!info.forecast) throw new UsageError(`${info.name} is a translation model; use translate`)
+  const origin = v.origin ? indexOf(s, v.origin, '--origin') : (heldOut ?? s.values.length)
+  const r = await service.forecast(model, s, origin)
+  const unit = r.unit ? ` ${r.unit}` : ''
+  console.log(`${info.name}: forecast from ${r.times[0]} for ${r.forecast.length} steps in ${r.decodeMs.toFixed(1)} ms`)
+  if (r.mae !== null) console.log(`  MAE ${r.mae.toFixed(1)}${unit}, MAPE ${r.mape!.toFixed(2)} %; same time last week: MAE ${r.naiveMae!.toFixed(1)}${unit}, MAPE ${r.naiveMape!.toFixed(2)} %`)
+  console.log(`  ${r.times.map((t, i) => `${t.slice(11, 16)} ${Math.round(r.forecast[i])}`).join(', ')}`)
+  if (v.out && format) {
+    const step = v.step === undefined ? null : Number(v.step)
+    if (step !== null && !(Number.isInteger(step) && step >= 0 && step < r.forecast.length)) throw new UsageError(`--step must be a forecast step from 0 to ${r.forecast.length - 1}`)
+    const spec = figureSpec(v as Record<string, string | boolean | undefined>, format)
+    await writeAtomic(v.out, await renderFigure({ view: 'forecast', forecast: r, step }, spec))
+    console.log(`wrote ${v.out} (${spec.width}×${spec.height}${format === 'png' ? ` at ${spec.scale}×` : ''}, forecast)`)
+  }
+  await service.closeAll()
+}
+
+async function forecastEval(argv: string[]): Promise<void> {
+  const v = args(argv, { model: { type: 'string', multiple: true }, series: { type: 'string' }, from: { type: 'string' }, provider: { type: 'string', default: 'cpu' } })
+  if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
+  const models = v.model.map((m) => readableFile(m, '--model'))
+  const { s, heldOut } = series(v.series)
+  const service = new InferenceService()
+  await service.setProvider(v.provider!)
+  for (const m of models) {
+    const info = await service.open(m)
+    if (!info.forecast) throw new UsageError(`${info.name} is a translation model; use eval`)
+    const from = v.from ? indexOf(s, v.from, '--from') : (heldOut ?? info.forecast.history)
+    const e = await service.evaluateForecast(m, s, scoredOrigins(info.forecast, s.values.length, from))
+    const unit = info.forecast.unit ? ` ${info.forecast.unit}` : ''
+    console.log(`${info.fileName}: MAE ${e.mae.toFixed(1)}${unit}, MAPE ${e.mape.toFixed(2)} % over ${e.origins} origins (${e.steps} steps) from ${s.timestamps[from]}; seasonal naive MAE ${e.naiveMae.toFixed(1)}${unit}, MAPE ${e.naiveMape.toFixed(2)} %; ${e.seconds.toFixed(1)} s`)
+  }
+  await service.closeAll()
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2)
   if (command === 'translate') return translate(rest)
   if (command === 'eval') return evaluate(rest)
   if (command === 'export') return exportFigure(rest)
+  if (command === 'forecast') return forecast(rest)
+  if (command === 'forecast-eval') return forecastEval(rest)
   if (command === undefined || command === '--help' || command === '-h') {
     console.log(USAGE)
     if (command === undefined) process.exitCode = 2

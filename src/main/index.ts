@@ -79,9 +79,10 @@ app.whenReady().then(() => {
   const modelsDir = app.isPackaged ? join(process.resourcesPath, 'models') : paths.models
   const engine = new EngineClient(utilityEngine)
   const testsets = app.isPackaged ? join(process.resourcesPath, 'testsets') : paths.testsets
+  const series = app.isPackaged ? join(process.resourcesPath, 'series') : paths.series
   const host = new LensHost(
     engine,
-    { models: modelsDir, testsets, cache: join(app.getPath('userData'), 'eval-cache') },
+    { models: modelsDir, testsets, series, cache: join(app.getPath('userData'), 'eval-cache') },
     new SettingsStore(join(app.getPath('userData'), 'settings.json')),
   )
 
@@ -116,6 +117,8 @@ app.whenReady().then(() => {
     return path
   })
   handle(Channels.appNotice, () => host.takeNotice())
+  handle(Channels.forecastSeries, () => host.forecastSeries())
+  handle(Channels.forecastRun, (_e, req) => host.forecast(req as never))
   handle(Channels.providersList, () => host.listProviders())
   handle(Channels.providersSet, (_e, name: string) => host.setProvider(String(name)))
   host.onEngineStatus((s) => win?.webContents.send(Channels.engineStatus, s))

@@ -6,9 +6,12 @@ import type {
   CorpusResult,
   EngineStatus,
   ForcedRequest,
+  ForecastRequest,
+  ForecastResult,
   ModelInfo,
   ModelSummary,
   ProviderInfo,
+  SeriesData,
   Translation,
   TranslateRequest,
   WhatIfRequest,
@@ -19,6 +22,8 @@ import type { EngineClient } from './engine-client'
 import { renderFigure } from './export/figure'
 import type { ModelDescription } from './engine/service'
 import { SettingsStore, type StoredSettings } from './settings-store'
+import { parseSeriesCsv } from '../shared/series'
+import { BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from './paths'
 
 const MAX_RECENT = 8
 
@@ -40,7 +45,7 @@ export class LensHost {
 
   constructor(
     private engine: EngineClient,
-    private dirs: { models: string; testsets: string; cache: string },
+    private dirs: { models: string; testsets: string; series: string; cache: string },
     private store: SettingsStore,
   ) {
     this.modelsDir = dirs.models
@@ -60,7 +65,7 @@ export class LensHost {
   }
 
   private summary(id: string, d: ModelDescription, bundled: boolean): ModelSummary {
-    return { id, name: d.name, fileName: d.fileName, attention: d.attention, srcLang: d.srcLang, tgtLang: d.tgtLang, bundled }
+    return { id, name: d.name, fileName: d.fileName, task: d.task, attention: d.attention, srcLang: d.srcLang, tgtLang: d.tgtLang, bundled }
   }
 
   async listModels(): Promise<ModelSummary[]> {
@@ -187,6 +192,19 @@ export class LensHost {
       onProgress({ done: srcs.length, total: srcs.length })
     }
     return { pair, testSet: pair === 'en-fr' ? 'Multi30K test_2016_flickr' : 'Tatoeba cmn-eng test split', results }
+  }
+
+  async forecastSeries(): Promise<SeriesData> {
+    const text = await readFile(join(this.dirs.series, BUNDLED_SERIES), 'utf8').catch(() => {
+      throw new Error('The bundled series (resources/series) is missing from this installation.')
+    })
+    const s = parseSeriesCsv(text, 'Taylor (2003), England and Wales demand, held-out weeks')
+    return { ...s, heldOutStart: Math.max(0, s.values.length - BUNDLED_HELD_OUT_STEPS) }
+  }
+
+  async forecast(req: ForecastRequest): Promise<ForecastResult> {
+    const r = await this.engine.call('forecast', this.pathOf(req.modelId), { timestamps: req.timestamps, values: req.values }, req.origin)
+    return { ...r, modelId: req.modelId }
   }
 
   /** Renders a figure from data the renderer sent, after checking it. */

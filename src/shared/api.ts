@@ -16,11 +16,15 @@ export const ATTENTION_KINDS = [
 ] as const
 export type AttentionKind = (typeof ATTENTION_KINDS)[number]
 
+/** What a model does: translate sentences, or forecast a time series (docs/model-format.md). */
+export type ModelTask = 'translation' | 'forecasting'
+
 export interface ModelSummary {
   /** Opaque handle the host hands out; the renderer never invents paths. */
   id: string
   name: string
   fileName: string
+  task: ModelTask
   attention: AttentionKind
   srcLang: string
   tgtLang: string
@@ -35,6 +39,28 @@ export interface TestScore {
   by_length: { bucket: string; sentences: number; bleu: number }[]
 }
 
+/** MAE/MAPE of a forecaster over the held-out weeks, next to the seasonal-naive forecast. */
+export interface ForecastScore {
+  set: string
+  origins: number
+  mae: number
+  mape: number
+  seasonal_naive: { mae: number; mape: number }
+  by_horizon: { steps: string; mae: number; seasonal_naive_mae: number }[]
+}
+
+/** How a forecasting model reads a series (the `al.forecast` metadata). */
+export interface ForecastSpec {
+  /** Steps of history the encoder reads, and steps forecast. */
+  history: number
+  horizon: number
+  periodMinutes: number
+  series: string
+  unit: string
+  /** Seasonal lags worth marking (one day, one week), in steps. */
+  seasonalLags: number[]
+}
+
 export interface ModelInfo extends ModelSummary {
   windowD: number
   srcVocabSize: number
@@ -42,6 +68,9 @@ export interface ModelInfo extends ModelSummary {
   trainingData: string
   licence: string
   testScore: TestScore | null
+  /** Forecasting models only. */
+  forecast: ForecastSpec | null
+  forecastScore: ForecastScore | null
   /** Execution provider the model's sessions run on. */
   provider: string
   /** One line when the chosen provider failed to start and the model fell back to CPU. */
@@ -132,6 +161,67 @@ export interface Translation {
   provider: string
 }
 
+/** A regular series of timestamped values (a bundled one, or a CSV the user loaded). */
+export interface SeriesData {
+  name: string
+  /** ISO timestamps as written in the file, one per value. */
+  timestamps: string[]
+  values: number[]
+  /** Index of the first held-out value (the bundled series), or null for a user's series. */
+  heldOutStart: number | null
+}
+
+export interface ForecastRequest {
+  modelId: string
+  /** The part of the series the forecast needs: at least `history` values before `origin`. */
+  timestamps: string[]
+  values: number[]
+  /** Index (in these arrays) of the first forecast step. */
+  origin: number
+}
+
+/** One forecast with everything the forecasting view draws. Rows of matrices are forecast steps. */
+export interface ForecastResult {
+  modelId: string
+  /** The history the encoder read (timestamps and values) and the forecast steps. */
+  historyTimes: string[]
+  history: number[]
+  times: string[]
+  forecast: number[]
+  /** The actual values where the series has them, else null. */
+  actual: (number | null)[]
+  /** Same time last week (lag 336 for half-hourly data), from the history. */
+  seasonalNaive: (number | null)[]
+  /** attention[t][j]: weight of history step j for forecast step t. Empty for `none`. */
+  attention: number[][]
+  scores: number[][]
+  positions: number[] | null
+  windows: [number, number][] | null
+  gaussian: number[][] | null
+  align: number[][] | null
+  /** Errors against the actual values, when all of them are known (else null). */
+  mae: number | null
+  mape: number | null
+  naiveMae: number | null
+  naiveMape: number | null
+  unit: string
+  periodMinutes: number
+  seasonalLags: number[]
+  decodeMs: number
+  provider: string
+}
+
+/** MAE/MAPE of a forecaster over many origins of a series, next to the seasonal-naive forecast. */
+export interface ForecastEval {
+  origins: number
+  steps: number
+  mae: number
+  mape: number
+  naiveMae: number
+  naiveMape: number
+  seconds: number
+}
+
 export interface EngineStatus {
   state: 'ready' | 'restarted'
   message: string
@@ -220,6 +310,8 @@ export const Channels = {
   providersSet: 'providers:set',
   engineStatus: 'engine:status',
   menuOpenModel: 'menu:open-model',
+  forecastSeries: 'forecast:series',
+  forecastRun: 'forecast:run',
 } as const
 
 /** What the renderer can call; implemented by the preload (Electron) and by the HTTP client. */
@@ -241,6 +333,9 @@ export interface LensApi {
   runCorpus(req: CorpusRequest): Promise<CorpusResult>
   cancelCorpus(): Promise<void>
   onCorpusProgress(listener: (p: CorpusProgress) => void): () => void
+  /** The bundled series (the held-out weeks of the Taylor data, with their history). */
+  forecastSeries(): Promise<SeriesData>
+  forecast(req: ForecastRequest): Promise<ForecastResult>
   /** Renders a figure and saves it (Electron: a save dialog; browser: a download). Null when cancelled. */
   exportFigure(data: FigureData, spec: FigureSpec): Promise<string | null>
   /** Renders the figure as PNG onto the clipboard. */

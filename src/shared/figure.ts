@@ -1,9 +1,9 @@
-import type { CorpusResult, Translation } from './api'
+import type { CorpusResult, ForecastResult, Translation } from './api'
 
 /** What a figure export asks for: shared by the Export dialog, the main process and the CLI. */
 export type FigureFormat = 'png' | 'svg' | 'pdf'
 export type FigureTheme = 'light' | 'dark' | 'transparent'
-export type FigureView = 'heatmap' | 'local' | 'comparison' | 'corpus'
+export type FigureView = 'heatmap' | 'local' | 'comparison' | 'corpus' | 'forecast'
 
 export const SIZE_PRESETS = {
   'slide-16x9': { label: '16:9 slide', width: 1280, height: 720 },
@@ -72,10 +72,12 @@ export type FigureData =
   | { view: 'local'; translation: Translation; windowD: number; step: number }
   | { view: 'comparison'; translations: Translation[]; names: string[] }
   | { view: 'corpus'; corpus: CorpusResult }
+  /** The forecasting view: series above, attention heatmap below, a selected step or none. */
+  | { view: 'forecast'; forecast: ForecastResult; step: number | null }
 
 /** A one-sentence problem with figure data that came from outside, or null. */
 export function figureDataProblem(d: unknown): string | null {
-  const x = d as Partial<{ view: string; translation: Translation; translations: Translation[]; corpus: CorpusResult; step: number }>
+  const x = d as Partial<{ view: string; translation: Translation; translations: Translation[]; corpus: CorpusResult; forecast: ForecastResult; step: number | null }>
   const okTranslation = (t: Translation | undefined) =>
     !!t && Array.isArray(t.srcTokens) && Array.isArray(t.tgtTokens) && Array.isArray(t.attention) && t.srcTokens.length <= 2000 && t.tgtTokens.length <= 2000
   switch (x?.view) {
@@ -89,8 +91,22 @@ export function figureDataProblem(d: unknown): string | null {
       return Array.isArray(x.translations) && x.translations.length > 0 && x.translations.every(okTranslation) ? null : 'The comparison figure needs translations.'
     case 'corpus':
       return x.corpus && Array.isArray(x.corpus.results) ? null : 'The corpus figure needs corpus results.'
+    case 'forecast': {
+      const f = x.forecast
+      const ok =
+        !!f &&
+        Array.isArray(f.history) &&
+        Array.isArray(f.forecast) &&
+        Array.isArray(f.attention) &&
+        Array.isArray(f.historyTimes) &&
+        Array.isArray(f.times) &&
+        f.history.length <= 10_000 &&
+        f.forecast.length <= 10_000 &&
+        (x.step === null || (Number.isInteger(x.step) && x.step! >= 0 && x.step! < f.forecast.length))
+      return ok ? null : 'The forecast figure needs a forecast with its history, attention and a step inside it (or none).'
+    }
     default:
-      return 'Figures are heatmap, local, comparison or corpus.'
+      return 'Figures are heatmap, local, comparison, corpus or forecast.'
   }
 }
 

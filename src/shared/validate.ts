@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot'
 import { Channels } from './api'
+import { MAX_SERIES_ROWS } from './series'
 
 const id = v.pipe(v.string(), v.maxLength(4096))
 const text = v.pipe(v.string(), v.maxLength(100_000))
@@ -15,7 +16,7 @@ const decode = {
 const ids = v.pipe(v.array(id), v.minLength(1), v.maxLength(32))
 const none = v.strictTuple([])
 // Figure data is checked in depth by figureDataProblem/figureProblem; here only its outline.
-const figure = v.strictTuple([v.looseObject({ view: v.picklist(['heatmap', 'local', 'comparison', 'corpus']) }), v.looseObject({ format: v.picklist(['png', 'svg', 'pdf']) })])
+const figure = v.strictTuple([v.looseObject({ view: v.picklist(['heatmap', 'local', 'comparison', 'corpus', 'forecast']) }), v.looseObject({ format: v.picklist(['png', 'svg', 'pdf']) })])
 
 export const ARGS: Record<string, v.GenericSchema> = {
   [Channels.modelsList]: none,
@@ -42,6 +43,15 @@ export const ARGS: Record<string, v.GenericSchema> = {
   [Channels.exportCopy]: figure,
   [Channels.exportData]: v.strictTuple([v.pipe(v.string(), v.maxLength(200)), v.pipe(v.string(), v.maxLength(50_000_000))]),
   [Channels.appNotice]: none,
+  [Channels.forecastSeries]: none,
+  [Channels.forecastRun]: v.strictTuple([
+    v.strictObject({
+      modelId: id,
+      timestamps: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.maxLength(MAX_SERIES_ROWS)),
+      values: v.pipe(v.array(v.number()), v.maxLength(MAX_SERIES_ROWS)),
+      origin: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    }),
+  ]),
   [Channels.providersList]: none,
   [Channels.providersSet]: v.strictTuple([v.pipe(v.string(), v.regex(/^[a-z]{2,16}$/))]),
 }

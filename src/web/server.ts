@@ -59,7 +59,7 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
   const engine = new EngineClient(() => forkEngine())
   const host = new LensHost(
     engine,
-    { models: opts.modelsDir ?? paths.models, testsets: paths.testsets, cache: join(defaultCacheDir(), 'eval') },
+    { models: opts.modelsDir ?? paths.models, testsets: paths.testsets, series: paths.series, cache: join(defaultCacheDir(), 'eval') },
     new SettingsStore(join(defaultConfigDir(), 'settings.json')),
   )
   const token = randomBytes(24).toString('hex')
@@ -82,6 +82,8 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     [Channels.corpusRun]: ([req]) => host.runCorpus(req as never),
     [Channels.corpusCancel]: () => host.cancelCorpus(),
     [Channels.appNotice]: () => host.takeNotice(),
+    [Channels.forecastSeries]: () => host.forecastSeries(),
+    [Channels.forecastRun]: ([req]) => host.forecast(req as never),
     [Channels.providersList]: () => host.listProviders(),
     [Channels.providersSet]: ([name]) => host.setProvider(String(name)),
   }

@@ -1,5 +1,5 @@
 import { onnx } from './onnx-proto'
-import { ATTENTION_KINDS, type AttentionKind, type TestScore } from '../../shared/api'
+import { ATTENTION_KINDS, type AttentionKind, type ForecastScore, type ForecastSpec, type ModelTask, type TestScore } from '../../shared/api'
 import type { OnnxFile } from './onnx-graph'
 import type { TokenizerSpec } from './tokenizer'
 
@@ -23,11 +23,19 @@ export const STEP_REQUIRED_INPUTS = ['prev_token', 'state', 'encoder_states'] as
 export const STEP_OUTPUTS_BASE = ['logits', 'next_state'] as const
 export const STEP_OUTPUTS_ATTENTION = ['attention', 'scores'] as const
 export const STEP_OUTPUTS_LOCAL = ['position', 'window', 'gaussian', 'align'] as const
+/** The forecasting variant: float history in, one float forecast per step out. */
+export const FORECAST_ENCODER_INPUTS = ['history'] as const
+export const FORECAST_STEP_REQUIRED_INPUTS = ['prev_value', 'step_features', 'state', 'encoder_states'] as const
+export const FORECAST_ATTENTION_KINDS: readonly AttentionKind[] = ['none', 'luong-general', 'local-p']
 
 const T = onnx.TensorProto.DataType
 const DTYPE_NAMES: Record<number, string> = { [T.FLOAT]: 'float32', [T.INT64]: 'int64' }
 const EXPECTED_DTYPES: Record<string, number> = {
   src_ids: T.INT64,
+  history: T.FLOAT,
+  prev_value: T.FLOAT,
+  step_features: T.FLOAT,
+  forecast: T.FLOAT,
   src_mask: T.FLOAT,
   encoder_states: T.FLOAT,
   state: T.FLOAT,
@@ -65,7 +73,16 @@ export interface SpecialTokens {
   eos: number
 }
 
+/** The forecasting variant's `al.forecast`: shapes, features and the value scaling. */
+export interface ForecastModelSpec extends ForecastSpec {
+  features: string[]
+  stepFeatures: string[]
+  mean: number
+  std: number
+}
+
 export interface ModelSpec {
+  task: ModelTask
   name: string
   attention: AttentionKind
   windowD: number
@@ -81,6 +98,9 @@ export interface ModelSpec {
   licence: string
   testScore: TestScore | null
   stepOutputs: string[]
+  /** Forecasting models only (translation fields are then empty). */
+  forecast: ForecastModelSpec | null
+  forecastScore: ForecastScore | null
 }
 
 function need(file: OnnxFile, key: string): string {
@@ -164,7 +184,9 @@ export function checkContract(file: OnnxFile): ModelSpec {
     throw new ContractError(`The model uses format version ${shown(version)}; this app reads version ${FORMAT_VERSION}.`)
   }
   const task = file.metadata.get('al.task') ?? 'translation'
-  if (task !== 'translation') throw new ContractError(`The model is for "${shown(task)}", not translation.`)
+  if (task !== 'translation' && task !== 'forecasting') {
+    throw new ContractError(`The model is for "${shown(task)}"; this app reads translation and forecasting models.`)
+  }
   const attention = need(file, 'al.attention') as AttentionKind
   if (!ATTENTION_KINDS.includes(attention)) {
     throw new ContractError(`The model's attention kind "${shown(attention)}" is not one of ${ATTENTION_KINDS.join(', ')}.`)
@@ -174,6 +196,7 @@ export function checkContract(file: OnnxFile): ModelSpec {
   if (local && !(Number.isInteger(windowD) && windowD > 0)) {
     throw new ContractError('The local-attention model lacks a positive integer window half-width "al.window_d".')
   }
+  if (task === 'forecasting') return checkForecastContract(file, attention, local ? windowD : 0)
   const special = json<SpecialTokens>(file, 'al.special_tokens')
   const srcVocab = vocab(file, 'al.src_vocab')
   const tgtVocab = vocab(file, 'al.tgt_vocab')
@@ -183,16 +206,11 @@ export function checkContract(file: OnnxFile): ModelSpec {
       throw new ContractError(`The model's special token "${k}" is missing or outside the vocabulary.`)
     }
   }
-  const stateSize = Number(need(file, 'al.state_size'))
-  if (!(Number.isInteger(stateSize) && stateSize > 0)) {
-    throw new ContractError('The model\'s "al.state_size" is not a positive integer.')
-  }
+  const stateSize = stateSizeOf(file)
   for (const name of ENCODER_INPUTS) checkValue(file, name, 'input')
   for (const name of STEP_REQUIRED_INPUTS) checkValue(file, name, 'input')
   for (const name of ENCODER_OUTPUTS) checkValue(file, name, 'output')
-  const stepOutputs: string[] = [...STEP_OUTPUTS_BASE]
-  if (attention !== 'none') stepOutputs.push(...STEP_OUTPUTS_ATTENTION)
-  if (local) stepOutputs.push(...STEP_OUTPUTS_LOCAL)
+  const stepOutputs = stepOutputsFor(attention, STEP_OUTPUTS_BASE[0])
   for (const name of stepOutputs) checkValue(file, name, 'output')
   const logitsDims = file.outputs.get('logits')!.dims
   if (logitsDims.length !== 2) throw new ContractError(`The model's logits have rank ${logitsDims.length}, not 2 ([batch, vocabulary]).`)
@@ -226,5 +244,114 @@ export function checkContract(file: OnnxFile): ModelSpec {
     licence: file.metadata.get('al.licence') ?? '',
     testScore,
     stepOutputs,
+    task: 'translation',
+    forecast: null,
+    forecastScore: null,
+  }
+}
+
+function stateSizeOf(file: OnnxFile): number {
+  const stateSize = Number(need(file, 'al.state_size'))
+  if (!(Number.isInteger(stateSize) && stateSize > 0)) {
+    throw new ContractError('The model\'s "al.state_size" is not a positive integer.')
+  }
+  return stateSize
+}
+
+function stepOutputsFor(attention: AttentionKind, first: string): string[] {
+  const out = [first, 'next_state']
+  if (attention !== 'none') out.push(...STEP_OUTPUTS_ATTENTION)
+  if (attention.startsWith('local')) out.push(...STEP_OUTPUTS_LOCAL)
+  return out
+}
+
+const MAX_FORECAST_STEPS = 10_000
+
+function forecastSpec(file: OnnxFile): ForecastModelSpec {
+  const f = json<Record<string, unknown>>(file, 'al.forecast')
+  const int = (k: string) => {
+    const v = f?.[k]
+    if (!(Number.isInteger(v) && (v as number) > 0 && (v as number) <= MAX_FORECAST_STEPS)) {
+      throw new ContractError(`The model's "al.forecast" lacks a positive whole number "${k}".`)
+    }
+    return v as number
+  }
+  const names = (k: string) => {
+    const v = f?.[k]
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new ContractError(`The model's "al.forecast" lacks the list "${k}".`)
+    return v as string[]
+  }
+  const features = names('features')
+  const stepFeatures = names('step_features')
+  // The app computes exactly these; a model that wants other inputs cannot be fed here.
+  const known = ['value', 'tod_sin', 'tod_cos', 'dow_sin', 'dow_cos']
+  const odd = [...features, ...stepFeatures].find((x) => !known.includes(x))
+  if (odd !== undefined || features[0] !== 'value') {
+    throw new ContractError(`The model's features must start with "value" and come from ${known.join(', ')}${odd ? `; "${shown(odd)}" does not` : ''}.`)
+  }
+  const scaling = f?.scaling as { mean?: unknown; std?: unknown } | undefined
+  const mean = Number(scaling?.mean)
+  const std = Number(scaling?.std)
+  if (!Number.isFinite(mean) || !(Number.isFinite(std) && std > 0)) {
+    throw new ContractError('The model\'s "al.forecast" lacks a scaling with a finite "mean" and a positive "std".')
+  }
+  const lags = Array.isArray(f?.seasonal_lags) ? (f.seasonal_lags as unknown[]).filter((x): x is number => Number.isInteger(x) && (x as number) > 0) : []
+  return {
+    history: int('history'),
+    horizon: int('horizon'),
+    periodMinutes: int('period_minutes'),
+    series: typeof f?.series === 'string' ? f.series : 'value',
+    unit: typeof f?.unit === 'string' ? f.unit : '',
+    seasonalLags: lags,
+    features,
+    stepFeatures,
+    mean,
+    std,
+  }
+}
+
+function checkForecastContract(file: OnnxFile, attention: AttentionKind, windowD: number): ModelSpec {
+  if (!FORECAST_ATTENTION_KINDS.includes(attention)) {
+    throw new ContractError(`A forecasting model's attention kind must be one of ${FORECAST_ATTENTION_KINDS.join(', ')}, not "${shown(attention)}".`)
+  }
+  const stateSize = stateSizeOf(file)
+  const forecast = forecastSpec(file)
+  for (const name of FORECAST_ENCODER_INPUTS) checkValue(file, name, 'input')
+  for (const name of FORECAST_STEP_REQUIRED_INPUTS) checkValue(file, name, 'input')
+  for (const name of ENCODER_OUTPUTS) checkValue(file, name, 'output')
+  const stepOutputs = stepOutputsFor(attention, 'forecast')
+  for (const name of stepOutputs) checkValue(file, name, 'output')
+  const historyDims = file.inputs.get('history')!.dims
+  const featDim = historyDims[2]
+  if (historyDims.length !== 3 || (typeof featDim === 'number' && featDim !== forecast.features.length)) {
+    throw new ContractError(`The model's input "history" must be [batch, steps, ${forecast.features.length}] for its ${forecast.features.length} features.`)
+  }
+  const bad = nonFiniteWeights(file)
+  if (bad) throw new ContractError(`The model's weights contain NaN or infinite values (in "${bad}").`)
+  let forecastScore: ForecastScore | null = null
+  try {
+    forecastScore = JSON.parse(file.metadata.get('al.test_metrics') ?? 'null') as ForecastScore | null
+  } catch {
+    forecastScore = null // optional, as the translation models' BLEU
+  }
+  return {
+    task: 'forecasting',
+    name: file.metadata.get('al.name') ?? 'model',
+    attention,
+    windowD,
+    srcLang: '',
+    tgtLang: '',
+    srcVocab: [],
+    tgtVocab: [],
+    srcTokenizer: { type: 'word', lowercase: false, capitalize: false },
+    tgtTokenizer: { type: 'word', lowercase: false, capitalize: false },
+    special: { pad: 0, unk: 1, bos: 2, eos: 3 },
+    stateSize,
+    trainingData: file.metadata.get('al.training_data') ?? '',
+    licence: file.metadata.get('al.licence') ?? '',
+    testScore: null,
+    stepOutputs,
+    forecast,
+    forecastScore,
   }
 }

@@ -47,6 +47,8 @@ const handlers: Handlers = {
     const id = current
     return cancellable((signal) => service.evaluate(p, srcs, refs, { cacheDir, signal, onProgress: (progress) => send({ id, progress }) }))
   },
+  forecast: (p, series, origin) => service.forecast(p, series, origin),
+  evaluateForecast: (p, series, origins) => service.evaluateForecast(p, series, origins),
   close: (p) => service.close(p),
   crash: async () => {
     if (process.env.AL_ENGINE_TEST_HOOKS === '1') process.kill(process.pid, 'SIGSEGV')

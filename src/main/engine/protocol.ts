@@ -1,4 +1,4 @@
-import type { DecodeOptions, EvalResult, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
+import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
 import type { ModelDescription } from './service'
 
 /** The calls the engine process answers (see host.ts). */
@@ -14,6 +14,8 @@ export interface EngineMethods {
   compare(paths: string[], text: string, opts?: DecodeOptions): Translation[]
   /** Corpus evaluation; sends progress messages and stops on a cancel message. */
   evaluate(path: string, srcs: string[], refs: string[], cacheDir?: string): EvalResult
+  forecast(path: string, series: { timestamps: string[]; values: number[] }, origin: number): ForecastResult
+  evaluateForecast(path: string, series: { timestamps: string[]; values: number[] }, origins: number[]): ForecastEval
   close(path: string): void
   /** Test hook, honoured only when AL_ENGINE_TEST_HOOKS=1: kills the process with SIGSEGV, like a native crash. */
   crash(): void

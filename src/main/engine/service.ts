@@ -1,9 +1,10 @@
 import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
-import type { DecodeOptions, EvalResult, ModelInfo, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
+import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ModelInfo, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
 import { checkContract, ContractError, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateCorpus, type EvalOptions } from './evaluate'
+import { evaluateForecast, forecastAt, type SeriesInput } from './forecast'
 import { LoadedModel } from './model'
 import { parseOnnx } from './onnx-graph'
 import { isKnownProvider, listProviders } from './providers'
@@ -15,6 +16,7 @@ function describeSpec(path: string, spec: ModelSpec): ModelDescription {
   return {
     name: spec.name,
     fileName: basename(path),
+    task: spec.task,
     attention: spec.attention,
     srcLang: spec.srcLang,
     tgtLang: spec.tgtLang,
@@ -24,6 +26,15 @@ function describeSpec(path: string, spec: ModelSpec): ModelDescription {
     trainingData: spec.trainingData,
     licence: spec.licence,
     testScore: spec.testScore,
+    forecast: spec.forecast && {
+      history: spec.forecast.history,
+      horizon: spec.forecast.horizon,
+      periodMinutes: spec.forecast.periodMinutes,
+      series: spec.forecast.series,
+      unit: spec.forecast.unit,
+      seasonalLags: spec.forecast.seasonalLags,
+    },
+    forecastScore: spec.forecastScore,
   }
 }
 
@@ -76,20 +87,20 @@ export class InferenceService {
   }
 
   async translate(path: string, text: string, opts: DecodeOptions = {}, signal?: AbortSignal): Promise<Translation> {
-    return translate(await this.model(path), text, opts, signal)
+    return translate(await this.translator(path), text, opts, signal)
   }
 
   /** Greedy translations of many sentences in one batch (corpus evaluation). */
   async translateBatch(path: string, texts: string[]): Promise<Translation[]> {
-    return greedyBatch(await this.model(path), texts)
+    return greedyBatch(await this.translator(path), texts)
   }
 
   async forced(path: string, text: string, target: string): Promise<Translation> {
-    return forcedDecode(await this.model(path), text, target)
+    return forcedDecode(await this.translator(path), text, target)
   }
 
   async whatIf(path: string, req: WhatIfRequest): Promise<WhatIfResult> {
-    return whatIf(await this.model(path), req)
+    return whatIf(await this.translator(path), req)
   }
 
   /** The same source through several models (the with/without attention comparison). */
@@ -100,7 +111,22 @@ export class InferenceService {
   }
 
   async evaluate(path: string, srcs: string[], refs: string[], opts: EvalOptions = {}): Promise<EvalResult> {
-    return evaluateCorpus(await this.model(path), srcs, refs, opts)
+    return evaluateCorpus(await this.translator(path), srcs, refs, opts)
+  }
+
+  async forecast(path: string, series: SeriesInput, origin: number): Promise<ForecastResult> {
+    return forecastAt(await this.model(path), series, origin)
+  }
+
+  async evaluateForecast(path: string, series: SeriesInput, origins: number[]): Promise<ForecastEval> {
+    return evaluateForecast(await this.model(path), series, origins)
+  }
+
+  /** A model that translates: a forecaster is refused in one sentence. */
+  private async translator(path: string): Promise<LoadedModel> {
+    const m = await this.model(path)
+    if (m.spec.task !== 'translation') throw new ContractError(`${m.spec.name} is a forecasting model; it does not translate text.`)
+    return m
   }
 
   private model(path: string): Promise<LoadedModel> {

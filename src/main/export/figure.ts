@@ -14,6 +14,7 @@ import { LegacyGridContainLabel } from 'echarts/features'
 import { SVGRenderer } from 'echarts/renderers'
 import { buildComparisonOption } from '../../shared/charts/comparison'
 import { buildCorpusOption } from '../../shared/charts/corpus'
+import { buildForecastOption } from '../../shared/charts/forecast'
 import { buildHeatmapOption } from '../../shared/charts/heatmap'
 import { buildSpotlightOption } from '../../shared/charts/local'
 import type { FigureData, FigureSpec } from '../../shared/figure'
@@ -83,15 +84,22 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec): Record<st
     case 'corpus':
       option = buildCorpusOption(data.corpus)
       break
+    case 'forecast':
+      option = buildForecastOption({ result: data.forecast, width: spec.width, selectedStep: data.step, colormap: spec.colormap, fontSize: spec.fontSize, dark: spec.theme === 'dark' })
+      if (!spec.legend && option.visualMap) (option.visualMap as Record<string, unknown>).show = false
+      break
   }
   const dark = spec.theme === 'dark'
   const fg = dark ? '#e5e7eb' : '#111827'
   const titles: Record<string, unknown>[] = []
   if (spec.title) titles.push({ text: spec.title, left: 'center', top: 8, textStyle: { fontSize: spec.fontSize + 4, color: fg } })
   if (spec.caption) titles.push({ text: spec.caption, left: 'center', bottom: 6, textStyle: { fontSize: spec.fontSize - 2, fontWeight: 'normal', color: fg } })
-  const grid = { ...(option.grid as Record<string, unknown>) }
-  if (spec.title) grid.top = Number(grid.top ?? 60) + spec.fontSize + 16
-  if (spec.caption) grid.bottom = Number(grid.bottom ?? 10) + spec.fontSize + 12
+  // A figure with several grids (the forecast) moves its first grid down and its last one up.
+  const grids = (Array.isArray(option.grid) ? option.grid : [option.grid]).map((g) => ({ ...(g as Record<string, unknown>) }))
+  const [first, last] = [grids[0], grids[grids.length - 1]]
+  if (spec.title && typeof (first.top ?? 60) === 'number') first.top = Number(first.top ?? 60) + spec.fontSize + 16
+  if (spec.caption && typeof (last.bottom ?? 10) === 'number') last.bottom = Number(last.bottom ?? 10) + spec.fontSize + 12
+  const grid = Array.isArray(option.grid) ? grids : grids[0]
   // A title takes the top band, so the legend (if any) moves below it.
   const legend = option.legend && spec.title ? { ...(option.legend as Record<string, unknown>), top: Number((option.legend as { top?: number }).top ?? 0) + spec.fontSize + 18 } : option.legend
   return {

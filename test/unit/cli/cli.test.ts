@@ -103,3 +103,30 @@ describe('attention-lens export', () => {
     expect(r.err).toBe('attention-lens: Could not write /nonexistent/dir/f.png: the folder does not exist.')
   })
 })
+
+describe('attention-lens forecast and forecast-eval', () => {
+  const taylor = (k: string) => join(ROOT, 'resources', 'models', `taylor-${k}.onnx`)
+
+  it('forecasts from an origin of the bundled held-out weeks and writes the figure', () => {
+    const out = join(tempDir(), 'f.svg')
+    const r = run(['forecast', '--model', taylor('local-p'), '--origin', '2000-08-16T06:00', '--out', out, '--step', '3', '--size', 'paper-double'])
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/taylor-local-p: forecast from 2000-08-16T06:00:00Z for 48 steps/)
+    expect(r.out).toMatch(/MAE \d+\.\d MW, MAPE \d+\.\d\d %; same time last week: MAE \d+\.\d MW/)
+    expect(readFileSync(out, 'utf8')).toContain('>lag 336 · 1 week<')
+  })
+
+  it('re-measures MAE and MAPE on the held-out weeks next to the seasonal naive', () => {
+    const r = run(['forecast-eval', '--model', taylor('none')])
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^taylor-none\.onnx: MAE \d+\.\d MW, MAPE \d+\.\d\d % over 625 origins \(30000 steps\) from 2000-08-14T00:00:00Z; seasonal naive MAE 490\.1 MW, MAPE 1\.63 %/)
+  })
+
+  it('one line and exit 2 for a translation model, a bad series or an origin not in it', () => {
+    expect(run(['forecast', '--model', tiny('bahdanau')])).toMatchObject({ code: 2, err: expect.stringMatching(/is a translation model; use translate/) })
+    const bad = join(tempDir(), 'bad.csv')
+    writeFileSync(bad, 'a,b\n')
+    expect(run(['forecast', '--model', taylor('none'), '--series', bad]).err).toMatch(/bad\.csv: The CSV has no rows under its header|must start with a header/)
+    expect(run(['forecast', '--model', taylor('none'), '--origin', '1999-01-01'])).toMatchObject({ code: 2, err: expect.stringMatching(/--origin 1999-01-01 is not a timestamp of the series/) })
+  })
+})

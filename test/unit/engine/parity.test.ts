@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LoadedModel } from '../../../src/main/engine/model'
 import { InferenceService } from '../../../src/main/engine/service'
+import { parseSeriesCsv } from '../../../src/shared/series'
 import { BUNDLED_MODELS, FIXTURE_MODELS, ROOT } from '../../helpers'
 
 interface ParityCase {
@@ -13,21 +14,33 @@ interface ParityCase {
   position?: number[]
 }
 
+/** A forecaster's case: PyTorch's free-running forecast (MW) from one origin of the held-out weeks. */
+interface ForecastCase {
+  origin: string
+  forecast: number[]
+  attention?: number[][]
+  position?: number[]
+}
+
 const dir = join(ROOT, 'test', 'fixtures', 'parity')
-const fixtures = readdirSync(dir)
+const all = readdirSync(dir)
   .filter((f) => f.endsWith('.json'))
   .map((f) => {
     const name = f.replace(/\.json$/, '')
     const model = [join(BUNDLED_MODELS, `${name}.onnx`), join(FIXTURE_MODELS, `${name}.onnx`)].find(existsSync)
-    return { name, model, cases: (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { cases: ParityCase[] }).cases }
+    return { name, model, cases: (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { cases: (ParityCase | ForecastCase)[] }).cases }
   })
+const fixtures = all.filter((f) => 'source' in f.cases[0]) as { name: string; model?: string; cases: ParityCase[] }[]
+const forecastFixtures = all.filter((f) => 'origin' in f.cases[0]) as { name: string; model?: string; cases: ForecastCase[] }[]
+const series = parseSeriesCsv(readFileSync(join(ROOT, 'resources', 'series', 'taylor-holdout.csv'), 'utf8'), 'taylor')
 
 const service = new InferenceService()
 afterAll(() => service.closeAll())
 
 describe('ONNX (onnxruntime-node) reproduces PyTorch', () => {
   it('every parity fixture has its model file', () => {
-    expect(fixtures.filter((f) => !f.model).map((f) => f.name)).toEqual([])
+    expect(all.filter((f) => !f.model).map((f) => f.name)).toEqual([])
+    expect(forecastFixtures.map((f) => f.name).sort()).toEqual(['taylor-local-p', 'taylor-luong-general', 'taylor-none'])
   })
   describe.each(fixtures)('$name', ({ model, cases }) => {
     it.each(cases)('$source', async (c) => {
@@ -42,6 +55,31 @@ describe('ONNX (onnxruntime-node) reproduces PyTorch', () => {
         c.attention.forEach((row, i) => row.forEach((w, s) => expect(Math.abs(t.attention[i][s] - w)).toBeLessThan(1e-4)))
       }
       if (c.position) c.position.forEach((p, i) => expect(Math.abs(t.positions![i] - p)).toBeLessThan(1e-4))
+    })
+  })
+})
+
+describe('ONNX reproduces PyTorch: forecasters, 48 free-running steps', () => {
+  describe.each(forecastFixtures)('$name', ({ model, cases }) => {
+    it.each(cases)('origin $origin', async (c) => {
+      const origin = series.timestamps.indexOf(c.origin)
+      expect(origin).toBeGreaterThanOrEqual(384)
+      const r = await service.forecast(model!, series, origin)
+      expect(r.times[0]).toBe(c.origin)
+      expect(r.forecast.length).toBe(c.forecast.length)
+      // Each step is fed the previous forecast, so a difference would grow; float32 keeps it far below 0.1 MW.
+      c.forecast.forEach((y, t) => expect(Math.abs(r.forecast[t] - y)).toBeLessThan(0.1))
+      if (c.attention) {
+        expect(r.attention.length).toBe(48)
+        c.attention.forEach((row, t) => {
+          expect(r.attention[t].length).toBe(row.length)
+          row.forEach((w, j) => expect(Math.abs(r.attention[t][j] - w)).toBeLessThan(1e-4))
+        })
+      } else if (model!.endsWith('taylor-none.onnx')) {
+        expect(r.attention).toEqual([])
+      }
+      // p_t is S·sigmoid(…) with S = 384: float32 resolves it to about 3e-5 there.
+      if (c.position) c.position.forEach((p, t) => expect(Math.abs(r.positions![t] - p)).toBeLessThan(1e-3))
     })
   })
 })

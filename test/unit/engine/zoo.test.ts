@@ -6,6 +6,7 @@ import { tokenize, type TokenizerSpec } from '../../../src/main/engine/tokenizer
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
 
 const EXPECTED = ['en-fr-none', 'en-fr-bahdanau', 'en-fr-luong-general', 'en-fr-local-m', 'en-fr-local-p', 'zh-en-bahdanau', 'zh-en-local-p']
+const FORECASTERS = ['taylor-none', 'taylor-luong-general', 'taylor-local-p']
 const files = readdirSync(BUNDLED_MODELS).filter((f) => f.endsWith('.onnx'))
 const opened: LoadedModel[] = []
 afterAll(async () => {
@@ -13,8 +14,8 @@ afterAll(async () => {
 })
 
 describe('the bundled model zoo', () => {
-  it('has all five English→French kinds and Chinese→English bahdanau and local-p', () => {
-    expect(files.map((f) => f.replace(/\.onnx$/, '')).sort()).toEqual([...EXPECTED].sort())
+  it('has all five English→French kinds, Chinese→English bahdanau and local-p, and three forecasters', () => {
+    expect(files.map((f) => f.replace(/\.onnx$/, '')).sort()).toEqual([...EXPECTED, ...FORECASTERS].sort())
   })
 
   it('stays under 60 MB in all', () => {
@@ -34,6 +35,19 @@ describe('the bundled model zoo', () => {
     const card = join(BUNDLED_MODELS, `${name}.md`)
     expect(existsSync(card)).toBe(true)
     expect(readFileSync(card, 'utf8')).toContain(String(m.spec.testScore!.bleu))
+  })
+
+  it.each(FORECASTERS)('%s: a forecaster with its data, licence, held-out MAE/MAPE next to the seasonal naive, and a card', async (name) => {
+    const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`))
+    opened.push(m)
+    expect(m.spec.task).toBe('forecasting')
+    expect(m.spec.attention).toBe(name.replace(/^taylor-/, ''))
+    expect(m.spec.trainingData).toMatch(/Taylor/)
+    const score = m.spec.forecastScore!
+    expect(score.origins).toBe(625)
+    expect(score.seasonal_naive.mae).toBe(490.1)
+    const card = readFileSync(join(BUNDLED_MODELS, `${name}.md`), 'utf8')
+    expect(card).toContain(`MAE ${score.mae} MW, MAPE ${score.mape} %`)
   })
 
   it('the TypeScript tokenizer maps the Python test vectors to the same ids as the models\' vocabularies', async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Resvg } from '@resvg/resvg-js'
 import { PNG } from 'pngjs'
@@ -9,7 +9,9 @@ import { colorAt } from '../../../src/shared/charts/colormaps'
 import { DEFAULT_FIGURE, matrixCsv, type FigureSpec } from '../../../src/shared/figure'
 import { writeAtomic } from '../../../src/main/export/atomic'
 import { locateCell, renderFigure, type FigureData } from '../../../src/main/export/figure'
-import { tempDir } from '../../helpers'
+import { InferenceService } from '../../../src/main/engine/service'
+import { parseSeriesCsv } from '../../../src/shared/series'
+import { BUNDLED_MODELS, ROOT, tempDir } from '../../helpers'
 
 /** A known matrix (not a model's): the largest weight sits at output 1, source 2. */
 function known(): Translation {
@@ -108,4 +110,37 @@ describe('figure export', () => {
     expect(existsSync(join(dir, 'missing'))).toBe(false)
     expect(readdirSync(dir)).toEqual(['ok.svg'])
   })
+})
+
+describe('forecast figure export', () => {
+  // A live forecast from the bundled local-p forecaster, first held-out day, step +8 selected.
+  const forecast = async (): Promise<FigureData> => {
+    const svc = new InferenceService()
+    const s = parseSeriesCsv(readFileSync(join(ROOT, 'resources', 'series', 'taylor-holdout.csv'), 'utf8'), 'taylor')
+    const r = await svc.forecast(join(BUNDLED_MODELS, 'taylor-local-p.onnx'), s, 384)
+    await svc.closeAll()
+    return { view: 'forecast', forecast: r, step: 7 }
+  }
+
+  it('PNG, SVG and PDF of the series and the 48 × 384 heatmap, with the lag guides as text', async () => {
+    const data = await forecast()
+    const s = { ...DEFAULT_FIGURE, width: 1280, height: 720, title: 'Where each forecast step looks' }
+    const png = PNG.sync.read(await renderFigure(data, { ...s, format: 'png', scale: 1 }))
+    expect([png.width, png.height]).toEqual([1280, 720])
+    mkdirSync(join(ROOT, 'test', 'artifacts'), { recursive: true })
+    writeFileSync(join(ROOT, 'test', 'artifacts', 'export-forecast-figure.png'), PNG.sync.write(png))
+    const svg = (await renderFigure(data, { ...s, format: 'svg' })).toString('utf8')
+    for (const text of ['lag 48 · 1 day', 'lag 336 · 1 week', 'origin', 'forecast', 'same time last week', 'Where each forecast step looks', '+8 03:30']) expect(svg).toContain(`>${text}<`)
+    // One rect per heatmap cell (18,432) at least: the matrix is drawn as vectors.
+    expect((svg.match(/<path d="M\d/g) ?? []).length + (svg.match(/<rect/g) ?? []).length).toBeGreaterThan(48 * 384)
+    const dark = PNG.sync.read(await renderFigure(data, { ...s, format: 'png', scale: 1, theme: 'dark', fontSize: 14 }))
+    expect([dark.data[0], dark.data[1], dark.data[2]]).toEqual([0x11, 0x18, 0x27])
+    writeFileSync(join(ROOT, 'test', 'artifacts', 'export-forecast-dark.png'), PNG.sync.write(dark))
+    const pdf = await renderFigure(data, { ...s, format: 'pdf' })
+    const tmp = tempDir()
+    writeFileSync(join(tmp, 'f.pdf'), pdf)
+    execFileSync('pdftoppm', ['-png', '-r', '36', join(tmp, 'f.pdf'), join(tmp, 'page')])
+    const page = PNG.sync.read(readFileSync(join(tmp, readdirSync(tmp).find((f) => f.startsWith('page'))!)))
+    expect(page.width).toBe(Math.round((1280 * 36) / 72))
+  }, 60_000)
 })

@@ -68,6 +68,8 @@ export function createHttpApi(): LensApi {
       return name
     },
     appNotice: () => invoke(Channels.appNotice),
+    forecastSeries: () => invoke(Channels.forecastSeries),
+    forecast: (req) => invoke(Channels.forecastRun, req),
     listProviders: () => invoke(Channels.providersList),
     setProvider: (name) => invoke(Channels.providersSet, name),
     onEngineStatus: (listener) => subscribe<EngineStatus>(Channels.engineStatus, listener),

@@ -154,7 +154,7 @@ export class LensState {
     const model = this.model
     const text = this.text
     const seq = ++this.seq
-    if (!model || text.trim() === '') {
+    if (!model || model.task !== 'translation' || text.trim() === '') {
       this.translation = null
       this.busy = false
       return

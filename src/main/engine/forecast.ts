@@ -1,0 +1,219 @@
+import * as ort from 'onnxruntime-node'
+import type { ForecastEval, ForecastResult } from '../../shared/api'
+import { calendarFeatures, irregularity, MAX_SERIES_ROWS, timestampMinutes } from '../../shared/series'
+import { ContractError, type ForecastModelSpec } from './contract'
+import type { LoadedModel } from './model'
+import { row } from './steps'
+
+/**
+ * Forecasting with a model of the forecasting variant (docs/model-format.md): the encoder reads
+ * `history` steps of [scaled value, calendar features], the step part is run `horizon` times,
+ * each time fed its own previous forecast and the calendar of the step it predicts.
+ */
+export interface SeriesInput {
+  timestamps: string[]
+  values: number[]
+}
+
+function spec(model: LoadedModel): ForecastModelSpec {
+  if (!model.spec.forecast) throw new ContractError(`${model.spec.name} is a translation model; it does not forecast a series.`)
+  return model.spec.forecast
+}
+
+/** A one-sentence problem with a series and an origin for this model, or null. */
+export function seriesProblem(f: ForecastModelSpec, s: SeriesInput, origin: number): string | null {
+  if (!Array.isArray(s.timestamps) || !Array.isArray(s.values) || s.timestamps.length !== s.values.length) {
+    return 'The series needs one timestamp for every value.'
+  }
+  if (s.values.length > MAX_SERIES_ROWS) return `The series has more than ${MAX_SERIES_ROWS} values.`
+  if (!Number.isInteger(origin) || origin < f.history || origin > s.values.length) {
+    return `A forecast needs ${f.history} values before its origin; pick an origin from ${f.history} to ${s.values.length} (this series has ${s.values.length} values).`
+  }
+  const end = Math.min(s.values.length, origin + f.horizon)
+  for (let i = origin - f.history; i < end; i++) {
+    if (typeof s.values[i] !== 'number' || !Number.isFinite(s.values[i])) return `Value ${i + 1} of the series is not a number.`
+    if (!Number.isFinite(timestampMinutes(String(s.timestamps[i])))) return `Timestamp ${i + 1} of the series is not a date and time.`
+  }
+  return irregularity(s, f.periodMinutes, origin - f.history + 1, end)
+}
+
+function isoAt(minutes: number): string {
+  return new Date(minutes * 60_000).toISOString().slice(0, 19) + 'Z'
+}
+
+/** Timestamps of the forecast steps: the series' own where it has them, else continued. */
+function forecastTimes(f: ForecastModelSpec, s: SeriesInput, origin: number): string[] {
+  const last = timestampMinutes(s.timestamps[origin - 1])
+  return Array.from({ length: f.horizon }, (_, t) => s.timestamps[origin + t] ?? isoAt(last + (t + 1) * f.periodMinutes))
+}
+
+function featureVector(names: string[], ts: string, scaled: number): number[] {
+  const [todSin, todCos, dowSin, dowCos] = calendarFeatures(ts)
+  const by: Record<string, number> = { value: scaled, tod_sin: todSin, tod_cos: todCos, dow_sin: dowSin, dow_cos: dowCos }
+  return names.map((n) => by[n])
+}
+
+interface Run {
+  /** forecast[b][t] in the series' unit. */
+  forecast: number[][]
+  /** Per-step outputs of row 0 (only when captured). */
+  steps: ort.InferenceSession.ReturnType[]
+  memLen: number
+}
+
+/** Forecasts from several origins of one series as one batch. */
+async function run(model: LoadedModel, s: SeriesInput, origins: number[], capture: boolean): Promise<Run> {
+  const f = spec(model)
+  const B = origins.length
+  const H = f.history
+  const F = f.features.length
+  const hist = new Float32Array(B * H * F)
+  const prev = new Float32Array(B)
+  origins.forEach((o, b) => {
+    for (let j = 0; j < H; j++) {
+      const i = o - H + j
+      const scaled = (s.values[i] - f.mean) / f.std
+      hist.set(featureVector(f.features, s.timestamps[i], scaled), (b * H + j) * F)
+    }
+    prev[b] = (s.values[o - 1] - f.mean) / f.std
+  })
+  const enc = await model.encoder.run({ history: new ort.Tensor('float32', hist, [B, H, F]) })
+  const memory = enc.encoder_out
+  const memLen = memory.dims[1]
+  let state = enc.decoder_init
+  const want = model.stepInputs
+  const Fs = f.stepFeatures.length
+  const times = origins.map((o) => forecastTimes(f, s, o))
+  const constant: Record<string, ort.Tensor> = { encoder_states: memory }
+  if (want.has('src_mask')) constant.src_mask = new ort.Tensor('float32', new Float32Array(B * memLen).fill(1), [B, memLen])
+  if (want.has('attn_override')) constant.attn_override = new ort.Tensor('float32', new Float32Array(B * memLen), [B, memLen])
+  if (want.has('override_on')) constant.override_on = new ort.Tensor('float32', new Float32Array(B), [B])
+  const forecast = origins.map(() => new Array<number>(f.horizon))
+  const steps: ort.InferenceSession.ReturnType[] = []
+  let prevValue = prev
+  for (let t = 0; t < f.horizon; t++) {
+    const feats = new Float32Array(B * Fs)
+    for (let b = 0; b < B; b++) feats.set(featureVector(f.stepFeatures, times[b][t], 0), b * Fs)
+    const feeds: Record<string, ort.Tensor> = { ...constant, state, prev_value: new ort.Tensor('float32', prevValue, [B]), step_features: new ort.Tensor('float32', feats, [B, Fs]) }
+    if (want.has('step')) feeds.step = new ort.Tensor('float32', new Float32Array(B).fill(t), [B])
+    const o = await model.step.run(feeds)
+    const y = o.forecast.data as Float32Array
+    for (let b = 0; b < B; b++) forecast[b][t] = y[b] * f.std + f.mean
+    prevValue = Float32Array.from(y.subarray(0, B))
+    state = o.next_state
+    if (capture) steps.push(o)
+  }
+  return { forecast, steps, memLen }
+}
+
+function errors(pred: number[], actual: (number | null)[]): { mae: number; mape: number } | null {
+  if (actual.some((a) => a === null)) return null
+  let abs = 0
+  let pct = 0
+  pred.forEach((p, t) => {
+    const a = actual[t] as number
+    abs += Math.abs(p - a)
+    pct += Math.abs(p - a) / Math.abs(a)
+  })
+  return { mae: abs / pred.length, mape: (pct / pred.length) * 100 }
+}
+
+/** The value `lag` steps before each forecast step, where the series has it. */
+function naive(f: ForecastModelSpec, s: SeriesInput, origin: number): (number | null)[] {
+  const lag = Math.max(0, ...f.seasonalLags)
+  return Array.from({ length: f.horizon }, (_, t) => {
+    const i = origin + t - lag
+    return lag > 0 && i >= 0 && i < s.values.length ? s.values[i] : null
+  })
+}
+
+/** One forecast with its attention, p_t and errors, for the forecasting view. */
+export async function forecastAt(model: LoadedModel, s: SeriesInput, origin: number): Promise<ForecastResult> {
+  const f = spec(model)
+  const problem = seriesProblem(f, s, origin)
+  if (problem) throw new ContractError(problem)
+  const t0 = performance.now()
+  const r = await run(model, s, [origin], true)
+  const decodeMs = performance.now() - t0
+  const S = r.memLen
+  const matrix = (name: string) => (r.steps[0]?.[name] ? r.steps.map((o) => row(o[name], 0, S)!) : null)
+  const attention = matrix('attention') ?? []
+  const windows = r.steps[0]?.window ? r.steps.map((o) => row(o.window, 0, 2) as [number, number]) : null
+  const actual = Array.from({ length: f.horizon }, (_, t) => (origin + t < s.values.length ? s.values[origin + t] : null))
+  const seasonalNaive = naive(f, s, origin)
+  const e = errors(r.forecast[0], actual)
+  const en = seasonalNaive.some((v) => v === null) ? null : errors(seasonalNaive as number[], actual)
+  return {
+    modelId: '',
+    historyTimes: s.timestamps.slice(origin - f.history, origin),
+    history: s.values.slice(origin - f.history, origin),
+    times: forecastTimes(f, s, origin),
+    forecast: r.forecast[0],
+    actual,
+    seasonalNaive,
+    attention,
+    scores: matrix('scores') ?? [],
+    positions: r.steps[0]?.position ? r.steps.map((o) => (o.position.data as Float32Array)[0]) : null,
+    windows,
+    gaussian: matrix('gaussian'),
+    align: matrix('align'),
+    mae: e?.mae ?? null,
+    mape: e?.mape ?? null,
+    naiveMae: en?.mae ?? null,
+    naiveMape: en?.mape ?? null,
+    unit: f.unit,
+    periodMinutes: f.periodMinutes,
+    seasonalLags: f.seasonalLags,
+    decodeMs,
+    provider: model.provider,
+  }
+}
+
+/**
+ * MAE and MAPE over every step of every origin, with the seasonal-naive forecast scored on the
+ * same steps: how the model cards' numbers are re-measured from the ONNX file.
+ */
+export async function evaluateForecast(model: LoadedModel, s: SeriesInput, origins: number[], batch = 128): Promise<ForecastEval> {
+  const f = spec(model)
+  if (origins.length === 0) throw new ContractError('There is no origin with a whole horizon of actual values to score.')
+  for (const o of [origins[0], origins[origins.length - 1]]) {
+    const problem = seriesProblem(f, s, o) ?? (o + f.horizon > s.values.length ? 'Every origin needs the actual values of its whole horizon.' : null)
+    if (problem) throw new ContractError(problem)
+  }
+  const t0 = performance.now()
+  let abs = 0
+  let pct = 0
+  let nAbs = 0
+  let nPct = 0
+  const lag = Math.max(0, ...f.seasonalLags)
+  for (let k = 0; k < origins.length; k += batch) {
+    const part = origins.slice(k, k + batch)
+    const r = await run(model, s, part, false)
+    part.forEach((o, b) => {
+      for (let t = 0; t < f.horizon; t++) {
+        const a = s.values[o + t]
+        abs += Math.abs(r.forecast[b][t] - a)
+        pct += Math.abs(r.forecast[b][t] - a) / Math.abs(a)
+        const n = s.values[o + t - lag]
+        nAbs += Math.abs(n - a)
+        nPct += Math.abs(n - a) / Math.abs(a)
+      }
+    })
+  }
+  const steps = origins.length * f.horizon
+  return {
+    origins: origins.length,
+    steps,
+    mae: abs / steps,
+    mape: (pct / steps) * 100,
+    naiveMae: nAbs / steps,
+    naiveMape: (nPct / steps) * 100,
+    seconds: (performance.now() - t0) / 1000,
+  }
+}
+
+/** Origins whose whole horizon lies in [from, length): where a forecast can be scored. */
+export function scoredOrigins(f: Pick<ForecastModelSpec, 'history' | 'horizon'>, length: number, from: number): number[] {
+  const first = Math.max(from, f.history)
+  return Array.from({ length: Math.max(0, length - f.horizon - first + 1) }, (_, i) => first + i)
+}

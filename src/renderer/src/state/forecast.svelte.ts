@@ -1,0 +1,110 @@
+import type { ForecastResult, ModelInfo, SeriesData } from '../../../shared/api'
+import { parseSeriesCsv } from '../../../shared/series'
+import { api } from '../lib/api'
+
+const SAVED_KEY = 'attention-lens:forecast'
+
+/**
+ * The forecasting view's state: which series (the bundled held-out weeks or a CSV the user
+ * loaded), the forecast origin, the forecast the engine returned and the selected step.
+ */
+export class ForecastState {
+  series = $state.raw<SeriesData | null>(null)
+  origin = $state(0)
+  result = $state.raw<ForecastResult | null>(null)
+  selectedStep = $state<number | null>(null)
+  busy = $state(false)
+  error = $state<string | null>(null)
+
+  private seq = 0
+  private model: ModelInfo | null = null
+
+  /** The origins a forecast can start from: the held-out weeks, or anywhere with enough history. */
+  range(): [number, number] {
+    const s = this.series
+    const f = this.model?.forecast
+    if (!s || !f) return [0, 0]
+    const lo = Math.max(f.history, s.heldOutStart ?? f.history)
+    // On the bundled series every forecast has its actual values; a user's series may run past its end.
+    const hi = s.heldOutStart !== null ? s.values.length - f.horizon : s.values.length
+    return [lo, Math.max(lo, hi)]
+  }
+
+  async use(model: ModelInfo): Promise<void> {
+    this.model = model
+    if (!this.series) {
+      try {
+        this.series = await api.forecastSeries()
+      } catch (e) {
+        this.error = (e as Error).message
+        return
+      }
+      const saved = Number(localStorage.getItem(SAVED_KEY))
+      const [lo, hi] = this.range()
+      this.origin = Number.isInteger(saved) && saved >= lo && saved <= hi ? saved : lo
+    }
+    this.clamp()
+    await this.run()
+  }
+
+  async loadCsv(file: File): Promise<void> {
+    try {
+      const s = parseSeriesCsv(await file.text(), file.name)
+      const f = this.model?.forecast
+      if (f && s.values.length < f.history) {
+        throw new Error(`The series has ${s.values.length} values; this model reads ${f.history} before each forecast.`)
+      }
+      this.series = s
+      // Forecast from the end of the user's data: the step a user most likely wants.
+      this.origin = this.range()[1]
+      this.error = null
+      await this.run()
+    } catch (e) {
+      this.error = (e as Error).message
+    }
+  }
+
+  async useBundled(): Promise<void> {
+    this.series = null
+    if (this.model) await this.use(this.model)
+  }
+
+  setOrigin(origin: number): void {
+    this.origin = origin
+    this.clamp()
+    if (this.series?.heldOutStart !== null) localStorage.setItem(SAVED_KEY, String(this.origin))
+    void this.run()
+  }
+
+  select(step: number | null): void {
+    this.selectedStep = step
+  }
+
+  private clamp(): void {
+    const [lo, hi] = this.range()
+    this.origin = Math.min(hi, Math.max(lo, Math.round(this.origin)))
+  }
+
+  /** Forecast from the current origin; a result that arrives after a newer request is dropped. */
+  private async run(): Promise<void> {
+    const s = this.series
+    const model = this.model
+    const f = model?.forecast
+    if (!s || !model || !f) return
+    const seq = ++this.seq
+    // Send only what the forecast reads: the history, and the actual values after the origin.
+    const from = this.origin - f.history
+    const to = Math.min(s.values.length, this.origin + f.horizon)
+    this.busy = true
+    try {
+      const r = await api.forecast({ modelId: model.id, timestamps: s.timestamps.slice(from, to), values: s.values.slice(from, to), origin: f.history })
+      if (seq !== this.seq) return
+      this.result = r
+      this.error = null
+    } catch (e) {
+      if (seq === this.seq) this.error = (e as Error).message
+    } finally {
+      if (seq === this.seq) this.busy = false
+    }
+  }
+}
