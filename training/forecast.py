@@ -117,6 +117,9 @@ class Forecaster(nn.Module):
             # attention context comes on top; so "without attention" is this very network.
             self.cell = GRUCell(inp + hid + dec, dec)
             self.W_gen = nn.Linear(self.mem, dec, bias=False)
+            # The query also sees the calendar of the step being predicted, so matching a time of
+            # day or a weekday in the history (whose keys carry their own calendar) is one product.
+            self.W_q = nn.Linear(len(STEP_FEATURES), dec, bias=False)
             self.W_c = nn.Linear(self.mem + dec + hid + inp, dec)
             if kind == "local-p":
                 self.W_p = nn.Linear(dec, dec)
@@ -148,7 +151,7 @@ class Forecaster(nn.Module):
         d = self.dec_dim
         s_prev, feed, summary = state[:, :d], state[:, d : 2 * d], state[:, 2 * d :]
         s = self.cell(torch.cat([x, summary, feed], 1), s_prev)
-        scores = torch.bmm(K, s.unsqueeze(2)).squeeze(2)
+        scores = torch.bmm(K, (s + self.W_q(feats)).unsqueeze(2)).squeeze(2)
         if self.kind == "local-p":
             p = mask.sum(1, keepdim=True) * torch.sigmoid(self.v_p(torch.tanh(self.W_p(s))))
             weights, local = local_attention(scores, mask, p, self.window, True)

@@ -54,6 +54,7 @@ describe('forecasting view', () => {
     expect(await page.getByTestId('source').count()).toBe(0)
     expect(await page.getByTestId('origin-time').innerText()).toBe('Mon 14 Aug')
     expect(await page.getByTestId('forecast-metrics').innerText()).toMatch(/This forecast: MAE [\d,]+ MW, MAPE \d+\.\d\d % · same time last week: MAE [\d,]+ MW/)
+    expect(await page.getByTestId('forecast-ms').innerText()).toMatch(/^forecast in \d+ ms on cpu$/)
     await screenshot(page, 'forecast')
   })
 
@@ -125,6 +126,26 @@ describe('forecasting view', () => {
     await expect.poll(() => page.getByTestId('forecast-error').innerText()).toBe('The CSV must start with a header "timestamp,<value column>", like "timestamp,demand_mw".')
     expect(await num('data-rows')).toBe(48)
     await screenshot(page, 'forecast-own-csv')
+  })
+
+  it('global attention (luong-general) spreads over the whole history; no window is drawn', async () => {
+    await page.getByTestId('load-csv').waitFor()
+    await page.getByRole('button', { name: 'Use the bundled series' }).click()
+    await pick('taylor-luong-general.onnx')
+    await expect.poll(() => page.getByTestId('forecast-selection').innerText()).toMatch(/^Step \+\d+ .*reads most around/)
+    expect(await num('data-cells')).toBe(48 * 384)
+    expect(await page.getByTestId('forecast-selection').innerText()).not.toMatch(/p_t/)
+    await page.getByTestId('forecast-chart').focus()
+    await page.keyboard.press('ArrowDown')
+    await screenshot(page, 'forecast-luong-general')
+  })
+
+  it('speaks Chinese too', async () => {
+    await page.getByTestId('lang-select').selectOption('zh')
+    await expect.poll(() => page.getByTestId('forecast-view').locator('label[for="origin"]').innerText()).toBe('预测起点')
+    expect(await page.getByTestId('forecast-metrics').innerText()).toMatch(/预测用时 \d+ ms（cpu）/)
+    await screenshot(page, 'forecast-zh')
+    await page.getByTestId('lang-select').selectOption('en')
   })
 
   it('the no-attention forecaster draws no heatmap and says why; a translation model brings the text input back', async () => {
