@@ -51,7 +51,7 @@ def read_series(path):
 
 def calendar(ts):
     """Time of day and day of week of an ISO timestamp, as sin/cos pairs. The app computes the
-    same four numbers (src/main/engine/forecast.ts); the timestamp is read as written (UTC)."""
+    same four numbers (calendarFeatures in src/shared/series.ts); the timestamp is read as written (UTC)."""
     t = dt.datetime.strptime(ts[:16], "%Y-%m-%dT%H:%M")
     tod = (t.hour * 60 + t.minute) / 1440.0
     dow = t.weekday() / 7.0  # Monday = 0

@@ -245,9 +245,11 @@ async function forecastEval(argv: string[]): Promise<void> {
     const info = await service.open(m)
     if (!info.forecast) throw new UsageError(`${info.name} is a translation model; use eval`)
     const from = v.from ? indexOf(s, v.from, '--from') : (heldOut ?? info.forecast.history)
-    const e = await service.evaluateForecast(m, s, scoredOrigins(info.forecast, s.values.length, from))
+    const origins = scoredOrigins(info.forecast, s.values.length, from)
+    if (origins.length === 0) throw new UsageError(`no origin from ${s.timestamps[from]} has ${info.forecast.history} values before it and ${info.forecast.horizon} after it`)
+    const e = await service.evaluateForecast(m, s, origins)
     const unit = info.forecast.unit ? ` ${info.forecast.unit}` : ''
-    console.log(`${info.fileName}: MAE ${e.mae.toFixed(1)}${unit}, MAPE ${e.mape.toFixed(2)} % over ${e.origins} origins (${e.steps} steps) from ${s.timestamps[from]}; seasonal naive MAE ${e.naiveMae.toFixed(1)}${unit}, MAPE ${e.naiveMape.toFixed(2)} %; ${e.seconds.toFixed(1)} s`)
+    console.log(`${info.fileName}: MAE ${e.mae.toFixed(1)}${unit}, MAPE ${e.mape.toFixed(2)} % over ${e.origins} origins (${e.steps} steps) from ${s.timestamps[origins[0]]}; seasonal naive MAE ${e.naiveMae.toFixed(1)}${unit}, MAPE ${e.naiveMape.toFixed(2)} %; ${e.seconds.toFixed(1)} s`)
   }
   await service.closeAll()
 }

@@ -15,8 +15,13 @@ export function timestampMinutes(ts: string): number {
   const m = TS_RE.exec(ts)
   if (!m) return NaN
   const [y, mo, d, h, mi] = m.slice(1).map(Number)
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59) return NaN
-  return Date.UTC(y, mo - 1, d, h, mi) / 60_000
+  if (h > 23 || mi > 59) return NaN
+  // setUTCFullYear keeps years 0-99 as written (Date.UTC reads them as 19xx).
+  const date = new Date(0)
+  date.setUTCFullYear(y, mo - 1, d)
+  // 31 February is not a date: it must not slide into March.
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return NaN
+  return date.getTime() / 60_000 + h * 60 + mi
 }
 
 /** Time of day and day of week as sin/cos pairs: [tod_sin, tod_cos, dow_sin, dow_cos]. */

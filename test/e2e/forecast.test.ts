@@ -133,7 +133,7 @@ describe('forecasting view', () => {
     await page.getByRole('button', { name: 'Use the bundled series' }).click()
     await pick('taylor-luong-general.onnx')
     await expect.poll(() => page.getByTestId('forecast-selection').innerText()).toMatch(/^Step \+\d+ .*reads most around/)
-    expect(await num('data-cells')).toBe(48 * 384)
+    await expect.poll(() => num('data-cells')).toBe(48 * 384)
     expect(await page.getByTestId('forecast-selection').innerText()).not.toMatch(/p_t/)
     await page.getByTestId('forecast-chart').focus()
     await page.keyboard.press('ArrowDown')
@@ -151,7 +151,7 @@ describe('forecasting view', () => {
   it('the no-attention forecaster draws no heatmap and says why; a translation model brings the text input back', async () => {
     await pick('taylor-none.onnx')
     await expect.poll(() => page.getByTestId('forecast-selection').innerText()).toMatch(/no attention/)
-    expect(await num('data-cells')).toBe(0)
+    await expect.poll(() => num('data-cells')).toBe(0)
     await pick('tiny-bahdanau.onnx')
     await page.getByTestId('source').waitFor()
     expect(await page.getByTestId('forecast-view').count()).toBe(0)

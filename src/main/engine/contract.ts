@@ -289,6 +289,8 @@ function forecastSpec(file: OnnxFile): ForecastModelSpec {
   if (odd !== undefined || features[0] !== 'value') {
     throw new ContractError(`The model's features must start with "value" and come from ${known.join(', ')}${odd ? `; "${shown(odd)}" does not` : ''}.`)
   }
+  // A step is fed its previous value through prev_value; the value it predicts is not known.
+  if (stepFeatures.includes('value')) throw new ContractError('The model\'s "step_features" cannot include "value": a step gets its previous value as "prev_value".')
   const scaling = f?.scaling as { mean?: unknown; std?: unknown } | undefined
   const mean = Number(scaling?.mean)
   const std = Number(scaling?.std)
@@ -296,8 +298,12 @@ function forecastSpec(file: OnnxFile): ForecastModelSpec {
     throw new ContractError('The model\'s "al.forecast" lacks a scaling with a finite "mean" and a positive "std".')
   }
   const lags = Array.isArray(f?.seasonal_lags) ? (f.seasonal_lags as unknown[]).filter((x): x is number => Number.isInteger(x) && (x as number) > 0) : []
+  const history = int('history')
+  // The seasonal-naive baseline and the guides read these lags from the history itself.
+  const far = lags.find((l) => l > history)
+  if (far !== undefined) throw new ContractError(`The model's seasonal lag ${far} reaches further back than its history of ${history} steps.`)
   return {
-    history: int('history'),
+    history,
     horizon: int('horizon'),
     periodMinutes: int('period_minutes'),
     series: typeof f?.series === 'string' ? f.series : 'value',
@@ -328,11 +334,16 @@ function checkForecastContract(file: OnnxFile, attention: AttentionKind, windowD
   }
   const bad = nonFiniteWeights(file)
   if (bad) throw new ContractError(`The model's weights contain NaN or infinite values (in "${bad}").`)
+  // Optional, as the translation models' BLEU: a malformed score is dropped, not shown.
   let forecastScore: ForecastScore | null = null
   try {
-    forecastScore = JSON.parse(file.metadata.get('al.test_metrics') ?? 'null') as ForecastScore | null
+    const t = JSON.parse(file.metadata.get('al.test_metrics') ?? 'null') as Partial<ForecastScore> | null
+    const finite = (...xs: unknown[]) => xs.every((x) => typeof x === 'number' && Number.isFinite(x))
+    if (t && finite(t.mae, t.mape, t.origins, t.seasonal_naive?.mae, t.seasonal_naive?.mape)) {
+      forecastScore = { ...(t as ForecastScore), by_horizon: Array.isArray(t.by_horizon) ? t.by_horizon : [], set: String(t.set ?? '') }
+    }
   } catch {
-    forecastScore = null // optional, as the translation models' BLEU
+    forecastScore = null
   }
   return {
     task: 'forecasting',

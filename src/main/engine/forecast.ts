@@ -31,10 +31,14 @@ export function seriesProblem(f: ForecastModelSpec, s: SeriesInput, origin: numb
   }
   const end = Math.min(s.values.length, origin + f.horizon)
   for (let i = origin - f.history; i < end; i++) {
-    if (typeof s.values[i] !== 'number' || !Number.isFinite(s.values[i])) return `Value ${i + 1} of the series is not a number.`
     if (!Number.isFinite(timestampMinutes(String(s.timestamps[i])))) return `Timestamp ${i + 1} of the series is not a date and time.`
   }
-  return irregularity(s, f.periodMinutes, origin - f.history + 1, end)
+  return nonNumber(s, origin - f.history, end) ?? irregularity(s, f.periodMinutes, origin - f.history + 1, end)
+}
+
+function nonNumber(s: SeriesInput, from: number, to: number): string | null {
+  for (let i = from; i < to; i++) if (typeof s.values[i] !== 'number' || !Number.isFinite(s.values[i])) return `Value ${i + 1} of the series is not a number.`
+  return null
 }
 
 function isoAt(minutes: number): string {
@@ -176,10 +180,16 @@ export async function forecastAt(model: LoadedModel, s: SeriesInput, origin: num
 export async function evaluateForecast(model: LoadedModel, s: SeriesInput, origins: number[], batch = 128): Promise<ForecastEval> {
   const f = spec(model)
   if (origins.length === 0) throw new ContractError('There is no origin with a whole horizon of actual values to score.')
-  for (const o of [origins[0], origins[origins.length - 1]]) {
-    const problem = seriesProblem(f, s, o) ?? (o + f.horizon > s.values.length ? 'Every origin needs the actual values of its whole horizon.' : null)
-    if (problem) throw new ContractError(problem)
-  }
+  const first = origins[0]
+  const last = origins[origins.length - 1]
+  // Every value between the first history and the last target is read: check them all at once.
+  const problem =
+    seriesProblem(f, s, first) ??
+    seriesProblem(f, s, last) ??
+    (last + f.horizon > s.values.length ? 'Every origin needs the actual values of its whole horizon.' : null) ??
+    irregularity(s, f.periodMinutes, first - f.history + 1, last + f.horizon) ??
+    nonNumber(s, first - f.history, last + f.horizon)
+  if (problem) throw new ContractError(problem)
   const t0 = performance.now()
   let abs = 0
   let pct = 0

@@ -25,22 +25,33 @@ export interface ForecastLabels {
   history: string
   actual: string
   forecast: string
-  naive: string
+  /** The seasonal-naive line: the value `minutes` earlier. */
+  naive: (minutes: number) => string
   attention: string
   origin: string
-  lagDay: (lag: number) => string
-  lagWeek: (lag: number) => string
+  /** A guide at a lag of `lag` steps, `minutes` long. */
+  lag: (lag: number, minutes: number) => string
+}
+
+/** "1 day", "1 week", "3 days", "12 h", "30 min". */
+export function spanEn(minutes: number): string {
+  if (minutes === 10080) return '1 week'
+  if (minutes % 1440 === 0) return minutes === 1440 ? '1 day' : `${minutes / 1440} days`
+  return minutes % 60 === 0 ? `${minutes / 60} h` : `${minutes} min`
 }
 
 export const FORECAST_LABELS_EN: ForecastLabels = {
   history: 'history',
   actual: 'actual',
   forecast: 'forecast',
-  naive: 'same time last week',
+  naive: (minutes) => (minutes === 10080 ? 'same time last week' : minutes === 1440 ? 'same time yesterday' : `${spanEn(minutes)} earlier`),
   attention: 'attention of the selected step',
   origin: 'origin',
-  lagDay: (lag) => `lag ${lag} · 1 day`,
-  lagWeek: (lag) => `lag ${lag} · 1 week`,
+  lag: (lag, minutes) => `lag ${lag} · ${spanEn(minutes)}`,
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 }
 
 const DIM = 0.25
@@ -128,17 +139,19 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
   const selMax = selRow ? Math.max(...selRow) : 1
   const lagDay = r.seasonalLags.length ? Math.min(...r.seasonalLags) : null
   const lagWeek = r.seasonalLags.length > 1 ? Math.max(...r.seasonalLags) : null
+  // The engine's seasonal naive uses the largest lag.
+  const naiveName = L.naive(Math.max(0, ...r.seasonalLags) * r.periodMinutes)
   const perDay = Math.max(1, Math.round(1440 / r.periodMinutes))
 
   // Vertical guides at the lags from the origin, and per step the exact column at that lag.
   const guides: unknown[] = []
   const guideStyle = (color: string) => ({ color, type: 'dashed', width: 1.5 })
-  for (const [lag, label, color] of [
-    [lagDay, L.lagDay, '#f8fafc'],
-    [lagWeek, L.lagWeek, '#fda4af'],
-  ] as [number | null, (lag: number) => string, string][]) {
+  for (const [lag, color] of [
+    [lagDay, '#f8fafc'],
+    [lagWeek, '#fda4af'],
+  ] as [number | null, string][]) {
     if (lag === null || lag > H) continue
-    const name = label(lag)
+    const name = L.lag(lag, lag * r.periodMinutes)
     // The y axis runs top to bottom, so 'start' puts the label above the heatmap, clear of the day labels.
     guides.push({ xAxis: String(H - lag), name, lineStyle: guideStyle(color), label: { formatter: name, position: 'start', color: ink.text, fontSize: fontSize - 2 } })
     const first = columnAtLag(H, 0, lag)
@@ -155,12 +168,9 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
   const lineMarks: unknown[] = [{ xAxis: String(H), name: L.origin, lineStyle: { color: ink.text, type: 'solid', width: 1 }, label: { formatter: L.origin, color: ink.text, fontSize: fontSize - 2 } }]
   const lineAreas: unknown[] = []
   if (sel !== null) {
-    for (const [lag, label] of [
-      [lagDay, L.lagDay],
-      [lagWeek, L.lagWeek],
-    ] as [number | null, (lag: number) => string][]) {
+    for (const lag of [lagDay, lagWeek]) {
       const j = lag === null ? null : columnAtLag(H, sel, lag)
-      if (j !== null) lineMarks.push({ xAxis: String(j), lineStyle: { color: '#0ea5e9', type: 'dashed', width: 1 }, label: { formatter: label(lag!), fontSize: fontSize - 3, color: ACCENT.attention } })
+      if (j !== null) lineMarks.push({ xAxis: String(j), lineStyle: { color: '#0ea5e9', type: 'dashed', width: 1 }, label: { formatter: L.lag(lag!, lag! * r.periodMinutes), fontSize: fontSize - 3, color: ACCENT.attention } })
     }
     // Unlabelled: the origin's label sits right there, and the enlarged point names the step.
     lineMarks.push({ xAxis: String(H + sel), lineStyle: { color: ACCENT.forecast, type: 'dashed', width: 1.5 }, label: { show: false } })
@@ -172,7 +182,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
     }
   }
 
-  const unit = r.unit ? ` ${r.unit}` : ''
+  const unit = r.unit ? ` ${escapeHtml(r.unit)}` : ''
   // The unit goes with the series' name: the value axis has no room for a title above it.
   const actualName = r.unit ? `${L.actual} (${r.unit})` : L.actual
   const categories = times.map((_, i) => String(i))
@@ -194,7 +204,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
       top: 4,
       left: left,
       textStyle: { fontSize: fontSize - 1 },
-      data: [actualName, L.forecast, L.naive, ...(selRow ? [L.attention] : [])],
+      data: [actualName, L.forecast, naiveName, ...(selRow ? [L.attention] : [])],
     },
     tooltip: { trigger: 'item', confine: true },
     axisPointer: { link: [{ xAxisIndex: [0, 1] }] },
@@ -285,7 +295,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
         },
       },
       {
-        name: L.naive,
+        name: naiveName,
         type: 'line',
         xAxisIndex: 0,
         yAxisIndex: 0,

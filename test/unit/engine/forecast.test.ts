@@ -99,6 +99,14 @@ describe('forecasting models', () => {
     await expect(service.forecast(model('local-p'), series, 10)).rejects.toThrow(/needs 384 values before its origin/)
   })
 
+  it('held-out evaluation refuses a gap anywhere between its first history step and its last target', async () => {
+    const gap = { timestamps: [...series.timestamps], values: [...series.values] }
+    gap.timestamps.splice(520, 5)
+    gap.values.splice(520, 5)
+    // The first and the last origin's own windows are regular; only the middle is not.
+    await expect(service.evaluateForecast(model('none'), gap, [384, 560, 1003])).rejects.toThrow(/not one value every 30 minutes/)
+  })
+
   it('a forecaster does not translate, and a translation model does not forecast', async () => {
     await expect(service.translate(model('local-p'), 'a dog')).rejects.toThrow('taylor-local-p is a forecasting model; it does not translate text.')
     await expect(service.forecast(tiny('bahdanau'), series, 500)).rejects.toThrow(/is a translation model; it does not forecast a series/)
@@ -119,6 +127,17 @@ describe('forecasting models', () => {
       setMeta(m, 'al.forecast', JSON.stringify(f))
     })
     await expect(service.describe(noScale)).rejects.toThrow(/positive "std"/)
+    const edit = (change: (f: Record<string, unknown>) => void) =>
+      editedModel(model('none'), (m) => {
+        const f = JSON.parse(m.metadataProps.find((p) => p.key === 'al.forecast')!.value!)
+        change(f)
+        setMeta(m, 'al.forecast', JSON.stringify(f))
+      })
+    await expect(service.describe(edit((f) => (f.step_features = ['value', 'tod_sin'])))).rejects.toThrow(/"step_features" cannot include "value"/)
+    await expect(service.describe(edit((f) => (f.seasonal_lags = [48, 400])))).rejects.toThrow('The model\'s seasonal lag 400 reaches further back than its history of 384 steps.')
+    // A malformed score is dropped; the model still opens.
+    const badScore = editedModel(model('none'), (m) => setMeta(m, 'al.test_metrics', '{"mae": 1}'))
+    expect((await service.describe(badScore)).forecastScore).toBeNull()
     const bahdanau = editedModel(model('luong-general'), (m) => setMeta(m, 'al.attention', 'bahdanau'))
     await expect(service.describe(bahdanau)).rejects.toThrow(/forecasting model's attention kind must be one of none, luong-general, local-p/)
   })

@@ -87,6 +87,17 @@ describe('forecast figure', () => {
     expect(line.markArea!.data).toEqual([[{ xAxis: '29', itemStyle: { color: 'rgba(14,165,233,0.12)' } }, { xAxis: '77' }]])
   })
 
+  it('guide and baseline names follow the series period', () => {
+    const hourly = { ...result(), periodMinutes: 60, seasonalLags: [24, 168] }
+    const o = buildForecastOption({ result: hourly, width: 1000 }) as unknown as Opt & { legend: { data: string[] } }
+    const names = (o.series.find((s) => s.type === 'heatmap')!.markLine!.data as { name?: string }[]).filter((m) => m.name).map((m) => m.name)
+    expect(names).toEqual(['lag 24 · 1 day', 'lag 168 · 1 week'])
+    expect(o.legend.data).toContain('same time last week')
+    const odd = buildForecastOption({ result: { ...result(), unit: '<b>MW</b>' }, width: 1000 }) as unknown as Opt
+    const tip = (odd.series[1] as unknown as { tooltip: { formatter: (p: { dataIndex: number; value: number }) => string } }).tooltip.formatter({ dataIndex: 390, value: 1 })
+    expect(tip).toContain('&lt;b&gt;MW&lt;/b&gt;')
+  })
+
   it('labels days and times as written', () => {
     expect(timeLabel('2000-08-14T00:00:00Z', true)).toBe('Mon 14 Aug')
     expect(timeLabel('2000-08-14T13:30:00Z', true)).toBe('Mon 14 Aug 13:30')

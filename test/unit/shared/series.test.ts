@@ -13,6 +13,7 @@ describe('series CSV and calendar features', () => {
     ['timestamp,v\nyesterday,1', 'Line 2 of the CSV has no timestamp like 2000-06-05T00:30:00Z.'],
     ['timestamp,v\n2000-06-05T00:00:00Z,1\n2000-06-05T00:30:00Z,', 'Line 3 of the CSV has no number in its value column.'],
     ['timestamp,v\n2000-13-05T00:00:00Z,1', 'Line 2 of the CSV has no timestamp like 2000-06-05T00:30:00Z.'],
+    ['timestamp,v\n2000-02-31T00:00:00Z,1', 'Line 2 of the CSV has no timestamp like 2000-06-05T00:30:00Z.'],
   ])('refuses %j in one sentence', (text, msg) => {
     expect(() => parseSeriesCsv(text, 'x')).toThrow(msg)
   })
@@ -27,6 +28,8 @@ describe('series CSV and calendar features', () => {
     expect(f[1]).toBeCloseTo(-1, 6)
     expect(f[2]).toBeCloseTo(Math.sin((2 * Math.PI * 6) / 7), 6)
     expect(f[3]).toBeCloseTo(Math.cos((2 * Math.PI * 6) / 7), 6)
+    // Years before 100 stay as written: Python's date(50, 1, 1).weekday() is 5 (a Saturday).
+    expect(calendarFeatures('0050-01-01T00:00')[2]).toBeCloseTo(Math.sin((2 * Math.PI * 5) / 7), 6)
     // 18:30 is 1110 minutes into the day.
     expect(calendarFeatures('2000-06-05 18:30')[0]).toBeCloseTo(Math.sin((2 * Math.PI * 1110) / 1440), 6)
   })

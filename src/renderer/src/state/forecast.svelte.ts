@@ -17,7 +17,7 @@ export class ForecastState {
   error = $state<string | null>(null)
 
   private seq = 0
-  private model: ModelInfo | null = null
+  private model = $state.raw<ModelInfo | null>(null)
 
   /** The origins a forecast can start from: the held-out weeks, or anywhere with enough history. */
   range(): [number, number] {
@@ -31,17 +31,24 @@ export class ForecastState {
   }
 
   async use(model: ModelInfo): Promise<void> {
+    // Another model's forecast is not this one's: do not show it while the new one runs.
+    if (this.model && this.model.id !== model.id) this.result = null
     this.model = model
     if (!this.series) {
+      let bundled: SeriesData
       try {
-        this.series = await api.forecastSeries()
+        bundled = await api.forecastSeries()
       } catch (e) {
         this.error = (e as Error).message
         return
       }
-      const saved = Number(localStorage.getItem(SAVED_KEY))
-      const [lo, hi] = this.range()
-      this.origin = Number.isInteger(saved) && saved >= lo && saved <= hi ? saved : lo
+      // A CSV the user loaded while the bundled series was on its way wins.
+      if (!this.series) {
+        this.series = bundled
+        const saved = Number(localStorage.getItem(SAVED_KEY))
+        const [lo, hi] = this.range()
+        this.origin = Number.isInteger(saved) && saved >= lo && saved <= hi ? saved : lo
+      }
     }
     this.clamp()
     await this.run()
@@ -102,7 +109,11 @@ export class ForecastState {
       this.result = r
       this.error = null
     } catch (e) {
-      if (seq === this.seq) this.error = (e as Error).message
+      if (seq === this.seq) {
+        this.error = (e as Error).message
+        // The forecast on show was for another origin: drop it rather than mislabel it.
+        this.result = null
+      }
     } finally {
       if (seq === this.seq) this.busy = false
     }
