@@ -69,11 +69,15 @@ export class LensState {
     }
   }
 
+  private opening = 0
+
   private async adopt(p: Promise<ModelInfo | null>): Promise<void> {
     this.error = null
+    // The last model asked for wins: the first model opened at start can finish after the user's pick.
+    const seq = ++this.opening
     try {
       const info = await p
-      if (!info) return
+      if (!info || seq !== this.opening) return
       this.model = info
       if (info.providerNote) this.notice = info.providerNote
       this.translation = null
@@ -82,7 +86,7 @@ export class LensState {
       this.schedule(0)
     } catch (e) {
       // The previous model stays loaded; only the message changes.
-      this.error = (e as Error).message
+      if (seq === this.opening) this.error = (e as Error).message
     }
   }
 
