@@ -76,3 +76,8 @@ export function irregularity(s: Pick<SeriesData, 'timestamps'>, periodMinutes: n
   }
   return null
 }
+
+/** The seasonal-naive baseline's lag: the largest seasonal lag (a week for half-hourly demand), 0 if none. */
+export function seasonalNaiveLag(lags: number[]): number {
+  return Math.max(0, ...lags)
+}

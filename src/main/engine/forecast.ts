@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node'
 import type { ForecastEval, ForecastResult } from '../../shared/api'
-import { calendarFeatures, irregularity, MAX_SERIES_ROWS, timestampMinutes } from '../../shared/series'
+import { calendarFeatures, irregularity, MAX_SERIES_ROWS, seasonalNaiveLag, timestampMinutes } from '../../shared/series'
 import { ContractError, type ForecastModelSpec } from './contract'
 import type { LoadedModel } from './model'
 import { row } from './steps'
@@ -22,6 +22,10 @@ function spec(model: LoadedModel): ForecastModelSpec {
 
 /** A one-sentence problem with a series and an origin for this model, or null. */
 export function seriesProblem(f: ForecastModelSpec, s: SeriesInput, origin: number): string | null {
+  return originProblem(f, s, origin) ?? rangeProblem(f, s, origin - f.history, Math.min(s.values.length, origin + f.horizon))
+}
+
+function originProblem(f: ForecastModelSpec, s: SeriesInput, origin: number): string | null {
   if (!Array.isArray(s.timestamps) || !Array.isArray(s.values) || s.timestamps.length !== s.values.length) {
     return 'The series needs one timestamp for every value.'
   }
@@ -29,16 +33,16 @@ export function seriesProblem(f: ForecastModelSpec, s: SeriesInput, origin: numb
   if (!Number.isInteger(origin) || origin < f.history || origin > s.values.length) {
     return `A forecast needs ${f.history} values before its origin; pick an origin from ${f.history} to ${s.values.length} (this series has ${s.values.length} values).`
   }
-  const end = Math.min(s.values.length, origin + f.horizon)
-  for (let i = origin - f.history; i < end; i++) {
-    if (!Number.isFinite(timestampMinutes(String(s.timestamps[i])))) return `Timestamp ${i + 1} of the series is not a date and time.`
-  }
-  return nonNumber(s, origin - f.history, end) ?? irregularity(s, f.periodMinutes, origin - f.history + 1, end)
+  return null
 }
 
-function nonNumber(s: SeriesInput, from: number, to: number): string | null {
+/** Rows [from, to) are read: each needs a timestamp, a number, and the model's spacing. */
+function rangeProblem(f: ForecastModelSpec, s: SeriesInput, from: number, to: number): string | null {
+  for (let i = from; i < to; i++) {
+    if (!Number.isFinite(timestampMinutes(String(s.timestamps[i])))) return `Timestamp ${i + 1} of the series is not a date and time.`
+  }
   for (let i = from; i < to; i++) if (typeof s.values[i] !== 'number' || !Number.isFinite(s.values[i])) return `Value ${i + 1} of the series is not a number.`
-  return null
+  return irregularity(s, f.periodMinutes, from + 1, to)
 }
 
 function isoAt(minutes: number): string {
@@ -51,15 +55,25 @@ function forecastTimes(f: ForecastModelSpec, s: SeriesInput, origin: number): st
   return Array.from({ length: f.horizon }, (_, t) => s.timestamps[origin + t] ?? isoAt(last + (t + 1) * f.periodMinutes))
 }
 
-function featureVector(names: string[], ts: string, scaled: number): number[] {
-  const [todSin, todCos, dowSin, dowCos] = calendarFeatures(ts)
-  const by: Record<string, number> = { value: scaled, tod_sin: todSin, tod_cos: todCos, dow_sin: dowSin, dow_cos: dowCos }
-  return names.map((n) => by[n])
+/**
+ * The model's features of one step. Origins of a batch overlap (each timestamp sits in up to
+ * `history` windows), so each timestamp's calendar is worked out once per batch.
+ */
+function featureVectors(): (names: string[], ts: string, scaled: number) => number[] {
+  const calendars = new Map<string, [number, number, number, number]>()
+  return (names, ts, scaled) => {
+    let c = calendars.get(ts)
+    if (!c) calendars.set(ts, (c = calendarFeatures(ts)))
+    const by: Record<string, number> = { value: scaled, tod_sin: c[0], tod_cos: c[1], dow_sin: c[2], dow_cos: c[3] }
+    return names.map((n) => by[n])
+  }
 }
 
 interface Run {
   /** forecast[b][t] in the series' unit. */
   forecast: number[][]
+  /** Timestamps of each row's forecast steps. */
+  times: string[][]
   /** Per-step outputs of row 0 (only when captured). */
   steps: ort.InferenceSession.ReturnType[]
   memLen: number
@@ -73,6 +87,7 @@ async function run(model: LoadedModel, s: SeriesInput, origins: number[], captur
   const F = f.features.length
   const hist = new Float32Array(B * H * F)
   const prev = new Float32Array(B)
+  const featureVector = featureVectors()
   origins.forEach((o, b) => {
     for (let j = 0; j < H; j++) {
       const i = o - H + j
@@ -107,24 +122,40 @@ async function run(model: LoadedModel, s: SeriesInput, origins: number[], captur
     state = o.next_state
     if (capture) steps.push(o)
   }
-  return { forecast, steps, memLen }
+  return { forecast, times, steps, memLen }
 }
 
-function errors(pred: number[], actual: (number | null)[]): { mae: number; mape: number } | null {
-  if (actual.some((a) => a === null)) return null
-  let abs = 0
-  let pct = 0
-  pred.forEach((p, t) => {
-    const a = actual[t] as number
-    abs += Math.abs(p - a)
-    pct += Math.abs(p - a) / Math.abs(a)
-  })
-  return { mae: abs / pred.length, mape: (pct / pred.length) * 100 }
+/** Sums of absolute and relative errors: MAE and MAPE over all steps added. */
+class Errors {
+  private abs = 0
+  private pct = 0
+  private n = 0
+
+  add(pred: number, actual: number): void {
+    this.abs += Math.abs(pred - actual)
+    this.pct += Math.abs(pred - actual) / Math.abs(actual)
+    this.n++
+  }
+
+  get mae(): number {
+    return this.abs / this.n
+  }
+
+  get mape(): number {
+    return (this.pct / this.n) * 100
+  }
+}
+
+function errors(pred: (number | null)[], actual: (number | null)[]): Errors | null {
+  if (actual.some((a) => a === null) || pred.some((p) => p === null)) return null
+  const e = new Errors()
+  pred.forEach((p, t) => e.add(p as number, actual[t] as number))
+  return e
 }
 
 /** The value `lag` steps before each forecast step, where the series has it. */
 function naive(f: ForecastModelSpec, s: SeriesInput, origin: number): (number | null)[] {
-  const lag = Math.max(0, ...f.seasonalLags)
+  const lag = seasonalNaiveLag(f.seasonalLags)
   return Array.from({ length: f.horizon }, (_, t) => {
     const i = origin + t - lag
     return lag > 0 && i >= 0 && i < s.values.length ? s.values[i] : null
@@ -146,12 +177,12 @@ export async function forecastAt(model: LoadedModel, s: SeriesInput, origin: num
   const actual = Array.from({ length: f.horizon }, (_, t) => (origin + t < s.values.length ? s.values[origin + t] : null))
   const seasonalNaive = naive(f, s, origin)
   const e = errors(r.forecast[0], actual)
-  const en = seasonalNaive.some((v) => v === null) ? null : errors(seasonalNaive as number[], actual)
+  const en = errors(seasonalNaive, actual)
   return {
     modelId: '',
     historyTimes: s.timestamps.slice(origin - f.history, origin),
     history: s.values.slice(origin - f.history, origin),
-    times: forecastTimes(f, s, origin),
+    times: r.times[0],
     forecast: r.forecast[0],
     actual,
     seasonalNaive,
@@ -184,40 +215,32 @@ export async function evaluateForecast(model: LoadedModel, s: SeriesInput, origi
   const last = origins[origins.length - 1]
   // Every value between the first history and the last target is read: check them all at once.
   const problem =
-    seriesProblem(f, s, first) ??
-    seriesProblem(f, s, last) ??
+    originProblem(f, s, first) ??
+    originProblem(f, s, last) ??
     (last + f.horizon > s.values.length ? 'Every origin needs the actual values of its whole horizon.' : null) ??
-    irregularity(s, f.periodMinutes, first - f.history + 1, last + f.horizon) ??
-    nonNumber(s, first - f.history, last + f.horizon)
+    rangeProblem(f, s, first - f.history, last + f.horizon)
   if (problem) throw new ContractError(problem)
   const t0 = performance.now()
-  let abs = 0
-  let pct = 0
-  let nAbs = 0
-  let nPct = 0
-  const lag = Math.max(0, ...f.seasonalLags)
+  const scored = new Errors()
+  const baseline = new Errors()
+  const lag = seasonalNaiveLag(f.seasonalLags)
   for (let k = 0; k < origins.length; k += batch) {
     const part = origins.slice(k, k + batch)
     const r = await run(model, s, part, false)
     part.forEach((o, b) => {
       for (let t = 0; t < f.horizon; t++) {
-        const a = s.values[o + t]
-        abs += Math.abs(r.forecast[b][t] - a)
-        pct += Math.abs(r.forecast[b][t] - a) / Math.abs(a)
-        const n = s.values[o + t - lag]
-        nAbs += Math.abs(n - a)
-        nPct += Math.abs(n - a) / Math.abs(a)
+        scored.add(r.forecast[b][t], s.values[o + t])
+        baseline.add(s.values[o + t - lag], s.values[o + t])
       }
     })
   }
-  const steps = origins.length * f.horizon
   return {
     origins: origins.length,
-    steps,
-    mae: abs / steps,
-    mape: (pct / steps) * 100,
-    naiveMae: nAbs / steps,
-    naiveMape: (nPct / steps) * 100,
+    steps: origins.length * f.horizon,
+    mae: scored.mae,
+    mape: scored.mape,
+    naiveMae: baseline.mae,
+    naiveMape: baseline.mape,
     seconds: (performance.now() - t0) / 1000,
   }
 }

@@ -1,5 +1,8 @@
 import type { ForecastResult } from '../api'
+import { seasonalNaiveLag, timestampMinutes } from '../series'
 import { COLORMAPS, type ColormapName } from './colormaps'
+import { windowCells } from './heatmap'
+import { escapeHtml } from './html'
 
 /**
  * The forecasting figure as one ECharts option with two grids that share their horizontal
@@ -50,10 +53,6 @@ export const FORECAST_LABELS_EN: ForecastLabels = {
   lag: (lag, minutes) => `lag ${lag} · ${spanEn(minutes)}`,
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
-}
-
 const DIM = 0.25
 // Ink for light and for dark backgrounds (the export's dark theme).
 const INK = {
@@ -67,16 +66,17 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 
 /** "Mon 21 Aug" at midnight, "14:30" otherwise (timestamps read as written). */
 export function timeLabel(ts: string, withDay: boolean): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})/.exec(ts)
-  if (!m) return ts
-  const [y, mo, d, h, mi] = m.slice(1).map(Number)
-  if (!withDay) return `${m[4]}:${m[5]}`
-  const wd = WEEKDAYS[new Date(Date.UTC(y, mo - 1, d)).getUTCDay()]
-  return h === 0 && mi === 0 ? `${wd} ${d} ${MONTHS[mo - 1]}` : `${wd} ${d} ${MONTHS[mo - 1]} ${m[4]}:${m[5]}`
+  const minutes = timestampMinutes(ts)
+  if (!Number.isFinite(minutes)) return ts
+  const t = new Date(minutes * 60_000)
+  const hhmm = `${String(t.getUTCHours()).padStart(2, '0')}:${String(t.getUTCMinutes()).padStart(2, '0')}`
+  if (!withDay) return hhmm
+  const day = `${WEEKDAYS[t.getUTCDay()]} ${t.getUTCDate()} ${MONTHS[t.getUTCMonth()]}`
+  return hhmm === '00:00' ? day : `${day} ${hhmm}`
 }
 
 function isMidnight(ts: string): boolean {
-  return /[T ]00:00/.test(ts)
+  return timestampMinutes(ts) % 1440 === 0
 }
 
 /** The lag (in steps) from forecast step t back to history column j. */
@@ -139,8 +139,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
   const selMax = selRow ? Math.max(...selRow) : 1
   const lagDay = r.seasonalLags.length ? Math.min(...r.seasonalLags) : null
   const lagWeek = r.seasonalLags.length > 1 ? Math.max(...r.seasonalLags) : null
-  // The engine's seasonal naive uses the largest lag.
-  const naiveName = L.naive(Math.max(0, ...r.seasonalLags) * r.periodMinutes)
+  const naiveName = L.naive(seasonalNaiveLag(r.seasonalLags) * r.periodMinutes)
   const perDay = Math.max(1, Math.round(1440 / r.periodMinutes))
 
   // Vertical guides at the lags from the origin, and per step the exact column at that lag.
@@ -175,9 +174,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
     // Unlabelled: the origin's label sits right there, and the enlarged point names the step.
     lineMarks.push({ xAxis: String(H + sel), lineStyle: { color: ACCENT.forecast, type: 'dashed', width: 1.5 }, label: { show: false } })
     if (r.windows?.[sel]) {
-      const [lo, hi] = r.windows[sel]
-      const a = Math.max(0, Math.ceil(lo))
-      const b = Math.min(H - 1, Math.floor(hi))
+      const [a, b] = windowCells(r.windows[sel], H)
       if (a <= b) lineAreas.push([{ xAxis: String(a), itemStyle: { color: 'rgba(14,165,233,0.12)' } }, { xAxis: String(b) }])
     }
   }

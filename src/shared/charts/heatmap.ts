@@ -1,5 +1,6 @@
 import { COLORMAPS, colorAt, textColorOn, type ColormapName } from './colormaps'
 import { pieceGroups } from './tokens'
+import { escapeHtml } from './html'
 
 export type HeatmapScale = 'linear' | 'log'
 export type HeatmapNorm = 'fixed' | 'row'
@@ -80,10 +81,6 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
   }
 }
 
-function escape(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
-}
-
 /**
  * The alignment heatmap as a plain ECharts option: target tokens are rows (top to bottom),
  * source tokens are columns (read left to right, labelled on top). Used by the renderer and
@@ -138,7 +135,7 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
       position: 'top',
       formatter: (p: { value: [number, number, number, number] }) => {
         const [s, t, , w] = p.value
-        return `${escape(tgtTokens[t])} ← ${escape(srcTokens[s])}<br/><b>${w.toFixed(4)}</b>`
+        return `${escapeHtml(tgtTokens[t])} ← ${escapeHtml(srcTokens[s])}<br/><b>${w.toFixed(4)}</b>`
       },
     },
     xAxis: {

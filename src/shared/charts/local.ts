@@ -8,6 +8,7 @@
  * - The position plot: p_t against the output step, the diagonal for reference, and the window
  *   band around p_t.
  */
+import { escapeHtml } from './html'
 
 export type LocalKind = 'local-m' | 'local-p'
 
@@ -95,10 +96,6 @@ const C = {
   selected: '#c2410c',
 }
 
-function escape(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
-}
-
 const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
 const fmt = (v: number) => v.toFixed(2)
@@ -140,10 +137,10 @@ export function buildSpotlightOption(input: SpotlightInput): Record<string, unkn
   const tooltip = (params: { dataIndex: number }[] | { dataIndex: number }) => {
     const s = (Array.isArray(params) ? params[0] : params)?.dataIndex ?? 0
     return [
-      `<b>${escape(srcTokens[s] ?? '')}</b> (s = ${s}, |s − p_t| = ${fmt(Math.abs(s - position))})`,
-      `${escape(L.align)}: ${at(align, s).toFixed(3)}`,
-      `${escape(L.gaussian)}: ${at(gaussian, s).toFixed(3)}`,
-      `${escape(L.weights)}: <b>${at(attention, s).toFixed(3)}</b>`,
+      `<b>${escapeHtml(srcTokens[s] ?? '')}</b> (s = ${s}, |s − p_t| = ${fmt(Math.abs(s - position))})`,
+      `${escapeHtml(L.align)}: ${at(align, s).toFixed(3)}`,
+      `${escapeHtml(L.gaussian)}: ${at(gaussian, s).toFixed(3)}`,
+      `${escapeHtml(L.weights)}: <b>${at(attention, s).toFixed(3)}</b>`,
     ].join('<br/>')
   }
   return {
@@ -291,10 +288,10 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
     const t = (Array.isArray(params) ? params[0] : params)?.dataIndex ?? 0
     const w = windows[t] ?? [0, 0]
     return [
-      `<b>${escape(tgtTokens[t] ?? '')}</b> (t = ${t})`,
-      `${escape(L.position)} = ${fmt(positions[t] ?? 0)}`,
+      `<b>${escapeHtml(tgtTokens[t] ?? '')}</b> (t = ${t})`,
+      `${escapeHtml(L.position)} = ${fmt(positions[t] ?? 0)}`,
       `[${fmt(w[0])}, ${fmt(w[1])}]`,
-      `${escape(L.diagonal)}: ${fmt(diagonalAt(t, T, S))}`,
+      `${escapeHtml(L.diagonal)}: ${fmt(diagonalAt(t, T, S))}`,
     ].join('<br/>')
   }
   const line = { symbol: 'none', silent: true, lineStyle: { opacity: 0 }, tooltip: { show: false } }

@@ -6,6 +6,7 @@
  * token), so when they are stacked the same source token sits in the same column in every stage.
  */
 import { windowCells } from './heatmap'
+import { escapeHtml } from './html'
 
 /** A diverging map (ColorBrewer RdBu, reversed): negative blue, zero white, positive red. */
 export const DIVERGING = ['#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7', '#fddbc7', '#f4a582', '#d6604d', '#b2182b'] as const
@@ -52,10 +53,6 @@ export function contextVector(weights: number[], states: number[][], dims: numbe
 /** The source positions a step actually used: its window for local models, all of them otherwise. */
 export function usedRange(S: number, window: [number, number] | null | undefined): [number, number] {
   return window ? windowCells(window, S) : [0, S - 1]
-}
-
-function escape(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 }
 
 const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
@@ -143,7 +140,7 @@ function barBase(input: StepBarsInput, yAxis: Record<string, unknown>, series: u
     tooltip: {
       trigger: 'item',
       formatter: (p: { dataIndex: number; value: number | [number, number]; seriesName: string }) => {
-        if (Array.isArray(p.value)) return `${escape(p.seriesName)}: <b>${fmt(p.value[1])}</b>`
+        if (Array.isArray(p.value)) return `${escapeHtml(p.seriesName)}: <b>${fmt(p.value[1])}</b>`
         return tooltip(p.dataIndex, p.value)
       },
     },
@@ -180,7 +177,7 @@ export function buildScoresOption(input: ScoresInput): Record<string, unknown> {
         markLine: { symbol: 'none', silent: true, lineStyle: { color: '#94a3b8', width: 1 }, label: { show: false }, data: [{ yAxis: 0 }] },
       },
     ],
-    (j, v) => `${escape(input.srcTokens[j])}<br/>e = <b>${fmt(v)}</b>`,
+    (j, v) => `${escapeHtml(input.srcTokens[j])}<br/>e = <b>${fmt(v)}</b>`,
   )
 }
 
@@ -207,7 +204,7 @@ export function buildWeightsOption(input: WeightsInput): Record<string, unknown>
         label: { show: S <= 24, position: 'top', fontSize: 10, color: '#334155', formatter: (p: { value: number }) => (p.value >= 0.005 ? p.value.toFixed(2) : '') },
       },
     ],
-    (j, v) => `${escape(input.srcTokens[j])}<br/>α = <b>${v.toFixed(4)}</b>`,
+    (j, v) => `${escapeHtml(input.srcTokens[j])}<br/>α = <b>${v.toFixed(4)}</b>`,
   )
 }
 
@@ -295,7 +292,7 @@ export function buildGaussianOption(input: GaussianInput): Record<string, unknow
     { type: 'value', min: 0, max: 1, splitNumber: 4, axisLabel: { fontSize: 11 } },
     series,
     (j) =>
-      `${escape(input.srcTokens[j])}<br/>${escape(alignName)} ${(input.align[j] ?? 0).toFixed(4)} × ${escape(gaussName)} ${(input.gaussian[j] ?? 0).toFixed(4)}<br/>= ${escape(finalName)} <b>${(input.final[j] ?? 0).toFixed(4)}</b>`,
+      `${escapeHtml(input.srcTokens[j])}<br/>${escapeHtml(alignName)} ${(input.align[j] ?? 0).toFixed(4)} × ${escapeHtml(gaussName)} ${(input.gaussian[j] ?? 0).toFixed(4)}<br/>= ${escapeHtml(finalName)} <b>${(input.final[j] ?? 0).toFixed(4)}</b>`,
     [alignName, gaussName, finalName],
   )
 }
@@ -397,10 +394,10 @@ export function buildContextOption(input: ContextInput): Record<string, unknown>
     tooltip: {
       trigger: 'item',
       formatter: (p: { seriesId: string; dataIndex: number; value: number | [number, number, number] }) => {
-        if (p.seriesId === 'alpha') return `${escape(srcTokens[p.dataIndex])}<br/>${escape(alphaName)} = <b>${(weights[p.dataIndex] ?? 0).toFixed(4)}</b>`
+        if (p.seriesId === 'alpha') return `${escapeHtml(srcTokens[p.dataIndex])}<br/>${escapeHtml(alphaName)} = <b>${(weights[p.dataIndex] ?? 0).toFixed(4)}</b>`
         const [d, j, v] = p.value as [number, number, number]
-        if (p.seriesId === 'context') return `${escape(ctxName)}[${d}] = <b>${v.toFixed(4)}</b>`
-        return `${escape(srcTokens[j])} · h[${d}] = <b>${v.toFixed(4)}</b><br/>${escape(alphaName)} = ${(weights[j] ?? 0).toFixed(4)}`
+        if (p.seriesId === 'context') return `${escapeHtml(ctxName)}[${d}] = <b>${v.toFixed(4)}</b>`
+        return `${escapeHtml(srcTokens[j])} · h[${d}] = <b>${v.toFixed(4)}</b><br/>${escapeHtml(alphaName)} = ${(weights[j] ?? 0).toFixed(4)}`
       },
     },
     xAxis: [
