@@ -55,6 +55,19 @@ export async function launchChromium(): Promise<Browser> {
 
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true })
+  // ECharts puts heatmap cells on an incremental layer that zrender paints ~15 ms per frame, so
+  // a large heatmap (48 × 384) can still be half drawn: wait until the canvases stop changing.
+  await page.evaluate(async () => {
+    const snap = () => Array.from(document.querySelectorAll('canvas'), (c) => c.toDataURL()).join('|')
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve(null)))
+    let previous = ''
+    for (let i = 0; i < 60; i++) {
+      await frame()
+      const now = snap()
+      if (now === previous) return
+      previous = now
+    }
+  })
   const path = join(ARTIFACTS, `${name}.png`)
   await page.screenshot({ path, fullPage: true })
   return path
