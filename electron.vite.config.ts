@@ -10,7 +10,7 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           // The engine process, the browser-mode host and the CLI share the main build.
-          engine: resolve(__dirname, 'src/main/engine/host.ts'),
+          engine: resolve(__dirname, 'src/engine/host.ts'),
           web: resolve(__dirname, 'src/web/main.ts'),
           cli: resolve(__dirname, 'src/cli/index.ts'),
         },

@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import { scoredOrigins } from '../src/main/engine/forecast'
-import { InferenceService } from '../src/main/engine/service'
-import { BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../src/main/paths'
+import { scoredOrigins } from '../src/engine/forecast'
+import { InferenceService } from '../src/engine/service'
+import { BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../src/host/paths'
 import { parseSeriesCsv } from '../src/shared/series'
 
 const ROOT = join(__dirname, '..')

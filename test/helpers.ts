@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { onnx, type OnnxTypes } from '../src/main/engine/onnx-proto'
+import { onnx, type OnnxTypes } from '../src/engine/onnx-proto'
 
 export const ROOT = join(__dirname, '..')
 export const FIXTURE_MODELS = join(ROOT, 'test', 'fixtures', 'models')

@@ -1,5 +1,5 @@
 """Corpus BLEU with sacreBLEU's 13a tokenisation (used for training-time reports; the app's own
-implementation is src/main/engine/bleu.ts and the two are checked against the same cases)."""
+implementation is src/engine/bleu.ts and the two are checked against the same cases)."""
 import collections
 import math
 import re

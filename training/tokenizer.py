@@ -1,4 +1,4 @@
-"""The tokenizer spec shared with the app (src/main/engine/tokenizer.ts).
+"""The tokenizer spec shared with the app (src/engine/tokenizer.ts).
 
 The ONNX file carries the spec as JSON in `al.src_tokenizer` / `al.tgt_tokenizer`; both sides
 must turn the same text into the same tokens, which test/fixtures/tokenizer-vectors.json checks.

@@ -9,12 +9,12 @@ import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } f
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { scoredOrigins } from '../main/engine/forecast'
-import { InferenceService } from '../main/engine/service'
-import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../main/paths'
+import { scoredOrigins } from '../engine/forecast'
+import { InferenceService } from '../engine/service'
+import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
-import { writeAtomic } from '../main/export/atomic'
-import { renderFigure, type FigureData } from '../main/export/figure'
+import { writeAtomic } from '../host/export/atomic'
+import { renderFigure, type FigureData } from '../host/export/figure'
 import { DEFAULT_FIGURE, figureProblem, FONT_PRESETS, SIZE_PRESETS, type FigureFormat, type FigureSpec } from '../shared/figure'
 
 const USAGE = [

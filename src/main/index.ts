@@ -4,12 +4,12 @@ import { join } from 'node:path'
 import { Channels, type Envelope } from '../shared/api'
 import { figureFileName, type FigureData, type FigureSpec } from '../shared/figure'
 import { checkArgs } from '../shared/validate'
-import { writeAtomic } from './export/atomic'
-import { EngineClient, type EngineChannel } from './engine-client'
-import type { EngineRequest, EngineResponse } from './engine/protocol'
-import { LensHost } from './lens-host'
-import { appPaths } from './paths'
-import { SettingsStore } from './settings-store'
+import { writeAtomic } from '../host/export/atomic'
+import { EngineClient, type EngineChannel } from '../host/engine-client'
+import type { EngineRequest, EngineResponse } from '../engine/protocol'
+import { LensHost } from '../host/lens-host'
+import { appPaths } from '../host/paths'
+import { SettingsStore } from '../host/settings-store'
 
 function utilityEngine(): EngineChannel {
   const child = utilityProcess.fork(join(__dirname, 'engine.js'), [], { serviceName: 'Attention Lens engine' })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { computeBleu, corpusBleu, sentenceStats, tokenize13a } from '../../../src/main/engine/bleu'
+import { computeBleu, corpusBleu, sentenceStats, tokenize13a } from '../../../src/engine/bleu'
 
 // Cases published with sacreBLEU (test/test_bleu.py of the sacrebleu repository).
 const REFS = [

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ContractError } from '../../../src/main/engine/contract'
-import { LoadedModel } from '../../../src/main/engine/model'
+import { ContractError } from '../../../src/engine/contract'
+import { LoadedModel } from '../../../src/engine/model'
 import { editedModel, ROOT, setMeta, tempDir, tiny } from '../../helpers'
 
 async function refusal(path: string): Promise<string> {

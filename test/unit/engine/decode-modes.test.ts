@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { overrideWeights } from '../../../src/main/engine/decode'
-import { InferenceService } from '../../../src/main/engine/service'
+import { overrideWeights } from '../../../src/engine/decode'
+import { InferenceService } from '../../../src/engine/service'
 import { tiny } from '../../helpers'
 
 const service = new InferenceService()

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { maxTargetLength } from '../../../src/main/engine/decode'
-import { InferenceService } from '../../../src/main/engine/service'
+import { maxTargetLength } from '../../../src/engine/decode'
+import { InferenceService } from '../../../src/engine/service'
 import { editedModel, tiny } from '../../helpers'
 
 const service = new InferenceService()

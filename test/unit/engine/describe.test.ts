@@ -1,7 +1,7 @@
 import { copyFileSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { InferenceService } from '../../../src/main/engine/service'
+import { InferenceService } from '../../../src/engine/service'
 import { tempDir, tiny } from '../../helpers'
 
 describe('describing a model file for the picker', () => {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { corpusBleu } from '../../../src/main/engine/bleu'
-import { InferenceService } from '../../../src/main/engine/service'
+import { corpusBleu } from '../../../src/engine/bleu'
+import { InferenceService } from '../../../src/engine/service'
 import { ROOT, tempDir, tiny } from '../../helpers'
 
 const service = new InferenceService()

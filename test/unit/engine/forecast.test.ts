@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { scoredOrigins, seriesProblem } from '../../../src/main/engine/forecast'
-import { InferenceService } from '../../../src/main/engine/service'
+import { scoredOrigins, seriesProblem } from '../../../src/engine/forecast'
+import { InferenceService } from '../../../src/engine/service'
 import { parseSeriesCsv } from '../../../src/shared/series'
 import { BUNDLED_MODELS, editedModel, ROOT, setMeta, tiny } from '../../helpers'
 

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { EngineClient } from '../../../src/main/engine-client'
-import { forkEngine } from '../../../src/main/engine-fork'
-import { onnx } from '../../../src/main/engine/onnx-proto'
+import { EngineClient } from '../../../src/host/engine-client'
+import { forkEngine } from '../../../src/host/engine-fork'
+import { onnx } from '../../../src/engine/onnx-proto'
 import { tempDir, tiny } from '../../helpers'
 
 /** A small seeded generator, so a failure can be replayed. */

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { MAX_SOURCE_TOKENS, maxTargetLength } from '../../../src/main/engine/decode'
-import { InferenceService } from '../../../src/main/engine/service'
+import { MAX_SOURCE_TOKENS, maxTargetLength } from '../../../src/engine/decode'
+import { InferenceService } from '../../../src/engine/service'
 import { tiny } from '../../helpers'
 
 const service = new InferenceService()

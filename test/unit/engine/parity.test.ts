@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LoadedModel } from '../../../src/main/engine/model'
-import { InferenceService } from '../../../src/main/engine/service'
+import { LoadedModel } from '../../../src/engine/model'
+import { InferenceService } from '../../../src/engine/service'
 import { parseSeriesCsv } from '../../../src/shared/series'
 import { BUNDLED_MODELS, FIXTURE_MODELS, ROOT } from '../../helpers'
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { listProviders } from '../../../src/main/engine/providers'
-import { InferenceService } from '../../../src/main/engine/service'
+import { listProviders } from '../../../src/engine/providers'
+import { InferenceService } from '../../../src/engine/service'
 import { tiny } from '../../helpers'
 
 const services: InferenceService[] = []

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { detokenize, tokenize, type TokenizerSpec } from '../../../src/main/engine/tokenizer'
+import { detokenize, tokenize, type TokenizerSpec } from '../../../src/engine/tokenizer'
 import { ROOT } from '../../helpers'
 
 interface Case {

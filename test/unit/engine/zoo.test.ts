@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LoadedModel } from '../../../src/main/engine/model'
-import { tokenize, type TokenizerSpec } from '../../../src/main/engine/tokenizer'
+import { LoadedModel } from '../../../src/engine/model'
+import { tokenize, type TokenizerSpec } from '../../../src/engine/tokenizer'
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
 
 const EXPECTED = ['en-fr-none', 'en-fr-bahdanau', 'en-fr-luong-general', 'en-fr-local-m', 'en-fr-local-p', 'zh-en-bahdanau', 'zh-en-local-p']

@@ -11,7 +11,7 @@ import {
   windowArea,
   type SpotlightInput,
 } from '../../../src/shared/charts/local'
-import { InferenceService } from '../../../src/main/engine/service'
+import { InferenceService } from '../../../src/engine/service'
 import { tiny } from '../../helpers'
 
 type Series = {

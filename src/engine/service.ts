@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
-import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ModelInfo, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
+import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ModelInfo, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
 import { checkContract, ContractError, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateCorpus, type EvalOptions } from './evaluate'

@@ -1,5 +1,5 @@
 import { onnx } from './onnx-proto'
-import { ATTENTION_KINDS, type AttentionKind, type ForecastScore, type ForecastSpec, type ModelTask, type TestScore } from '../../shared/api'
+import { ATTENTION_KINDS, type AttentionKind, type ForecastScore, type ForecastSpec, type ModelTask, type TestScore } from '../shared/api'
 import type { OnnxFile } from './onnx-graph'
 import type { TokenizerSpec } from './tokenizer'
 

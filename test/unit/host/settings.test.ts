@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { SettingsStore } from '../../../src/main/settings-store'
+import { SettingsStore } from '../../../src/host/settings-store'
 import { tempDir } from '../../helpers'
 
 describe('settings file', () => {

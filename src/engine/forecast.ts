@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node'
-import type { ForecastEval, ForecastResult } from '../../shared/api'
-import { calendarFeatures, irregularity, MAX_SERIES_ROWS, seasonalNaiveLag, timestampMinutes } from '../../shared/series'
+import type { ForecastEval, ForecastResult } from '../shared/api'
+import { calendarFeatures, irregularity, MAX_SERIES_ROWS, seasonalNaiveLag, timestampMinutes } from '../shared/series'
 import { ContractError, type ForecastModelSpec } from './contract'
 import type { LoadedModel } from './model'
 import { row } from './steps'

@@ -20,7 +20,7 @@ import type {
 import { figureDataProblem, figureProblem, type FigureData, type FigureSpec } from '../shared/figure'
 import type { EngineClient } from './engine-client'
 import { renderFigure } from './export/figure'
-import type { ModelDescription } from './engine/service'
+import type { ModelDescription } from '../engine/service'
 import { SettingsStore, type StoredSettings } from './settings-store'
 import { parseSeriesCsv } from '../shared/series'
 import { BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from './paths'

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { EngineChannel } from './engine-client'
-import type { EngineRequest, EngineResponse } from './engine/protocol'
+import type { EngineRequest, EngineResponse } from '../engine/protocol'
 
 /**
  * Where the engine entry lives: next to the bundle when built (out/main/engine.js), else the
@@ -13,7 +13,7 @@ export function engineEntry(): { file: string; execArgv: string[] } {
   const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url))
   const built = join(here, 'engine.js')
   if (existsSync(built)) return { file: built, execArgv: [] }
-  return { file: join(here, 'engine', 'host.ts'), execArgv: ['--import', 'tsx'] }
+  return { file: join(here, '..', 'engine', 'host.ts'), execArgv: ['--import', 'tsx'] }
 }
 
 /** The engine as a Node child process (browser mode, CLI, tests). */

@@ -1,4 +1,4 @@
-import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
+import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
 import type { LoadedModel } from './model'
 import { encode, gatherRows, logitRow, row, step, tileRows, topK, type LogitRow } from './steps'
 import { detokenize, tokenize } from './tokenizer'

@@ -1,4 +1,4 @@
-import type { EngineMethod, EngineMethods, EngineRequest, EngineResponse } from './engine/protocol'
+import type { EngineMethod, EngineMethods, EngineRequest, EngineResponse } from '../engine/protocol'
 
 /** A running engine process, whatever started it (child_process.fork or utilityProcess). */
 export interface EngineChannel {

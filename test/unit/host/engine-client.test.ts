@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { EngineClient } from '../../../src/main/engine-client'
-import { forkEngine } from '../../../src/main/engine-fork'
+import { EngineClient } from '../../../src/host/engine-client'
+import { forkEngine } from '../../../src/host/engine-fork'
 import { tiny } from '../../helpers'
 
 describe('the engine in its own process', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { BucketScore, EvalProgress, EvalResult } from '../../shared/api'
+import type { BucketScore, EvalProgress, EvalResult } from '../shared/api'
 import { corpusBleu } from './bleu'
 import { greedyBatch } from './decode'
 import type { LoadedModel } from './model'

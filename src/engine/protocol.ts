@@ -1,4 +1,4 @@
-import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../../shared/api'
+import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
 import type { ModelDescription } from './service'
 
 /** The calls the engine process answers (see host.ts). */
