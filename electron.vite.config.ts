@@ -13,6 +13,8 @@ export default defineConfig({
           engine: resolve(__dirname, 'src/engine/host.ts'),
           web: resolve(__dirname, 'src/web/main.ts'),
           cli: resolve(__dirname, 'src/cli/index.ts'),
+          // Figure rendering runs on this worker thread, off Electron's main thread (src/host/export/pool.ts).
+          'figure-worker': resolve(__dirname, 'src/host/export/worker.ts'),
         },
       },
     },

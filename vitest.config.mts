@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config'
+import { svelte } from '@sveltejs/vite-plugin-svelte'
 
 export default defineConfig({
+  // The renderer's state classes (*.svelte.ts) use runes; compile them as the browser gets them.
+  plugins: [svelte({ configFile: false, dynamicCompileOptions: () => ({ generate: 'client' }) })],
   test: {
     include: ['test/unit/**/*.test.ts', 'test/e2e/**/*.test.ts'],
     testTimeout: 60_000,

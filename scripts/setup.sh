@@ -16,7 +16,15 @@ if [ "${1:-}" = "--test" ]; then
   command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
   if [ ${#missing[@]} -gt 0 ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # Another apt (unattended upgrades, a second setup) may hold apt's locks: wait for it, up to
+    # 10 minutes, instead of failing with exit 100. DPkg::Lock::Timeout covers dpkg's lock, which
+    # `install` takes; `update` takes the package lists' lock, which no option waits for.
+    for try in $(seq 1 120); do
+      if err=$($SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq 2>&1); then break; fi
+      if ! grep -q 'Could not get lock' <<<"$err" || [ "$try" = 120 ]; then echo "$err" >&2; exit 100; fi
+      [ "$try" = 1 ] && echo "setup: another apt is running; waiting for it" >&2
+      sleep 5
+    done
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
   fi
 fi

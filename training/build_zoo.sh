@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
-# Rebuilds the whole model zoo: trains, evaluates and exports every bundled model, two at a time
-# (one CPU core each), then rebuilds the tiny test fixture models.
-#   bash training/build_zoo.sh                  # everything
-#   bash training/build_zoo.sh en-fr:none ...   # just the named models
+# Rebuilds the whole model zoo into training/zoo-next/: trains, evaluates and exports every model,
+# two at a time (one CPU core each; training/logs/parallel can lower that), then the tiny test
+# fixture models. Deterministic: same seeds, one thread, batches seeded per epoch.
+#   bash training/build_zoo.sh                       # everything, from scratch
+#   bash training/build_zoo.sh --resume              # continue from training/checkpoints/
+#   bash training/build_zoo.sh [--resume] en-fr:none ...   # just the named models
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+resume=0
+if [ "${1:-}" = --resume ]; then resume=1; shift; fi
 mkdir -p training/logs
 models=("$@")
 if [ ${#models[@]} -eq 0 ]; then
-  models=(en-fr:bahdanau en-fr:local-p en-fr:none en-fr:luong-general en-fr:local-m zh-en:bahdanau zh-en:local-p
-          taylor:luong-general taylor:local-p taylor:none tiny:bahdanau tiny:local-p tiny:local-m tiny:none)
+  models=(en-fr:luong-general en-fr:local-p en-fr:bahdanau en-fr:local-m en-fr:luong-dot en-fr:luong-concat en-fr:none
+          zh-en:bahdanau zh-en:local-p zh-en:none
+          taylor:luong-general taylor:local-p taylor:none
+          tiny:bahdanau tiny:local-p tiny:local-m tiny:none)
 fi
-printf '%s\n' "${models[@]}" | xargs -P 2 -I{} bash training/train_one.sh {}
+if [ $resume -eq 0 ]; then
+  for m in "${models[@]}"; do
+    p=${m%%:*}; k=${m#*:}
+    name="$p-$k"
+    rm -rf "training/checkpoints/$name"
+    rm -f "training/logs/$name.log"
+  done
+fi
+/usr/bin/python3 training/queue.py "${models[@]}"

@@ -1,26 +1,30 @@
-"""Corpora from ../shared/datasets, vocabularies and batches."""
+"""Corpora from ../shared/datasets, tokenizers, vocabularies and batches."""
 import collections
 import gzip
+import json
 import os
 import random
+import unicodedata
 
 import torch
 
-from tokenizer import tokenize
+from tokenizer import bpe_vocab, learn_bpe, tokenize
 
-DATA = os.environ.get(
-    "AL_DATASETS",
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "datasets"),
-)
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.environ.get("AL_DATASETS", os.path.join(HERE, "..", "..", "shared", "datasets"))
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIALS = ["<pad>", "<unk>", "<s>", "</s>"]
+ZH_TEST, ZH_VAL = 1000, 500
 
+# `src_tok` / `tgt_tok` name the tokenizer; a "bpe" spec gets its merges learned on the training
+# split (`merges` merges) by `tokenizers()`.
 PAIRS = {
     "en-fr": {
         "src_lang": "en",
         "tgt_lang": "fr",
-        "src_tok": {"type": "word", "lowercase": True},
-        "tgt_tok": {"type": "word", "lowercase": True, "capitalize": True},
+        "src_tok": {"type": "bpe", "lowercase": True, "joiner": "@@", "end_of_word_suffix": "</w>"},
+        "tgt_tok": {"type": "bpe", "lowercase": True, "capitalize": True, "joiner": "@@", "end_of_word_suffix": "</w>"},
+        "merges": {"src": 5000, "tgt": 5000},
         "test_name": "test_2016_flickr",
         "training_data": "Multi30K task 1 (Elliott et al., 2016; French: Elliott et al., 2017), train split, 29,000 pairs",
         "licence": "Multi30K: for research and teaching use; English side from Flickr30K captions",
@@ -29,9 +33,10 @@ PAIRS = {
         "src_lang": "zh",
         "tgt_lang": "en",
         "src_tok": {"type": "char", "lowercase": True},
-        "tgt_tok": {"type": "word", "lowercase": True, "capitalize": True},
-        "test_name": "tatoeba-cmn-eng test (seed 13, 1,000 pairs)",
-        "training_data": "Tatoeba cmn-eng sentence pairs (tatoeba.org), seed-13 split: train / 500 val / 1,000 test",
+        "tgt_tok": {"type": "bpe", "lowercase": True, "capitalize": True, "joiner": "@@", "end_of_word_suffix": "</w>"},
+        "merges": {"tgt": 3000},
+        "test_name": "tatoeba-cmn-eng clean test (distinct Chinese sentences, seed 13, 1,000 pairs)",
+        "training_data": "Tatoeba cmn-eng sentence pairs (tatoeba.org), split by distinct Chinese sentence (seed 13): train / 500 val / 1,000 test sources",
         "licence": "CC-BY 2.0 (France), Tatoeba project; per-sentence attribution in cmn.txt column 3",
     },
 }
@@ -40,6 +45,35 @@ PAIRS = {
 def _lines(path):
     with gzip.open(path, "rt", encoding="utf-8") as f:
         return [l.rstrip("\n") for l in f]
+
+
+def zh_key(s):
+    """What makes two Chinese sources "the same sentence" for the split."""
+    return unicodedata.normalize("NFKC", s).strip()
+
+
+def split_zh(rows, seed=13):
+    """Splits (zh, en) pairs by distinct Chinese sentence: the distinct sources (in first-seen
+    order) are shuffled with `seed`; the first 1,000 are the test sources (one pair each: the first
+    translation in the file), the next 500 validation (all their pairs), the rest training."""
+    groups = collections.OrderedDict()
+    for zh, en in rows:
+        groups.setdefault(zh_key(zh), []).append((zh, en))
+    keys = list(groups)
+    random.Random(seed).shuffle(keys)
+    test = [groups[k][0] for k in keys[:ZH_TEST]]
+    val = [p for k in keys[ZH_TEST : ZH_TEST + ZH_VAL] for p in groups[k]]
+    train = [p for k in keys[ZH_TEST + ZH_VAL :] for p in groups[k]]
+    check_disjoint({"train": train, "val": val, "test": test})
+    return {"test": test, "val": val, "train": train}
+
+
+def check_disjoint(splits):
+    seen = {}
+    for name, pairs in splits.items():
+        for k in {zh_key(s) for s, _ in pairs}:
+            assert k not in seen, f"source sentence {k!r} is in both {seen[k]} and {name}"
+            seen[k] = name
 
 
 def load_pair(pair):
@@ -57,9 +91,7 @@ def load_pair(pair):
                 parts = line.rstrip("\n").split("\t")
                 if len(parts) >= 2:
                     rows.append((parts[1], parts[0]))
-        rng = random.Random(13)
-        rng.shuffle(rows)
-        return {"test": rows[:1000], "val": rows[1000:1500], "train": rows[1500:]}
+        return split_zh(rows)
     raise ValueError(pair)
 
 
@@ -69,6 +101,25 @@ def build_vocab(texts, spec, min_freq, max_size):
     return SPECIALS + words
 
 
+def tokenizers(pair, train, min_freq=3, max_vocab=8000, merges=None):
+    """The (src_spec, src_vocab, tgt_spec, tgt_vocab) of a pair, learned on its training split.
+    BPE: merges learned by tokenizer.learn_bpe; vocabulary = specials + tokenizer.bpe_vocab."""
+    cfg = PAIRS[pair]
+    out = []
+    for side, col in (("src", 0), ("tgt", 1)):
+        spec = dict(cfg[f"{side}_tok"])
+        texts = [p[col] for p in train]
+        if spec["type"] == "bpe":
+            n = (merges or cfg["merges"])[side]
+            m, alphabet = learn_bpe(texts, spec, n)
+            spec["merges"] = m
+            vocab = SPECIALS + bpe_vocab(m, alphabet)
+        else:
+            vocab = build_vocab(texts, spec, min_freq, max_vocab)
+        out += [spec, vocab]
+    return tuple(out)
+
+
 def encode(text, spec, index, max_tokens=None):
     ids = [index.get(t, UNK) for t in tokenize(text, spec)]
     if max_tokens:
@@ -76,12 +127,22 @@ def encode(text, spec, index, max_tokens=None):
     return ids + [EOS]
 
 
-def batches(pairs, batch_size, shuffle=True, seed=0):
-    """Length-bucketed batches of (src_ids, src_mask, tgt_in, tgt_out) tensors."""
-    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]))
-    chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+def batches(pairs, batch_size, shuffle=True, seed=0, pool=50):
+    """Length-bucketed batches of (src_ids, src_mask, tgt_in, tgt_out) tensors. Training batches
+    are formed anew each epoch (seed = seed + epoch): shuffle, sort pools of `pool` batches by
+    source length, cut, shuffle the batches."""
     if shuffle:
-        random.Random(seed).shuffle(chunks)
+        rng = random.Random(seed)
+        order = list(range(len(pairs)))
+        rng.shuffle(order)
+        size = batch_size * pool
+        order = [i for k in range(0, len(order), size)
+                 for i in sorted(order[k : k + size], key=lambda i: (len(pairs[i][0]), len(pairs[i][1])))]
+        chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+        rng.shuffle(chunks)
+    else:
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]))
+        chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     for chunk in chunks:
         srcs = [pairs[i][0] for i in chunk]
         tgts = [pairs[i][1] for i in chunk]

@@ -8,7 +8,8 @@ import torch
 import torch.nn as nn
 
 import data
-from models import greedy, step_outputs
+from models import beam_search, greedy, step_outputs
+from tokenizer import detokenize, tokenize
 
 FORMAT_VERSION = "1"
 ENCODER_OUTPUTS = ["encoder_out", "decoder_init"]
@@ -50,8 +51,8 @@ def metadata(info, src_vocab, tgt_vocab):
         "al.tgt_lang": cfg["tgt_lang"],
         "al.src_vocab": json.dumps(src_vocab, ensure_ascii=False),
         "al.tgt_vocab": json.dumps(tgt_vocab, ensure_ascii=False),
-        "al.src_tokenizer": json.dumps(cfg["src_tok"]),
-        "al.tgt_tokenizer": json.dumps(cfg["tgt_tok"]),
+        "al.src_tokenizer": json.dumps(info["src_spec"], ensure_ascii=False),
+        "al.tgt_tokenizer": json.dumps(info["tgt_spec"], ensure_ascii=False),
         "al.special_tokens": json.dumps({"pad": 0, "unk": 1, "bos": 2, "eos": 3}),
         "al.state_size": str(info["state_size"]),
         "al.local_m_ratio": repr(info["local_m_ratio"]),
@@ -87,35 +88,62 @@ def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sent
     m.producer_name = "attention-lens training/export.py"
     onnx.checker.check_model(m)
     onnx.save(m, onnx_path)
-    write_parity(model, src_vocab, info, sentences, fixture_path)
+    write_parity(model, src_vocab, tgt_vocab, info, sentences, fixture_path)
     if with_card:
         write_card(info, card_path)
     print(f"wrote {onnx_path}", flush=True)
 
 
-def write_parity(model, src_vocab, info, sentences, path):
+def write_parity(model, src_vocab, tgt_vocab, info, sentences, path):
+    """PyTorch's greedy tokens (with `<unk>` masked), attention and p_t, plus the beam-5 tokens,
+    for a few sentences; the source pieces and the detokenized output too."""
     si = {w: i for i, w in enumerate(src_vocab)}
+    spec, tspec = info["src_spec"], info["tgt_spec"]
     cases = []
     for s in sentences:
-        ids = data.encode(s, info["cfg"]["src_tok"], si, 100)
+        ids = data.encode(s, spec, si, 100)
         src = torch.tensor([ids])
         out, steps = greedy(model, src, torch.ones(1, len(ids)), max_len=2 * len(ids) + 10)
-        case = {"source": s, "src_ids": ids, "tgt_ids": out[0]}
+        case = {"source": s, "src_tokens": tokenize(s, spec), "src_ids": ids, "tgt_ids": out[0],
+                "text": detokenize([tgt_vocab[i] for i in out[0]], tspec)}
         # steps include the one that emitted </s>, as the engine's matrices do
         for key in ("attention", "position"):
             if steps and key in steps[0]:
                 case[key] = [st[key][0].tolist() for st in steps]
+        b = beam_search(model, src, torch.ones(1, len(ids)), K=5)[0]
+        case["beam5_ids"] = b
+        case["beam5_text"] = detokenize([tgt_vocab[i] for i in b], tspec)
         cases.append(case)
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"model": info["name"], "cases": cases}, f, ensure_ascii=False)
 
 
+def _table(t):
+    return "\n".join(f"| {b['bucket']} | {b['sentences']} | {b['bleu']} | {b['bleu_cased']} |" for b in t["by_length"])
+
+
 def write_card(info, path):
     t, s, tr = info["test"], info["sizes"], info["training"]
     cfg = info["cfg"]
-    rows = "\n".join(f"| {b['bucket']} | {b['sentences']} | {b['bleu']} |" for b in t["by_length"])
     kind = info["kind"]
     extra = f" Window half-width D = {info['window']} (σ = D/2)." if kind.startswith("local") else ""
+    bm = t.get("beam")
+    unit = "characters" if info["src_spec"]["type"] == "char" else "words"
+
+    def tok(spec, n):
+        if spec["type"] == "bpe":
+            return f"BPE, {len(spec['merges'])} merges, {n} pieces"
+        return f"{spec['type']}, {n} tokens (min. frequency {s['min_freq']})"
+
+    beam_part = ""
+    if bm:
+        beam_part = f"""
+**Beam search, K = {bm['size']}** (length penalty α = {bm['length_penalty']}): **{bm['bleu']}** case-insensitive, {bm['bleu_cased']} cased.
+
+| source length ({unit}) | sentences | BLEU | BLEU (cased) |
+| --- | --- | --- | --- |
+{_table(bm)}
+"""
     text = f"""# {info['name']}
 
 {cfg['src_lang']} → {cfg['tgt_lang']}, attention: `{kind}`.{extra}
@@ -123,16 +151,21 @@ def write_card(info, path):
 - **Data**: {cfg['training_data']}. Licence: {cfg['licence']}.
 - **Architecture**: bidirectional GRU encoder ({s['enc_hidden']} per direction), GRU decoder ({s['dec_hidden']}),
   embeddings {s['emb']} (output layer tied to the target embedding), {s['parameters']:,} parameters.
-- **Vocabulary**: {s['src_vocab']} source / {s['tgt_vocab']} target tokens (min. frequency {s['min_freq']}).
-- **Training**: {tr['pairs']:,} pairs, {tr['epochs']} epochs, batch {tr['batch']}, Adam lr {tr['lr']},
-  {tr['minutes']} minutes on {tr['threads']} CPU thread(s), seed {tr['seed']}.
-- **Test**: {t['set']}, {t['sentences']} sentences, {t['decoding']} decoding, sacreBLEU-13a corpus BLEU:
-  **{t['bleu']}** case-insensitive, {t['bleu_cased']} cased.
+- **Vocabulary**: source {tok(info['src_spec'], s['src_vocab'])}; target {tok(info['tgt_spec'], s['tgt_vocab'])}.
+  `<unk>` in the test sources: {t.get('src_unknown_tokens', '?')} tokens.
+- **Training**: {tr['pairs']:,} pairs, {tr['epochs']} epochs, batch {tr['batch']} (batches re-formed every epoch),
+  Adam lr {tr['lr']}, {tr['schedule']}, dropout {tr['dropout']}, label smoothing 0.1, weights averaged over
+  epochs {', '.join(map(str, tr['averaged_epochs']))}; {tr.get('cpu_minutes', tr['minutes'])} CPU minutes ({tr['minutes']} minutes wall clock,
+  two models training side by side) on {tr['threads']} CPU thread(s), seed {tr['seed']}.
+- **Test**: {t['set']}, {t['sentences']} sentences, sacreBLEU-13a corpus BLEU; `<unk>` is never emitted
+  (masked in decoding).
 
-| source length (tokens) | sentences | BLEU (case-insensitive) |
-| --- | --- | --- |
-{rows}
+**Greedy decoding**: **{t['bleu']}** case-insensitive, {t['bleu_cased']} cased.
 
+| source length ({unit}) | sentences | BLEU | BLEU (cased) |
+| --- | --- | --- | --- |
+{_table(t)}
+{beam_part}
 Measured by `/usr/bin/python3 training/train.py --pair {info['pair']} --kind {kind}` (which trains,
 evaluates and exports); `attention-lens eval` re-measures it from the ONNX file.
 """

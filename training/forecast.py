@@ -28,10 +28,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from models import GRUCell, NEG, local_attention  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+STAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo-next")
 DATASETS = os.environ.get("AL_DATASETS", os.path.join(ROOT, "..", "shared", "datasets"))
 HIST, HORIZON, DAY, WEEK = 384, 48, 48, 336
 HOLDOUT = 2 * WEEK
 KINDS = ("none", "luong-general", "local-p")
+LAGS = (WEEK, DAY)  # the residual design's seasonal-naive lag first
 FEATURES = ["value", "tod_sin", "tod_cos", "dow_sin", "dow_cos"]
 STEP_FEATURES = FEATURES[1:]
 FORMAT_VERSION = "1"
@@ -98,16 +100,22 @@ class Forecaster(nn.Module):
     with input feeding (general score), optionally local-p, or no attention (the final encoder
     state is the only context)."""
 
-    def __init__(self, kind, hid=64, dec=64, window=24):
+    def __init__(self, kind, hid=64, dec=64, window=24, residual=True):
         super().__init__()
         assert kind in KINDS, kind
         self.kind, self.window, self.dec_dim, self.hid = kind, window, dec, hid
+        # residual: the step predicts a correction to the seasonal naive (the value one week
+        # earlier) and also reads the value one day earlier. encode() copies those 2 x 48 values
+        # of the history into the decoder state as two queues; each step reads and drops the
+        # front of both, so the contract (inputs, outputs) is unchanged and only Z grows by 96.
+        self.residual = residual
+        self.nq = len(LAGS) * HORIZON if residual else 0
         # What attention reads: the GRU state and the step's own inputs, so a forecast step can
         # take the value at a lag directly instead of decoding it out of a state.
         self.mem = hid if kind == "none" else hid + len(FEATURES)
         self.encoder = nn.GRU(len(FEATURES), hid, batch_first=True)
         self.init = nn.Linear(hid, dec)
-        inp = 1 + len(STEP_FEATURES)
+        inp = 1 + len(STEP_FEATURES) + (len(LAGS) if residual else 0)
         if kind == "none":
             self.cell = GRUCell(inp + hid, dec)
             self.W_o = nn.Linear(dec + hid + inp, dec)
@@ -128,24 +136,51 @@ class Forecaster(nn.Module):
 
     @property
     def state_dim(self):
-        return self.dec_dim if self.kind == "none" else 2 * self.dec_dim + self.hid
+        return (self.dec_dim if self.kind == "none" else 2 * self.dec_dim + self.hid) + self.nq
+
+    def queues(self, history):
+        """[B, 96]: the scaled values at lag 336 and then lag 48 of the 48 steps to forecast
+        (history positions S-336 .. S-289 and S-48 .. S-1)."""
+        v = history[:, :, 0]
+        return torch.cat([v[:, -lag : v.shape[1] - lag + HORIZON] for lag in LAGS], 1)
 
     def encode(self, history):
         H, last = self.encoder(history)
         init = torch.tanh(self.init(last[0]))
+        q = [self.queues(history)] if self.residual else []
         if self.kind == "none":
-            return last[0].unsqueeze(1), init
-        return torch.cat([H, history], 2), torch.cat([init, torch.zeros_like(init), last[0]], 1)
+            return last[0].unsqueeze(1), torch.cat([init] + q, 1)
+        return torch.cat([H, history], 2), torch.cat([init, torch.zeros_like(init), last[0]] + q, 1)
+
+    def _pop(self, state):
+        """Splits off the queues: (rest of the state, the front values [B, len(LAGS)], the
+        queues shifted by one step)."""
+        if not self.residual:
+            return state, None, None
+        n = self.nq
+        rest, q = state[:, : state.shape[1] - n], state[:, state.shape[1] - n :]
+        fronts = torch.stack([q[:, i * HORIZON] for i in range(len(LAGS))], 1)
+        shifted = torch.cat([torch.cat([q[:, i * HORIZON + 1 : (i + 1) * HORIZON], torch.zeros_like(q[:, :1])], 1)
+                             for i in range(len(LAGS))], 1)
+        return rest, fronts, shifted
+
+    def _finish(self, out, y, fronts, shifted, next_state):
+        if self.residual:
+            out["forecast"] = fronts[:, 0] + y  # seasonal naive + correction
+            out["next_state"] = torch.cat([next_state, shifted], 1)
+        else:
+            out["forecast"], out["next_state"] = y, next_state
+        return out
 
     def step(self, prev, feats, state, H, mask, override, override_on, K=None):
-        x = torch.cat([prev.unsqueeze(1), feats], 1)
+        state, fronts, shifted = self._pop(state)
+        x = torch.cat([prev.unsqueeze(1), feats] + ([fronts] if self.residual else []), 1)
         out = {}
         if self.kind == "none":
             c = H[:, 0]
             s = self.cell(torch.cat([x, c], 1), state)
-            out["forecast"] = self.out(torch.tanh(self.W_o(torch.cat([s, c, x], 1)))).squeeze(1)
-            out["next_state"] = s
-            return out
+            y = self.out(torch.tanh(self.W_o(torch.cat([s, c, x], 1)))).squeeze(1)
+            return self._finish(out, y, fronts, shifted, s)
         if K is None:
             K = self.W_gen(H)
         d = self.dec_dim
@@ -161,11 +196,9 @@ class Forecaster(nn.Module):
         weights = override_on * override + (1 - override_on) * weights
         c = torch.bmm(weights.unsqueeze(1), H).squeeze(1)
         h_tilde = torch.tanh(self.W_c(torch.cat([c, s, summary, x], 1)))
-        out["forecast"] = self.out(h_tilde).squeeze(1)
-        out["next_state"] = torch.cat([s, h_tilde, summary], 1)
         out["attention"] = weights
         out["scores"] = scores
-        return out
+        return self._finish(out, self.out(h_tilde).squeeze(1), fronts, shifted, torch.cat([s, h_tilde, summary], 1))
 
     def forward(self, history, cal, keep=False):
         """Free-running forecast [B,48] (each step fed the previous forecast, as at inference)."""
@@ -239,7 +272,7 @@ INPUTS = ["history", "encoder_states", "state", "prev_value", "step_features", "
 
 def export(model, series, info, onnx_path):
     model.eval()
-    B, S = 2, 12
+    B, S = 2, HIST
     Sm = 1 if model.kind == "none" else S
     dummy = (torch.randn(B, S, len(FEATURES)), torch.zeros(B, Sm, model.mem), torch.zeros(B, model.state_dim),
              torch.zeros(B), torch.zeros(B, len(STEP_FEATURES)), torch.ones(B, Sm), torch.zeros(B, Sm), torch.zeros(B))
@@ -316,6 +349,7 @@ def write_card(info, path):
 
 Forecasting: half-hourly electricity demand (MW), England and Wales. Reads the last {HIST} steps
 (8 days) and predicts the next {HORIZON} (one day), step by step. Attention: {att}.
+{"Each step predicts a correction to the seasonal naive (the value one week earlier) and also reads the value one day earlier; both come from the history and travel in the decoder state (its last 96 numbers)." if info.get("residual") else ""}
 
 - **Data**: J.W. Taylor (2003), "Short-term electricity demand forecasting using double seasonal
   exponential smoothing", JORS 54, 799–805 (the `taylor` series of the R package `forecast`):
@@ -368,24 +402,32 @@ def main():
     ap.add_argument("--window", type=int, default=24)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out-dir", default=os.path.join(ROOT, "resources", "models"))
-    ap.add_argument("--fixture-dir", default=os.path.join(ROOT, "test", "fixtures", "parity"))
-    ap.add_argument("--write-series", action="store_true")
+    ap.add_argument("--residual", type=int, default=1, help="1: predict a correction to the seasonal naive")
+    ap.add_argument("--name", default=None)
+    ap.add_argument("--limit", type=int, default=0, help="smoke tests: only this many training origins")
+    ap.add_argument("--no-export", action="store_true", help="design runs: train and measure only")
+    ap.add_argument("--out-dir", default=os.path.join(STAGE, "models"))
+    ap.add_argument("--fixture-dir", default=os.path.join(STAGE, "parity"))
+    ap.add_argument("--write-series", default=None, metavar="PATH",
+                    help="also write the held-out series the app forecasts on to PATH")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = random.Random(a.seed)
-    name = f"taylor-{a.kind}"
+    name = a.name or f"taylor-{a.kind}"
     series = Series(*read_series(os.path.join(DATASETS, "taylor", "taylor.csv")))
     if a.write_series:
-        write_series(series, os.path.join(ROOT, "resources", "series", "taylor-holdout.csv"))
-    model = Forecaster(a.kind, a.hid, a.hid, a.window)
+        write_series(series, a.write_series)
+    model = Forecaster(a.kind, a.hid, a.hid, a.window, bool(a.residual))
     params = sum(p.numel() for p in model.parameters())
     train_o, val_o, test_o = series.origins("train"), series.origins("val"), series.origins("test")
+    if a.limit:
+        train_o = train_o[:: max(1, len(train_o) // a.limit)][: a.limit]
     print(f"{name}: {len(train_o)} train / {len(val_o)} val / {len(test_o)} test origins, {params} parameters", flush=True)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, a.epochs)
     val_actual = actual_mw(series, val_o)
+    print(f"validation week: seasonal naive MAE {metrics(seasonal_naive(series, val_o), val_actual)['mae']}", flush=True)
     best, best_state, best_epoch, log = float("inf"), None, 0, []
     t0 = time.time()
     for epoch in range(a.epochs):
@@ -423,17 +465,21 @@ def main():
     test = dict(metrics(pred, actual), set=f"{series.times[series.test_start][:10]} to {series.times[-1][:10]}",
                 origins=len(test_o), seasonal_naive=metrics(naive, actual), by_horizon=by_h,
                 train_until=series.times[series.val_start - 1][:10])
-    print(f"{name}: test MAE {test['mae']} MW, MAPE {test['mape']} %; seasonal naive MAE "
-          f"{test['seasonal_naive']['mae']}, MAPE {test['seasonal_naive']['mape']}", flush=True)
+    print(f"{name}: best val MAE {best} (epoch {best_epoch}); test MAE {test['mae']} MW, MAPE {test['mape']} %; "
+          f"seasonal naive MAE {test['seasonal_naive']['mae']}, MAPE {test['seasonal_naive']['mape']}; by horizon "
+          + " ".join(f"{h['steps']}:{h['mae']}/{h['seasonal_naive_mae']}" for h in by_h), flush=True)
     info = {
-        "name": name, "kind": a.kind, "window": a.window if a.kind == "local-p" else 0,
+        "name": name, "kind": a.kind, "window": a.window if a.kind == "local-p" else 0, "residual": bool(a.residual),
         "scaling": {"mean": series.mean, "std": series.std},
         "sizes": {"enc_hidden": a.hid, "dec_hidden": a.hid, "parameters": params},
         "training": {"origins": len(train_o), "epochs": a.epochs, "best_epoch": best_epoch, "batch": a.batch,
                      "lr": a.lr, "minutes": round(minutes, 1), "threads": a.threads, "seed": a.seed, "log": log},
         "test": test,
     }
+    if a.no_export:
+        return
     os.makedirs(a.out_dir, exist_ok=True)
+    os.makedirs(a.fixture_dir, exist_ok=True)
     path = os.path.join(a.out_dir, name + ".onnx")
     export(model, series, info, path)
     write_parity(model, series, [series.test_start, series.test_start + 100, series.N - HORIZON],

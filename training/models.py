@@ -222,9 +222,21 @@ def step_outputs(kind):
     return ["logits", "next_state", "attention", "scores"]
 
 
+UNK = 1
+
+
+def mask_unk(logits, unk=UNK):
+    """Decoding never emits `<unk>`: its logit is set to -inf before the argmax / log-softmax (so
+    beam scores are log-probabilities renormalised over the other tokens)."""
+    logits = logits.clone()
+    logits[:, unk] = float("-inf")
+    return logits
+
+
 @torch.no_grad()
 def greedy(model, src, mask, max_len, bos=2, eos=3):
-    """Batched greedy decoding; returns token id lists (without </s>) and per-step outputs."""
+    """Batched greedy decoding with `<unk>` masked; returns token id lists (without </s>) and
+    per-step outputs. max_len is 2*S+10 (S counts the source's </s>), as in the app."""
     model.eval()
     H, state = model.encode(src, mask)
     B, S = H.shape[0], H.shape[1]
@@ -236,7 +248,7 @@ def greedy(model, src, mask, max_len, bos=2, eos=3):
     for t in range(max_len):
         o = model.step(prev, state, H, m, torch.full((B,), float(t)), torch.zeros(B, S), torch.zeros(B, 1))
         state = o["next_state"]
-        prev = o["logits"].argmax(1)
+        prev = mask_unk(o["logits"]).argmax(1)
         steps.append({k: v.clone() for k, v in o.items() if k not in ("logits", "next_state")})
         for b in range(B):
             if not done[b]:
@@ -247,3 +259,120 @@ def greedy(model, src, mask, max_len, bos=2, eos=3):
         if bool(done.all()):
             break
     return ids, steps
+
+
+@torch.no_grad()
+def beam_search(model, src, mask, K=5, alpha=1.0, bos=2, eos=3):
+    """Beam search, several sentences at once, each exactly as the app's beamDecode
+    (src/engine/decode.ts) runs one sentence:
+
+    - step log-probabilities are log_softmax(logits with `<unk>` at -inf);
+    - each live hypothesis proposes its K best tokens; all candidates are sorted by summed
+      log-probability (stable sort, hypotheses in beam order, tokens best first); walking that
+      list, a candidate ending in </s> goes to `finished`, any other to the next beam, until the
+      next beam holds K;
+    - norm(h) = score / max(len(h), 1)**alpha, len counting the </s> step;
+    - a live hypothesis is dropped when score / maxLen**alpha <= the best finished norm; the
+      search stops when K hypotheses have finished, none is live, or after maxLen = 2*S+10 steps;
+    - the answer is the finished hypothesis with the highest norm (the live ones if none finished).
+
+    Returns token id lists without </s>."""
+    model.eval()
+    H, init = model.encode(src, mask)
+    B, S = H.shape[0], H.shape[1]
+    m = mask if model.kind != "none" else mask[:, :1]
+    lengths = mask.sum(1).long().tolist()
+    max_lens = [2 * n + 10 for n in lengths]
+    # per sentence: alive = [(tokens, score, row)], finished = [(tokens, score)]
+    alive = [[([], 0.0, b)] for b in range(B)]
+    finished = [[] for _ in range(B)]
+    state = init
+    norm = lambda toks, score: score / (max(len(toks), 1) ** alpha)  # noqa: E731
+    t = 0
+    while any(alive):
+        rows = [(b, h) for b in range(B) for h in alive[b]]
+        idx = torch.tensor([h[2] for _, h in rows])
+        sent = torch.tensor([b for b, _ in rows])
+        prev = torch.tensor([h[0][-1] if h[0] else bos for _, h in rows])
+        n = len(rows)
+        o = model.step(prev, state[idx], H[sent], m[sent], torch.full((n,), float(t)),
+                       torch.zeros(n, H.shape[1]), torch.zeros(n, 1))
+        logp = torch.log_softmax(mask_unk(o["logits"]), 1)
+        top_v, top_i = logp.topk(K, 1)
+        top_v, top_i = top_v.tolist(), top_i.tolist()
+        new_alive = [[] for _ in range(B)]
+        r = 0
+        for b in range(B):
+            cands = []
+            for h in alive[b]:
+                for v, tok in zip(top_v[r], top_i[r]):
+                    cands.append((h[0] + [tok], h[1] + v, r, tok == eos))
+                r += 1
+            if not cands:
+                continue
+            cands.sort(key=lambda c: -c[1])
+            nxt = []
+            for c in cands:
+                if len(nxt) == K:
+                    break
+                if c[3]:
+                    finished[b].append((c[0], c[1]))
+                else:
+                    nxt.append(c)
+            best = max((norm(*f) for f in finished[b]), default=float("-inf"))
+            live = [] if len(finished[b]) >= K else [(c[0], c[1], c[2]) for c in nxt if c[1] / (max_lens[b] ** alpha) > best]
+            if live and t + 1 >= max_lens[b]:
+                if not finished[b]:  # out of steps: the live ones compete
+                    finished[b] = [(h[0], h[1]) for h in live]
+                live = []
+            new_alive[b] = live
+        keep = [h for b in range(B) for h in new_alive[b]]
+        if keep:
+            state = o["next_state"][torch.tensor([h[2] for h in keep])]
+            k = 0
+            for b in range(B):
+                new_alive[b] = [(h[0], h[1], k + i) for i, h in enumerate(new_alive[b])]
+                k += len(new_alive[b])
+        alive = new_alive
+        t += 1
+    out = []
+    for b in range(B):
+        pool = sorted(finished[b], key=lambda f: -norm(*f))
+        toks = pool[0][0] if pool else []
+        out.append([x for x in toks if x != eos])
+    return out
+
+
+def replace_unknowns(tgt_tokens, attention, src_tokens, src_spec, unk="<unk>", eos_last=True):
+    """Luong et al. (2015)'s unknown-word replacement, the rule the app shares:
+
+    For each output step t whose token is `<unk>` (greedy and beam never emit it; a forced target
+    can contain it): j* = argmax_j attention[t][j] over the source positions except the final
+    `</s>` (the first j on ties). The source word containing position j* (its pieces joined: a
+    piece ending in the joiner "@@" belongs with the next one; the joiner removed) replaces
+    `<unk>` in the output and is written as a whole word. If that source word is itself `<unk>`
+    (a piece the source vocabulary lacks), the original text of that piece is used when known
+    (`src_tokens` are the tokenizer's pieces before the vocabulary lookup, so they carry it).
+    Models without attention (`none`) have no attention rows: `<unk>` is then dropped.
+    Returns (tokens, replaced) where replaced lists (t, j*, weight, word)."""
+    from tokenizer import word_spans
+    out, replaced = [], []
+    spans = word_spans(src_tokens, src_spec)
+    joiner = src_spec.get("joiner") or ""
+    for t, tok in enumerate(tgt_tokens):
+        if tok != unk:
+            out.append(tok)
+            continue
+        if attention is None or t >= len(attention):
+            continue
+        row = list(attention[t])[: len(src_tokens)]
+        if not row:
+            continue
+        j = max(range(len(row)), key=lambda i: (row[i], -i))
+        span = next(s for s in spans if j in s)
+        word = "".join(src_tokens[i][: -len(joiner)] if joiner and src_tokens[i].endswith(joiner) else src_tokens[i] for i in span)
+        if src_spec["type"] == "char":
+            word = src_tokens[j]
+        out.append(word)
+        replaced.append((t, j, row[j], word))
+    return out, replaced

@@ -1,9 +1,12 @@
 """Train one model, measure it, export it to the one-file ONNX contract.
 
-    /usr/bin/python3 training/train.py --pair en-fr --kind bahdanau
+    /usr/bin/python3 training/train.py --pair en-fr --kind bahdanau [--resume] [--stage train|eval|all]
 
-Writes resources/models/<pair>-<kind>.onnx, its model card <pair>-<kind>.md and the parity
-fixture test/fixtures/parity/<pair>-<kind>.json. `--tiny` builds the small test fixture model.
+Training writes a checkpoint per epoch to training/checkpoints/<name>/ (`--resume` continues from
+the last one, bit for bit as if never stopped); `--stage eval` (or the end of `all`) averages the
+last `--average` epoch checkpoints, measures greedy and beam-5 BLEU on the test split and writes
+<out-dir>/<name>.onnx, its model card <out-dir>/<name>.md and the parity fixture
+<fixture-dir>/<name>.json. `--tiny` builds the small test fixture model.
 """
 import argparse
 import json
@@ -19,17 +22,19 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
 from bleu import corpus_bleu  # noqa: E402
-from export import export_onnx  # noqa: E402
-from models import Seq2Seq, greedy  # noqa: E402
-from tokenizer import detokenize, tokenize  # noqa: E402
+from models import Seq2Seq, beam_search, greedy, replace_unknowns  # noqa: E402
+from tokenizer import detokenize, tokenize, units, normalize  # noqa: E402
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+STAGE = os.path.join(HERE, "zoo-next")
 BUCKETS = [(1, 10), (11, 15), (16, 20), (21, 25), (26, 1000)]
 PARITY_SENTENCES = {
     "en-fr": [
         "A man in an orange hat starring at something.",
         "Two dogs are playing in the snow near a red fence.",
         "A little girl in a pink dress is running on the beach while her father watches.",
+        "A man wearing a t-shirt isn't looking at the 2 dogs' toys.",
     ],
     "zh-en": ["我很高兴见到你。", "他每天早上喝一杯咖啡。", "这本书是我的。"],
 }
@@ -41,19 +46,30 @@ def parse():
     ap.add_argument("--kind", default="bahdanau")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--lr-floor", type=float, default=0.05, help="final lr as a fraction of --lr")
+    ap.add_argument("--warmup", type=int, default=300, help="linear warm-up steps")
+    ap.add_argument("--dropout", type=float, default=0.3)
+    ap.add_argument("--average", type=int, default=3, help="average the last N epoch checkpoints")
     ap.add_argument("--emb", type=int, default=128)
     ap.add_argument("--hid", type=int, default=128)
     ap.add_argument("--dec", type=int, default=256)
     ap.add_argument("--window", type=int, default=4)
     ap.add_argument("--min-freq", type=int, default=3)
-    ap.add_argument("--max-vocab", type=int, default=6000)
+    ap.add_argument("--max-vocab", type=int, default=8000)
+    ap.add_argument("--max-len", type=int, default=50, help="tokens per side kept for training")
+    ap.add_argument("--beam", type=int, default=5)
     ap.add_argument("--limit", type=int, default=0, help="use only this many training pairs")
+    ap.add_argument("--test-limit", type=int, default=0, help="smoke tests: only this many test pairs")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--name", default=None)
-    ap.add_argument("--out-dir", default=os.path.join(ROOT, "resources", "models"))
-    ap.add_argument("--fixture-dir", default=os.path.join(ROOT, "test", "fixtures", "parity"))
+    ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    ap.add_argument("--stage", default="all", choices=("all", "train", "eval"))
+    ap.add_argument("--max-steps", type=int, default=0, help="timing runs: stop after N batches")
+    ap.add_argument("--out-dir", default=os.path.join(STAGE, "models"))
+    ap.add_argument("--fixture-dir", default=os.path.join(STAGE, "parity"))
+    ap.add_argument("--ckpt-dir", default=os.path.join(HERE, "checkpoints"))
     ap.add_argument("--tiny", action="store_true", help="the small fixture model for tests")
     return ap.parse_args()
 
@@ -65,36 +81,50 @@ def bucket_of(n):
     return "?"
 
 
-def translate(model, srcs, spec_src, spec_tgt, src_index, tgt_vocab, batch=100):
+def source_words(text, spec):
+    """Source length for the length buckets: words (pre-tokenized units), characters for zh."""
+    if spec["type"] == "char":
+        return len(tokenize(text, spec))
+    return len(units(normalize(text, spec)))
+
+
+def translate(model, srcs, spec_src, spec_tgt, src_index, tgt_vocab, beam=1, batch=100):
     out = [None] * len(srcs)
     order = sorted(range(len(srcs)), key=lambda i: len(srcs[i]))
     for k in range(0, len(order), batch):
         idx = order[k : k + batch]
-        enc = [data.encode(srcs[i], spec_src, src_index, 100) for i in idx]
+        enc = [data.encode(srcs[i], spec_src, src_index, 200) for i in idx]
         S = max(len(e) for e in enc)
         src = torch.zeros(len(idx), S, dtype=torch.long)
         for b, e in enumerate(enc):
             src[b, : len(e)] = torch.tensor(e)
-        ids, _ = greedy(model, src, (src != 0).float(), max_len=2 * S + 10)
+        mask = (src != 0).float()
+        if beam > 1:
+            ids = beam_search(model, src, mask, K=beam)
+        else:
+            ids, _ = greedy(model, src, mask, max_len=2 * S + 10)
         for b, i in enumerate(idx):
-            out[i] = detokenize([tgt_vocab[j] for j in ids[b]], spec_tgt)
+            toks = [tgt_vocab[j] for j in ids[b]]
+            assert "<unk>" not in toks  # masked in decoding
+            out[i] = detokenize(toks, spec_tgt)
     return out
 
 
-def evaluate(model, pairs, cfg, src_index, tgt_vocab):
+def evaluate(model, pairs, src_spec, tgt_spec, src_index, tgt_vocab, beam):
     srcs = [s for s, _ in pairs]
     refs = [r for _, r in pairs]
-    hyps = translate(model, srcs, cfg["src_tok"], cfg["tgt_tok"], src_index, tgt_vocab)
+    hyps = translate(model, srcs, src_spec, tgt_spec, src_index, tgt_vocab, beam=beam)
     by = {}
     for s, h, r in zip(srcs, hyps, refs):
-        by.setdefault(bucket_of(len(tokenize(s, cfg["src_tok"]))), []).append((h, r))
+        by.setdefault(bucket_of(source_words(s, src_spec)), []).append((h, r))
     buckets = []
     for lo, hi in BUCKETS:
         key = f"{lo}-{hi}" if hi < 1000 else f"{lo}+"
         if key in by:
             hs, rs = zip(*by[key])
             buckets.append({"bucket": key, "sentences": len(hs),
-                            "bleu": round(corpus_bleu(hs, rs, lowercase=True), 2)})
+                            "bleu": round(corpus_bleu(hs, rs, lowercase=True), 2),
+                            "bleu_cased": round(corpus_bleu(hs, rs), 2)})
     return {
         "bleu": round(corpus_bleu(hyps, refs, lowercase=True), 2),
         "bleu_cased": round(corpus_bleu(hyps, refs), 2),
@@ -102,77 +132,151 @@ def evaluate(model, pairs, cfg, src_index, tgt_vocab):
     }, hyps
 
 
+def lr_at(step, total, a):
+    """Linear warm-up to --lr over --warmup steps (at most a fifth of all steps), then cosine down to lr * --lr-floor."""
+    warmup = min(a.warmup, max(1, total // 5))
+    if step < warmup:
+        return a.lr * (step + 1) / warmup
+    p = min(1.0, (step - warmup) / max(1, total - warmup))
+    return a.lr * (a.lr_floor + (1 - a.lr_floor) * 0.5 * (1 + math.cos(math.pi * p)))
+
+
+def setup(a):
+    if a.tiny:
+        a.emb, a.hid, a.dec, a.epochs, a.limit, a.average = 16, 16, 32, 2, 3000, 1
+    name = a.name or f"{a.pair}-{a.kind}"
+    cfg = data.PAIRS[a.pair]
+    corpus = data.load_pair(a.pair)
+    train = corpus["train"][: a.limit] if a.limit else corpus["train"]
+    merges = {"src": 200, "tgt": 200} if a.tiny else None
+    src_spec, src_vocab, tgt_spec, tgt_vocab = data.tokenizers(a.pair, train, a.min_freq, a.max_vocab, merges)
+    return name, cfg, corpus, train, src_spec, src_vocab, tgt_spec, tgt_vocab
+
+
 def main():
     a = parse()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     random.seed(a.seed)
-    if a.tiny:
-        a.emb, a.hid, a.dec, a.epochs, a.limit, a.max_vocab, a.min_freq = 16, 16, 32, 2, 3000, 400, 2
-    name = a.name or f"{a.pair}-{a.kind}"
-    cfg = data.PAIRS[a.pair]
-    corpus = data.load_pair(a.pair)
-    train = corpus["train"][: a.limit] if a.limit else corpus["train"]
-    src_vocab = data.build_vocab([s for s, _ in train], cfg["src_tok"], a.min_freq, a.max_vocab)
-    tgt_vocab = data.build_vocab([t for _, t in train], cfg["tgt_tok"], a.min_freq, a.max_vocab)
+    name, cfg, corpus, train, src_spec, src_vocab, tgt_spec, tgt_vocab = setup(a)
     si = {w: i for i, w in enumerate(src_vocab)}
     ti = {w: i for i, w in enumerate(tgt_vocab)}
-    enc_train = [(data.encode(s, cfg["src_tok"], si, 40), data.encode(t, cfg["tgt_tok"], ti, 40)) for s, t in train]
-    enc_val = [(data.encode(s, cfg["src_tok"], si, 40), data.encode(t, cfg["tgt_tok"], ti, 40)) for s, t in corpus["val"]]
+    enc_train = [(data.encode(s, src_spec, si, a.max_len), data.encode(t, tgt_spec, ti, a.max_len)) for s, t in train]
+    enc_val = [(data.encode(s, src_spec, si, a.max_len), data.encode(t, tgt_spec, ti, a.max_len)) for s, t in corpus["val"]]
     ratio = sum(len(s) for s, _ in enc_train) / sum(len(t) for _, t in enc_train)
-    model = Seq2Seq(a.kind, len(src_vocab), len(tgt_vocab), a.emb, a.hid, a.dec, a.window, ratio)
+    model = Seq2Seq(a.kind, len(src_vocab), len(tgt_vocab), a.emb, a.hid, a.dec, a.window, ratio, a.dropout)
     params = sum(p.numel() for p in model.parameters())
-    print(f"{name}: {len(train)} pairs, vocab {len(src_vocab)}/{len(tgt_vocab)}, {params} parameters", flush=True)
+    unk_train = sum(x == data.UNK for s, t in enc_train for x in s + t)
+    print(f"{name}: {len(train)} pairs, vocab {len(src_vocab)}/{len(tgt_vocab)}, {params} parameters, "
+          f"{unk_train} <unk> in training", flush=True)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
-    t0 = time.time()
-    log = []
-    for epoch in range(a.epochs):
-        model.train()
-        if epoch >= a.epochs // 2:
-            for g in opt.param_groups:
-                g["lr"] *= 0.6
-        tot, n = 0.0, 0
-        for src, mask, tin, tout in data.batches(enc_train, a.batch, seed=a.seed + epoch):
-            logits = model(src, mask, tin)
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=0,
-                                   label_smoothing=0.1)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            tot += loss.item()
-            n += 1
-        model.eval()
-        with torch.no_grad():
-            vl, vn = 0.0, 0
-            for src, mask, tin, tout in data.batches(enc_val, 200, shuffle=False):
+    ckdir = os.path.join(a.ckpt_dir, name)
+    os.makedirs(ckdir, exist_ok=True)
+    last = os.path.join(ckdir, "last.pt")
+    log, epoch0, minutes0, cpu0 = [], 0, 0.0, 0.0
+    if a.resume and os.path.exists(last):
+        ck = torch.load(last, weights_only=False)
+        assert ck["src_vocab"] == src_vocab and ck["tgt_vocab"] == tgt_vocab, "vocabulary changed"
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        torch.set_rng_state(ck["torch_rng"])
+        random.setstate(ck["py_rng"])
+        log, epoch0, minutes0 = ck["log"], ck["epoch"], ck["minutes"]
+        cpu0 = ck.get("cpu_minutes", minutes0)
+        print(f"resumed after epoch {epoch0} ({minutes0:.1f} training minutes so far)", flush=True)
+    steps_per_epoch = math.ceil(len(enc_train) / a.batch)
+    total = steps_per_epoch * a.epochs
+    if a.stage in ("all", "train"):
+        t0, c0 = time.time(), time.process_time()
+        for epoch in range(epoch0, a.epochs):
+            model.train()
+            tot, n = 0.0, 0
+            te = time.time()
+            for k, (src, mask, tin, tout) in enumerate(data.batches(enc_train, a.batch, seed=a.seed * 1000 + epoch)):
+                for g in opt.param_groups:
+                    g["lr"] = lr_at(epoch * steps_per_epoch + k, total, a)
                 logits = model(src, mask, tin)
-                vl += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=0).item()
-                vn += 1
-        row = {"epoch": epoch + 1, "train_loss": round(tot / n, 4), "val_loss": round(vl / vn, 4),
-               "minutes": round((time.time() - t0) / 60, 2)}
-        log.append(row)
-        print(json.dumps(row), flush=True)
-    train_minutes = (time.time() - t0) / 60
+                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=0,
+                                       label_smoothing=0.1)
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+                tot += loss.item()
+                n += 1
+                if a.max_steps and n >= a.max_steps:
+                    dt = time.time() - te
+                    print(f"timing: {n} batches in {dt:.1f}s -> {dt / n * steps_per_epoch / 60:.2f} min/epoch "
+                          f"({steps_per_epoch} batches)", flush=True)
+                    return
+            model.eval()
+            with torch.no_grad():
+                vl, vn = 0.0, 0
+                for src, mask, tin, tout in data.batches(enc_val, 200, shuffle=False):
+                    logits = model(src, mask, tin)
+                    vl += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=0,
+                                          reduction="sum").item()
+                    vn += (tout != 0).sum().item()
+            minutes = minutes0 + (time.time() - t0) / 60
+            cpu = cpu0 + (time.process_time() - c0) / 60
+            row = {"epoch": epoch + 1, "train_loss": round(tot / n, 4), "val_loss": round(vl / vn, 4),
+                   "lr_end": round(opt.param_groups[0]["lr"], 6), "minutes": round(minutes, 2),
+                   "cpu_minutes": round(cpu, 2)}
+            log.append(row)
+            print(json.dumps(row), flush=True)
+            torch.save(model.state_dict(), os.path.join(ckdir, f"epoch-{epoch + 1}.pt"))
+            tmp = last + ".tmp"
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "torch_rng": torch.get_rng_state(),
+                        "py_rng": random.getstate(), "log": log, "epoch": epoch + 1, "minutes": minutes, "cpu_minutes": cpu,
+                        "src_vocab": src_vocab, "tgt_vocab": tgt_vocab}, tmp)
+            os.replace(tmp, last)
+        if a.stage == "train":
+            return
+    ck = torch.load(last, weights_only=False)
+    log, done, train_minutes = ck["log"], ck["epoch"], ck["minutes"]
+    train_cpu = ck.get("cpu_minutes")
+    if train_cpu is None and os.path.exists(os.path.join(ckdir, "cpu_minutes.txt")):
+        with open(os.path.join(ckdir, "cpu_minutes.txt")) as f:  # measured from /proc by a watcher
+            train_cpu = float(f.read())
+    if train_cpu is None:
+        train_cpu = train_minutes
+    assert done == a.epochs, f"only {done} of {a.epochs} epochs trained; run with --resume --stage train"
+    # Average the last N epochs' weights (Vaswani et al. 2017's checkpoint averaging).
+    avg_from = max(1, done - a.average + 1)
+    states = [torch.load(os.path.join(ckdir, f"epoch-{e}.pt")) for e in range(avg_from, done + 1)]
+    model.load_state_dict({k: sum(s[k] for s in states) / len(states) for k in states[0]})
     model.eval()
-    test = corpus["test"]
-    scores, hyps = evaluate(model, test, cfg, si, tgt_vocab)
-    print(f"{name}: test BLEU {scores['bleu']} (cased {scores['bleu_cased']})", flush=True)
-    for h, (s, r) in list(zip(hyps, test))[:3]:
+    test = corpus["test"][: a.test_limit] if a.test_limit else corpus["test"]
+    t1 = time.time()
+    greedy_scores, hyps = evaluate(model, test, src_spec, tgt_spec, si, tgt_vocab, beam=1)
+    beam_scores, bhyps = evaluate(model, test, src_spec, tgt_spec, si, tgt_vocab, beam=a.beam) if not a.tiny else (None, None)
+    print(f"{name}: test BLEU {greedy_scores['bleu']} (cased {greedy_scores['bleu_cased']}) greedy; "
+          + (f"beam {a.beam}: {beam_scores['bleu']} (cased {beam_scores['bleu_cased']})" if beam_scores else "")
+          + f" [{(time.time() - t1) / 60:.1f} min]", flush=True)
+    for h, (s, r) in list(zip(bhyps or hyps, test))[:3]:
         print(f"  {s}\n  -> {h}\n  ref {r}", flush=True)
+    unk_test = sum(x == data.UNK for s, _ in test for x in data.encode(s, src_spec, si)[:-1])
     info = {
         "name": name,
         "pair": a.pair,
         "kind": a.kind,
         "cfg": cfg,
+        "src_spec": src_spec,
+        "tgt_spec": tgt_spec,
         "sizes": {"emb": a.emb, "enc_hidden": a.hid, "dec_hidden": a.dec, "parameters": params,
-                  "src_vocab": len(src_vocab), "tgt_vocab": len(tgt_vocab), "min_freq": a.min_freq},
+                  "src_vocab": len(src_vocab), "tgt_vocab": len(tgt_vocab), "min_freq": a.min_freq,
+                  "src_merges": len(src_spec.get("merges", [])), "tgt_merges": len(tgt_spec.get("merges", []))},
         "window": a.window if a.kind.startswith("local") else 0,
         "local_m_ratio": ratio,
         "training": {"pairs": len(train), "epochs": a.epochs, "batch": a.batch, "lr": a.lr,
-                     "minutes": round(train_minutes, 1), "threads": a.threads, "seed": a.seed, "log": log},
-        "test": dict(scores, set=cfg["test_name"], sentences=len(test), decoding="greedy"),
+                     "schedule": f"linear warm-up {a.warmup} steps, cosine to {a.lr_floor} x lr",
+                     "dropout": a.dropout, "averaged_epochs": list(range(avg_from, done + 1)),
+                     "minutes": round(train_minutes, 1), "cpu_minutes": round(train_cpu, 1), "threads": a.threads, "seed": a.seed, "log": log},
+        "test": dict(greedy_scores, set=cfg["test_name"], sentences=len(test), decoding="greedy",
+                     src_unknown_tokens=unk_test,
+                     **({"beam": dict(beam_scores, size=a.beam, length_penalty=1.0)} if beam_scores else {})),
     }
+    from export import export_onnx
     os.makedirs(a.out_dir, exist_ok=True)
     os.makedirs(a.fixture_dir, exist_ok=True)
     export_onnx(model, src_vocab, tgt_vocab, info, os.path.join(a.out_dir, name + ".onnx"),

@@ -15,7 +15,7 @@ import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
 import { renderFigure, type FigureData } from '../host/export/figure'
-import { DEFAULT_FIGURE, figureProblem, FONT_PRESETS, SIZE_PRESETS, type FigureFormat, type FigureSpec } from '../shared/figure'
+import { DEFAULT_FIGURE, FONT_PRESETS, SIZE_PRESETS, specProblem, type FigureFormat, type FigureSpec } from '../shared/figure'
 
 const USAGE = [
   'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl]',
@@ -123,8 +123,10 @@ function figureSpec(v: Record<string, string | boolean | undefined>, format: Fig
   }
   spec.legend = v['no-legend'] !== true
   spec.localOverlay = v['no-overlay'] !== true
-  const problem = figureProblem(spec)
-  if (problem) throw new UsageError(problem.replace(/\.$/, ''))
+  const problem = specProblem(spec)
+  // The schema names the spec's fields (fontSize: …); say it with the option the user typed (--font …).
+  const option = (field: string) => `--${({ width: 'size', height: 'size', fontSize: 'font', legend: 'no-legend', localOverlay: 'no-overlay' } as Record<string, string>)[field] ?? field}`
+  if (problem) throw new UsageError(problem.replace(/^(\w+):/, (_, field: string) => option(field)).replace(/\.$/, ''))
   return spec
 }
 

@@ -1,7 +1,8 @@
-import { onnx } from './onnx-proto'
+import { LensError } from '../shared/errors'
+import { TensorProto_DataType } from './onnx-proto'
 import { ATTENTION_KINDS, type AttentionKind, type ForecastScore, type ForecastSpec, type ModelTask, type TestScore } from '../shared/api'
 import type { OnnxFile } from './onnx-graph'
-import type { TokenizerSpec } from './tokenizer'
+import { parseTokenizerSpec, TokenizerSpecError, type TokenizerSpec } from './tokenizer'
 
 /**
  * The one-file model contract (docs/model-format.md), checked when a file is opened. Each
@@ -28,7 +29,7 @@ export const FORECAST_ENCODER_INPUTS = ['history'] as const
 export const FORECAST_STEP_REQUIRED_INPUTS = ['prev_value', 'step_features', 'state', 'encoder_states'] as const
 export const FORECAST_ATTENTION_KINDS: readonly AttentionKind[] = ['none', 'luong-general', 'local-p']
 
-const T = onnx.TensorProto.DataType
+const T = TensorProto_DataType
 const DTYPE_NAMES: Record<number, string> = { [T.FLOAT]: 'float32', [T.INT64]: 'int64' }
 const EXPECTED_DTYPES: Record<string, number> = {
   src_ids: T.INT64,
@@ -58,7 +59,12 @@ const EXPECTED_DTYPES: Record<string, number> = {
 /** Largest vocabulary the app accepts: beyond this a file is more likely hostile than useful. */
 export const MAX_VOCAB = 200_000
 
-export class ContractError extends Error {}
+/** A file that breaks the contract; the message is one sentence the user reads. */
+export class ContractError extends LensError {
+  constructor(message: string) {
+    super(message, { name: 'ContractError', code: 'contract' })
+  }
+}
 
 /** A value from the file, quoted in a message: cut so one hostile value cannot flood the UI. */
 function shown(v: string): string {
@@ -136,11 +142,12 @@ function vocab(file: OnnxFile, key: string): string[] {
 }
 
 function tokenizer(file: OnnxFile, key: string): TokenizerSpec {
-  const t = json<Partial<TokenizerSpec>>(file, key)
-  if (!t || (t.type !== 'word' && t.type !== 'char')) {
-    throw new ContractError(`The model's tokenizer "${key}" has no type "word" or "char".`)
+  try {
+    return parseTokenizerSpec(json<unknown>(file, key))
+  } catch (e) {
+    if (e instanceof TokenizerSpecError) throw new ContractError(`The model's tokenizer "${key}" ${e.message}.`)
+    throw e
   }
-  return { type: t.type, lowercase: t.lowercase !== false, capitalize: t.capitalize === true }
 }
 
 function checkValue(file: OnnxFile, name: string, where: 'input' | 'output'): void {
@@ -166,7 +173,7 @@ function lang(file: OnnxFile, key: string): string {
 /** The first float initializer holding NaN or an infinity, if any: such a model decodes garbage. */
 export function nonFiniteWeights(file: OnnxFile): string | null {
   for (const t of file.model.graph?.initializer ?? []) {
-    if (t.dataType !== onnx.TensorProto.DataType.FLOAT) continue
+    if (t.dataType !== TensorProto_DataType.FLOAT) continue
     let values: ArrayLike<number> = t.floatData ?? []
     const raw = t.rawData
     if (raw && raw.length >= 4) {

@@ -1,4 +1,5 @@
 import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
+import { CancelledError } from '../shared/errors'
 import type { LoadedModel } from './model'
 import { encode, gatherRows, logitRow, row, step, tileRows, topK, type LogitRow } from './steps'
 import { detokenize, tokenize } from './tokenizer'
@@ -116,10 +117,9 @@ function toTranslation(
   }
 }
 
-export class Cancelled extends Error {}
 
 function checkCancel(signal?: AbortSignal): void {
-  if (signal?.aborted) throw new Cancelled('The translation was cancelled.')
+  if (signal?.aborted) throw new CancelledError('The translation was cancelled.')
 }
 
 interface LoopOptions {

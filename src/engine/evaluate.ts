@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { BucketScore, EvalProgress, EvalResult } from '../shared/api'
+import { CancelledError } from '../shared/errors'
 import { corpusBleu } from './bleu'
 import { greedyBatch } from './decode'
 import type { LoadedModel } from './model'
@@ -23,12 +24,6 @@ export interface EvalOptions {
   signal?: AbortSignal
   /** Folder for cached results, keyed by the model file's hash and the test set. */
   cacheDir?: string
-}
-
-export class Cancelled extends Error {
-  constructor() {
-    super('The evaluation was cancelled.')
-  }
 }
 
 export async function fileHash(path: string): Promise<string> {
@@ -104,7 +99,7 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   const hyps = new Array<string>(srcs.length)
   const stats = new AttentionStats()
   for (let i = 0; i < order.length; i += batch) {
-    if (opts.signal?.aborted) throw new Cancelled()
+    if (opts.signal?.aborted) throw new CancelledError('The evaluation was cancelled.')
     const idx = order.slice(i, i + batch)
     const out = await greedyBatch(model, idx.map((j) => srcs[j]), 1)
     idx.forEach((j, k) => (hyps[j] = out[k].text))

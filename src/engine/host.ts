@@ -2,7 +2,7 @@
  * Entry point of the engine process (Electron utilityProcess in the app, a forked Node process
  * elsewhere). A native crash here takes down only this process; the client restarts it.
  */
-import { ContractError } from './contract'
+import { encodeError, LensError, type EncodedError } from '../shared/errors'
 import { firstLine } from './model'
 import type { EngineMethods, EngineRequest, EngineResponse } from './protocol'
 import { InferenceService } from './service'
@@ -71,9 +71,17 @@ async function onMessage(req: EngineRequest): Promise<void> {
   try {
     send({ id: req.id, result: await handle(req) })
   } catch (e) {
-    // A contract error is already one sentence; anything else is cut to its first line.
-    send({ id: req.id, error: e instanceof ContractError ? e.message : firstLine(e) + '.' })
+    send({ id: req.id, error: engineError(e) })
   }
+}
+
+/**
+ * The error as it leaves the process, keeping its name: a contract error and a cancellation are
+ * already one sentence; anything else (onnxruntime's multi-line errors) is cut to its first line.
+ */
+function engineError(e: unknown): EncodedError {
+  if (e instanceof LensError) return encodeError(e)
+  return { ...encodeError(e), message: firstLine(e) + '.' }
 }
 
 if (parentPort) parentPort.on('message', (e) => void onMessage(e.data as EngineRequest))

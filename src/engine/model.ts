@@ -65,6 +65,11 @@ export class LoadedModel {
   }
 }
 
+// onnxruntime's process-wide logger prints a provider that fails to load (the CUDA library not
+// installed) as an [E:onnxruntime…] line on stderr, though the failure also reaches us as an
+// exception that the fallback turns into one readable line. Sessions keep their own level below.
+ort.env.logLevel = 'fatal'
+
 async function sessions(parts: readonly [Uint8Array, Uint8Array], provider: string): Promise<[ort.InferenceSession, ort.InferenceSession]> {
   const options: ort.InferenceSession.SessionOptions = {
     executionProviders: [provider],

@@ -1,8 +1,10 @@
-import { onnx, type OnnxTypes } from './onnx-proto'
+import { ScalarType, type DescField } from '@bufbuild/protobuf'
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire'
+import { fromBinary, ModelProtoSchema, toBinary, type GraphProto, type ModelProto, type NodeProto, type ValueInfoProto } from './onnx-proto'
 
 /** A parsed ONNX file: the ModelProto plus what the contract checks read from it. */
 export interface OnnxFile {
-  model: OnnxTypes.ModelProto
+  model: ModelProto
   metadata: Map<string, string>
   inputs: Map<string, ValueShape>
   outputs: Map<string, ValueShape>
@@ -17,39 +19,90 @@ export interface ValueShape {
 
 export class OnnxParseError extends Error {}
 
-function shapeOf(v: OnnxTypes.IValueInfoProto): ValueShape {
-  const t = v.type?.tensorType
+function shapeOf(v: ValueInfoProto): ValueShape {
+  const t = v.type?.value.case === 'tensorType' ? v.type.value.value : undefined
   return {
     elemType: t?.elemType ?? 0,
-    dims: (t?.shape?.dim ?? []).map((d) =>
-      d.dimParam ? d.dimParam : d.dimValue != null ? Number(d.dimValue) : null,
-    ),
+    dims: (t?.shape?.dim ?? []).map((d) => (d.value.case === 'dimParam' ? d.value.value : d.value.case === 'dimValue' ? Number(d.value.value) : null)),
   }
 }
 
-export function parseOnnx(bytes: Uint8Array): OnnxFile {
-  let model: OnnxTypes.ModelProto
+/** The wire type a field is written with; null where both packed and unpacked are valid. */
+function wireTypeOf(f: DescField): WireType | null {
+  if (f.fieldKind === 'list') return f.listKind === 'message' ? WireType.LengthDelimited : null
+  if (f.fieldKind === 'message' || f.fieldKind === 'map') return WireType.LengthDelimited
+  if (f.fieldKind === 'enum') return WireType.Varint
+  switch (f.scalar) {
+    case ScalarType.STRING:
+    case ScalarType.BYTES:
+      return WireType.LengthDelimited
+    case ScalarType.FLOAT:
+    case ScalarType.FIXED32:
+    case ScalarType.SFIXED32:
+      return WireType.Bit32
+    case ScalarType.DOUBLE:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return WireType.Bit64
+    default:
+      return WireType.Varint
+  }
+}
+
+const MODEL_WIRE_TYPES = new Map(ModelProtoSchema.fields.map((f) => [f.number, wireTypeOf(f)]))
+const GRAPH_FIELD = ModelProtoSchema.field.graph.number
+
+/**
+ * A cheap first look, as Netron does before decoding: walks only the top-level fields (a dozen
+ * tags for a model of any size) and checks that each has the wire type ModelProto gives it, that
+ * every length fits in the file, and that there is a graph. Text, images and cut files fail here
+ * in microseconds instead of deep inside a full decode.
+ */
+export function checkModelStructure(bytes: Uint8Array): void {
+  const reader = new BinaryReader(bytes)
+  let graph = false
   try {
-    model = onnx.ModelProto.decode(bytes)
+    while (reader.pos < reader.len) {
+      const at = reader.pos
+      const [field, wire] = reader.tag()
+      const expected = MODEL_WIRE_TYPES.get(field)
+      // ONNX never writes groups; an unknown field (a newer schema) must still be well-formed.
+      const ok = field > 0 && wire !== WireType.StartGroup && wire !== WireType.EndGroup && (expected == null || wire === expected)
+      if (!ok) throw new OnnxParseError(`its bytes are not an ONNX protobuf (byte ${at} does not start a ModelProto field)`)
+      if (field === GRAPH_FIELD) graph = true
+      reader.skip(wire, field)
+    }
+  } catch (e) {
+    if (e instanceof OnnxParseError) throw e
+    throw new OnnxParseError(`its bytes are not an ONNX protobuf (${(e as Error).message})`)
+  }
+  if (!graph) throw new OnnxParseError('it holds no ONNX graph')
+}
+
+export function parseOnnx(bytes: Uint8Array): OnnxFile {
+  checkModelStructure(bytes)
+  let model: ModelProto
+  try {
+    model = fromBinary(ModelProtoSchema, bytes)
   } catch (e) {
     throw new OnnxParseError(`its bytes are not an ONNX protobuf (${(e as Error).message})`)
   }
-  const graph = model.graph as OnnxTypes.GraphProto | null
+  const graph = model.graph
   if (!graph || graph.node.length === 0) {
     throw new OnnxParseError('it holds no ONNX graph')
   }
   const metadata = new Map<string, string>()
-  for (const p of model.metadataProps) if (p.key) metadata.set(p.key, p.value ?? '')
-  const inputs = new Map(graph.input.map((v) => [v.name ?? '', shapeOf(v)]))
-  const outputs = new Map(graph.output.map((v) => [v.name ?? '', shapeOf(v)]))
+  for (const p of model.metadataProps) if (p.key) metadata.set(p.key, p.value)
+  const inputs = new Map(graph.input.map((v) => [v.name, shapeOf(v)]))
+  const outputs = new Map(graph.output.map((v) => [v.name, shapeOf(v)]))
   return { model, metadata, inputs, outputs }
 }
 
 /** Names a node reads, including those its subgraphs (If/Loop bodies) read from outer scope. */
-function namesRead(node: OnnxTypes.INodeProto, into: Set<string>): void {
-  for (const i of node.input ?? []) if (i) into.add(i)
-  for (const a of node.attribute ?? []) {
-    for (const g of [a.g, ...(a.graphs ?? [])]) {
+function namesRead(node: NodeProto, into: Set<string>): void {
+  for (const i of node.input) if (i) into.add(i)
+  for (const a of node.attribute) {
+    for (const g of [a.g, ...a.graphs]) {
       for (const n of g?.node ?? []) namesRead(n, into)
     }
   }
@@ -59,12 +112,25 @@ function namesRead(node: OnnxTypes.INodeProto, into: Set<string>): void {
  * Cuts the part of the graph that computes `outputs` out of the whole model: the nodes those
  * outputs depend on, and only the graph inputs and initializers those nodes read. This is how one
  * file holds the encoder and the decoder step, which run as two sessions.
+ *
+ * Everything else the model says about how to run a graph stays: IR version, every opset import
+ * (the function domains among them), the model-local functions a node may call, device
+ * configurations, and any field newer than this schema. Only the metadata (the vocabularies, read
+ * once by the contract) and the training info (which refers to the whole graph) are left out.
  */
 export function extractPart(file: OnnxFile, outputs: string[]): Uint8Array {
-  // Decoded messages always carry their repeated fields (empty arrays by default).
-  const graph = file.model.graph as OnnxTypes.GraphProto
-  const producer = new Map<string, number>()
-  graph.node.forEach((n, i) => (n.output ?? []).forEach((o) => producer.set(o, i)))
+  return serializeWith(file, extractGraph(file.model.graph as GraphProto, outputs))
+}
+
+/** The model of `file` with another main graph, as bytes for onnxruntime (no metadata, no training info). */
+export function serializeWith(file: OnnxFile, graph: GraphProto): Uint8Array {
+  const model: ModelProto = { ...file.model, graph, metadataProps: [], trainingInfo: [] }
+  return toBinary(ModelProtoSchema, model)
+}
+
+/** Indices of the nodes `outputs` depend on; names in `stopAt` count as given (not computed). */
+export function nodesFor(graph: GraphProto, outputs: Iterable<string>, stopAt: ReadonlySet<string> = new Set()): { nodes: Set<number>; names: Set<string> } {
+  const producer = producers(graph)
   const keep = new Set<number>()
   const needed = new Set<string>()
   const stack = [...outputs]
@@ -72,26 +138,46 @@ export function extractPart(file: OnnxFile, outputs: string[]): Uint8Array {
     const name = stack.pop()!
     if (needed.has(name)) continue
     needed.add(name)
+    if (stopAt.has(name)) continue
     const i = producer.get(name)
     if (i === undefined || keep.has(i)) continue
     keep.add(i)
-    const reads = new Set<string>()
-    namesRead(graph.node[i], reads)
-    stack.push(...reads)
+    stack.push(...readsOf(graph.node[i]))
   }
-  const part = onnx.GraphProto.create({
-    name: `${graph.name ?? 'graph'}:${outputs[0]}`,
+  return { nodes: keep, names: needed }
+}
+
+/** Which node writes each value. */
+export function producers(graph: GraphProto): Map<string, number> {
+  const producer = new Map<string, number>()
+  graph.node.forEach((n, i) => n.output.forEach((o) => o && producer.set(o, i)))
+  return producer
+}
+
+/** The names a node reads, its subgraphs' outer-scope reads included. */
+export function readsOf(node: NodeProto): Set<string> {
+  const reads = new Set<string>()
+  namesRead(node, reads)
+  return reads
+}
+
+/**
+ * The graph that computes `outputs`: the nodes they depend on and the inputs, initializers and
+ * value infos those read. A name in `stopAt` is not computed: it becomes a graph input, typed by
+ * `stopAt`'s value info.
+ */
+export function extractGraph(graph: GraphProto, outputs: string[], stopAt: ReadonlyMap<string, ValueInfoProto> = new Map()): GraphProto {
+  const { nodes: keep, names: needed } = nodesFor(graph, outputs, new Set(stopAt.keys()))
+  const declared = new Map(graph.output.map((v) => [v.name, v]))
+  return {
+    ...graph,
+    name: `${graph.name || 'graph'}:${outputs[0]}`,
     node: graph.node.filter((_, i) => keep.has(i)),
-    initializer: graph.initializer.filter((t) => needed.has(t.name ?? '')),
-    input: graph.input.filter((v) => needed.has(v.name ?? '')),
-    output: outputs.map((o) => graph.output.find((v) => v.name === o)!),
-    valueInfo: graph.valueInfo.filter((v) => needed.has(v.name ?? '')),
-  })
-  const model = onnx.ModelProto.create({
-    irVersion: file.model.irVersion,
-    opsetImport: file.model.opsetImport,
-    producerName: file.model.producerName,
-    graph: part,
-  })
-  return onnx.ModelProto.encode(model).finish()
+    initializer: graph.initializer.filter((t) => needed.has(t.name) && !stopAt.has(t.name)),
+    sparseInitializer: graph.sparseInitializer.filter((t) => needed.has(t.values?.name ?? '')),
+    input: [...graph.input.filter((v) => needed.has(v.name) && !stopAt.has(v.name)), ...[...stopAt.values()].filter((v) => needed.has(v.name))],
+    output: outputs.map((o) => declared.get(o) ?? ({ ...graph.output[0], name: o, type: undefined } as ValueInfoProto)),
+    valueInfo: graph.valueInfo.filter((v) => needed.has(v.name) && !stopAt.has(v.name) && !declared.has(v.name)),
+    quantizationAnnotation: graph.quantizationAnnotation.filter((a) => needed.has(a.tensorName)),
+  }
 }

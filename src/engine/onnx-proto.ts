@@ -1,8 +1,7 @@
-// onnx-proto is CommonJS whose named export Node's ESM loader cannot detect; reach it either way
-// so the same code runs bundled (CJS) and from source (tsx, vitest).
-import type { onnx as OnnxTypes } from 'onnx-proto'
-import * as onnxProtoModule from 'onnx-proto'
+// The ONNX schema: onnx.proto of ONNX 1.20 (IR version 13) compiled by protoc-gen-es (onnx-buf),
+// read and written by the protobuf-es runtime. protobuf-es keeps the fields a schema does not know
+// ($unknown) through a decode and an encode, so a file from a newer ONNX survives graph cutting
+// with everything it carries.
+export * from 'onnx-buf'
+export { create, fromBinary, toBinary } from '@bufbuild/protobuf'
 
-const mod = onnxProtoModule as unknown as { onnx?: typeof OnnxTypes; default?: { onnx: typeof OnnxTypes } }
-export const onnx: typeof OnnxTypes = mod.onnx ?? mod.default!.onnx
-export type { OnnxTypes }

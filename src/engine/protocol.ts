@@ -1,4 +1,5 @@
 import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
+import type { EncodedError } from '../shared/errors'
 import type { ModelDescription } from './service'
 
 /** The calls the engine process answers (see host.ts). */
@@ -16,6 +17,7 @@ export interface EngineMethods {
   evaluate(path: string, srcs: string[], refs: string[], cacheDir?: string): EvalResult
   forecast(path: string, series: { timestamps: string[]; values: number[] }, origin: number): ForecastResult
   evaluateForecast(path: string, series: { timestamps: string[]; values: number[] }, origins: number[]): ForecastEval
+  /** Releases the model's sessions; the next call that needs it opens it again. */
   close(path: string): void
   /** Test hook, honoured only when AL_ENGINE_TEST_HOOKS=1: kills the process with SIGSEGV, like a native crash. */
   crash(): void
@@ -26,5 +28,5 @@ export type EngineRequest = { id: number; method: EngineMethod; args: unknown[] 
 
 export type EngineResponse =
   | { id: number; result: unknown }
-  | { id: number; error: string }
+  | { id: number; error: EncodedError }
   | { id: number; progress: { done: number; total: number } }

@@ -7,6 +7,7 @@ import { evaluateCorpus, type EvalOptions } from './evaluate'
 import { evaluateForecast, forecastAt, type SeriesInput } from './forecast'
 import { LoadedModel } from './model'
 import { parseOnnx } from './onnx-graph'
+import { MAX_OPEN_MODELS } from './limits'
 import { isKnownProvider, listProviders } from './providers'
 
 /** What a model file says about itself, without sessions: enough for a picker. */
@@ -43,10 +44,15 @@ function describeSpec(path: string, spec: ModelSpec): ModelDescription {
  * decodes with them. It runs inside the engine process; tests and the CLI use it directly.
  */
 export class InferenceService {
-  // Promises, so two calls that open the same file at once share one pair of sessions.
-  private models = new Map<string, Promise<LoadedModel>>()
+  // By path, least recently used first. Promises, so two calls that open the same file at once
+  // share one pair of sessions.
+  private models = new Map<string, OpenModel>()
 
-  constructor(private provider = 'cpu') {}
+  constructor(
+    private provider = 'cpu',
+    /** How many models stay open; beyond it the least recently used idle one is closed. */
+    private maxOpen = MAX_OPEN_MODELS,
+  ) {}
 
   providers(): ProviderInfo[] {
     return listProviders()
@@ -65,7 +71,7 @@ export class InferenceService {
   private described = new Map<string, { stamp: string; description: ModelDescription }>()
 
   async describe(path: string): Promise<ModelDescription> {
-    const open = await this.models.get(path)?.catch(() => null)
+    const open = await this.models.get(path)?.model.catch(() => null)
     if (open) return describeSpec(path, open.spec)
     try {
       const info = await stat(path)
@@ -82,25 +88,24 @@ export class InferenceService {
   }
 
   async open(path: string): Promise<ModelDescription & { provider: string; providerNote: string | null }> {
-    const model = await this.model(path)
-    return { ...describeSpec(path, model.spec), provider: model.provider, providerNote: model.providerNote }
+    return this.using(path, async (model) => ({ ...describeSpec(path, model.spec), provider: model.provider, providerNote: model.providerNote }))
   }
 
   async translate(path: string, text: string, opts: DecodeOptions = {}, signal?: AbortSignal): Promise<Translation> {
-    return translate(await this.translator(path), text, opts, signal)
+    return this.translating(path, (m) => translate(m, text, opts, signal))
   }
 
   /** Greedy translations of many sentences in one batch (corpus evaluation). */
   async translateBatch(path: string, texts: string[]): Promise<Translation[]> {
-    return greedyBatch(await this.translator(path), texts)
+    return this.translating(path, (m) => greedyBatch(m, texts))
   }
 
   async forced(path: string, text: string, target: string): Promise<Translation> {
-    return forcedDecode(await this.translator(path), text, target)
+    return this.translating(path, (m) => forcedDecode(m, text, target))
   }
 
   async whatIf(path: string, req: WhatIfRequest): Promise<WhatIfResult> {
-    return whatIf(await this.translator(path), req)
+    return this.translating(path, (m) => whatIf(m, req))
   }
 
   /** The same source through several models (the with/without attention comparison). */
@@ -111,43 +116,87 @@ export class InferenceService {
   }
 
   async evaluate(path: string, srcs: string[], refs: string[], opts: EvalOptions = {}): Promise<EvalResult> {
-    return evaluateCorpus(await this.translator(path), srcs, refs, opts)
+    return this.translating(path, (m) => evaluateCorpus(m, srcs, refs, opts))
   }
 
   async forecast(path: string, series: SeriesInput, origin: number): Promise<ForecastResult> {
-    return forecastAt(await this.model(path), series, origin)
+    return this.using(path, (m) => forecastAt(m, series, origin))
   }
 
   async evaluateForecast(path: string, series: SeriesInput, origins: number[]): Promise<ForecastEval> {
-    return evaluateForecast(await this.model(path), series, origins)
+    return this.using(path, (m) => evaluateForecast(m, series, origins))
   }
 
-  /** A model that translates: a forecaster is refused in one sentence. */
-  private async translator(path: string): Promise<LoadedModel> {
-    const m = await this.model(path)
-    if (m.spec.task !== 'translation') throw new ContractError(`${m.spec.name} is a forecasting model; it does not translate text.`)
-    return m
+  /** The paths of the open models, least recently used first. */
+  openPaths(): string[] {
+    return [...this.models.keys()]
   }
 
-  private model(path: string): Promise<LoadedModel> {
-    let p = this.models.get(path)
-    if (!p) {
-      p = LoadedModel.open(path, this.provider)
-      this.models.set(path, p)
+  /** Work with a model that translates: a forecaster is refused in one sentence. */
+  private translating<T>(path: string, work: (m: LoadedModel) => Promise<T>): Promise<T> {
+    return this.using(path, (m) => {
+      if (m.spec.task !== 'translation') throw new ContractError(`${m.spec.name} is a forecasting model; it does not translate text.`)
+      return work(m)
+    })
+  }
+
+  /**
+   * Runs `work` with the model at `path`, opening it if needed. The model counts as in use until
+   * the work settles: closing or evicting it meanwhile releases its sessions only afterwards.
+   */
+  private async using<T>(path: string, work: (m: LoadedModel) => Promise<T>): Promise<T> {
+    let entry = this.models.get(path)
+    if (entry) this.models.delete(path)
+    else {
+      entry = { model: LoadedModel.open(path, this.provider), users: 0, closed: false }
+      const failed = entry
       // A file that failed to open is not remembered: the next call tries again.
-      p.catch(() => this.models.get(path) === p && this.models.delete(path))
+      entry.model.catch(() => this.models.get(path) === failed && this.models.delete(path))
     }
-    return p
+    this.models.set(path, entry) // most recently used last
+    entry.users++
+    this.evict()
+    try {
+      return await work(await entry.model)
+    } finally {
+      entry.users--
+      if (entry.closed) await release(entry)
+      else this.evict()
+    }
   }
 
+  /** Closes the least recently used idle models beyond the limit. */
+  private evict(): void {
+    for (const [path, entry] of this.models) {
+      if (this.models.size <= this.maxOpen) return
+      if (entry.users === 0) void this.close(path)
+    }
+  }
+
+  /** Releases the model's sessions (once no call is using it); the next call opens it again. */
   async close(path: string): Promise<void> {
-    const p = this.models.get(path)
+    const entry = this.models.get(path)
+    if (!entry) return
     this.models.delete(path)
-    const m = await p?.catch(() => null)
-    await m?.release()
+    entry.closed = true
+    await release(entry)
   }
 
   async closeAll(): Promise<void> {
     for (const p of [...this.models.keys()]) await this.close(p)
   }
+}
+
+interface OpenModel {
+  model: Promise<LoadedModel>
+  /** Calls running with this model now. */
+  users: number
+  closed: boolean
+}
+
+async function release(entry: OpenModel): Promise<void> {
+  if (entry.users > 0) return
+  entry.users = -1 // released: a second release is a no-op
+  const m = await entry.model.catch(() => null)
+  await m?.release()
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import type {
@@ -17,9 +18,10 @@ import type {
   WhatIfRequest,
   WhatIfResult,
 } from '../shared/api'
-import { figureDataProblem, figureProblem, type FigureData, type FigureSpec } from '../shared/figure'
-import type { EngineClient } from './engine-client'
-import { renderFigure } from './export/figure'
+import type { FigureData, FigureSpec } from '../shared/figure'
+import { CancelledError, LensError } from '../shared/errors'
+import type { Engine } from './engine-client'
+import { FigureWorker } from './export/pool'
 import type { ModelDescription } from '../engine/service'
 import { SettingsStore, type StoredSettings } from './settings-store'
 import { parseSeriesCsv } from '../shared/series'
@@ -44,7 +46,7 @@ export class LensHost {
   private progressListeners = new Set<(p: CorpusProgress) => void>()
 
   constructor(
-    private engine: EngineClient,
+    private engine: Engine,
     private dirs: { models: string; testsets: string; series: string; cache: string },
     private store: SettingsStore,
   ) {
@@ -58,8 +60,9 @@ export class LensHost {
     })
   }
 
+  /** An opaque id the renderer holds: stable across restarts (the saved session names it), no path in it. */
   private idFor(path: string, bundled: boolean): string {
-    const id = bundled ? `bundled:${basename(path)}` : `file:${Buffer.from(resolve(path)).toString('base64url')}`
+    const id = bundled ? `bundled:${basename(path)}` : `file:${createHash('sha256').update(resolve(path)).digest('base64url').slice(0, 22)}`
     this.paths.set(id, path)
     return id
   }
@@ -71,7 +74,10 @@ export class LensHost {
   async listModels(): Promise<ModelSummary[]> {
     await this.ready
     const files = (await readdir(this.modelsDir).catch(() => [] as string[])).filter((f) => f.endsWith('.onnx')).sort()
-    const entries = [...files.map((f) => ({ path: join(this.modelsDir, f), bundled: true })), ...this.settings.recent.map((path) => ({ path, bundled: false }))]
+    const bundled = files.map((f) => join(this.modelsDir, f))
+    // A bundled model opened through the dialog is listed once, as bundled.
+    const recent = this.settings.recent.filter((p) => !bundled.some((b) => resolve(b) === resolve(p)))
+    const entries = [...bundled.map((path) => ({ path, bundled: true })), ...recent.map((path) => ({ path, bundled: false }))]
     const out: ModelSummary[] = []
     for (const { path, bundled } of entries) {
       const d = await this.engine.call('describe', path).catch(() => null)
@@ -82,7 +88,7 @@ export class LensHost {
 
   async openModel(id: string): Promise<ModelInfo> {
     const path = this.paths.get(id)
-    if (!path) throw new Error('That model is not in the list; pick it again or open the file.')
+    if (!path) throw new LensError('That model is not in the list; pick it again or open the file.', { name: 'UnknownModelError', code: 'unknown-model' })
     return this.open(id, path)
   }
 
@@ -97,11 +103,48 @@ export class LensHost {
 
   private current: { id: string; path: string } | null = null
 
+  /** The path of the latest open asked for: an earlier open that finishes after it changes nothing. */
+  private wanted: string | null = null
+
   private async open(id: string, path: string): Promise<ModelInfo> {
-    const d = await this.engine.call('open', path)
+    this.wanted = path
+    let d
+    try {
+      d = await this.engine.call('open', path)
+    } catch (e) {
+      if (this.wanted === path) this.wanted = this.current?.path ?? null
+      throw e
+    }
+    if (this.wanted !== path) return { ...d, id, bundled: id.startsWith('bundled:') }
+    const previous = this.current
     this.settings.lastModel = id
     this.current = { id, path }
+    // The model it replaces is no longer needed: its sessions are released (views that compare
+    // models open theirs on demand, and the engine keeps only a few).
+    if (previous && previous.path !== path) await this.engine.call('close', previous.path).catch(() => undefined)
     return { ...d, id, bundled: id.startsWith('bundled:') }
+  }
+
+  /** The file of the model the page has open, or null. */
+  get currentPath(): string | null {
+    return this.current?.path ?? null
+  }
+
+  /**
+   * Closes a model file and forgets it (a browser-mode upload about to be deleted): its sessions
+   * are released, its id stops working and it leaves the recent files.
+   */
+  async forget(path: string): Promise<void> {
+    await this.ready
+    await this.engine.call('close', path).catch(() => undefined)
+    if (this.current?.path === path) this.current = null
+    if (this.wanted === path) this.wanted = null
+    for (const [id, p] of this.paths) if (p === path) this.paths.delete(id)
+    const recent = this.settings.recent.filter((p) => p !== resolve(path))
+    if (recent.length !== this.settings.recent.length) {
+      this.settings.recent = recent
+      await this.store.save(this.settings)
+    }
   }
 
   async takeNotice(): Promise<string | null> {
@@ -126,7 +169,7 @@ export class LensHost {
 
   private pathOf(id: unknown): string {
     const path = this.paths.get(String(id))
-    if (!path) throw new Error('Open a model first.')
+    if (!path) throw new LensError('Open a model first.', { name: 'UnknownModelError', code: 'unknown-model' })
     return path
   }
 
@@ -183,7 +226,7 @@ export class LensHost {
     this.corpusAbort = abort
     const results: CorpusResult['results'] = []
     for (let i = 0; i < ids.length; i++) {
-      if (abort.signal.aborted) throw new Error('The evaluation was cancelled.')
+      if (abort.signal.aborted) throw new CancelledError('The evaluation was cancelled.')
       const onProgress = (p: { done: number; total: number }) => {
         for (const l of this.progressListeners) l({ ...p, modelId: ids[i], index: i, count: ids.length })
       }
@@ -207,11 +250,12 @@ export class LensHost {
     return { ...r, modelId: req.modelId }
   }
 
-  /** Renders a figure from data the renderer sent, after checking it. */
+  /** Figures render on a worker thread, so a 4× PNG freezes neither the window nor the server. */
+  private figures = new FigureWorker()
+
+  /** Renders a figure from data the renderer sent; the worker checks it against the figure schema first (a RefusedError). */
   async renderFigure(data: FigureData, spec: FigureSpec): Promise<Buffer> {
-    const problem = figureDataProblem(data) ?? figureProblem(spec)
-    if (problem) throw new Error(problem)
-    return renderFigure(data, spec)
+    return this.figures.render(data, spec)
   }
 
   async cancelCorpus(): Promise<void> {

@@ -1,20 +1,10 @@
-import type { FigureData, FigureSpec } from './figure'
-
 /**
  * The contract between the renderer and the engine. Everything here is plain data, so the same
  * types travel over Electron IPC and over the browser mode's HTTP transport.
  */
+import { ATTENTION_KINDS, type AttentionKind } from './attention-kinds'
 
-export const ATTENTION_KINDS = [
-  'none',
-  'bahdanau',
-  'luong-dot',
-  'luong-general',
-  'luong-concat',
-  'local-m',
-  'local-p',
-] as const
-export type AttentionKind = (typeof ATTENTION_KINDS)[number]
+export { ATTENTION_KINDS, type AttentionKind }
 
 /** What a model does: translate sentences, or forecast a time series (docs/model-format.md). */
 export type ModelTask = 'translation' | 'forecasting'
@@ -287,74 +277,3 @@ export interface RecentFile {
   name: string
   fileName: string
 }
-
-/** Channel names, `domain:action`, shared by main, preload and the browser host. */
-export const Channels = {
-  modelsList: 'models:list',
-  modelsOpen: 'models:open',
-  modelsOpenDialog: 'models:open-dialog',
-  modelsOpenDropped: 'models:open-dropped',
-  translateRun: 'translate:run',
-  translateCancel: 'translate:cancel',
-  compareRun: 'compare:run',
-  whatIfRun: 'whatif:run',
-  forcedRun: 'forced:run',
-  corpusRun: 'corpus:run',
-  corpusCancel: 'corpus:cancel',
-  corpusProgress: 'corpus:progress',
-  exportFigure: 'export:figure',
-  exportCopy: 'export:copy',
-  exportData: 'export:data',
-  appNotice: 'app:notice',
-  providersList: 'providers:list',
-  providersSet: 'providers:set',
-  engineStatus: 'engine:status',
-  menuOpenModel: 'menu:open-model',
-  forecastSeries: 'forecast:series',
-  forecastRun: 'forecast:run',
-} as const
-
-/** What the renderer can call; implemented by the preload (Electron) and by the HTTP client. */
-export interface LensApi {
-  listModels(): Promise<ModelSummary[]>
-  openModel(id: string): Promise<ModelInfo>
-  /** File ▸ Open: resolves to null when the user cancels. */
-  openModelDialog(): Promise<ModelInfo | null>
-  /** A file dropped on the window. */
-  openDroppedFile(file: File): Promise<ModelInfo>
-  translate(req: TranslateRequest): Promise<Translation>
-  /** Stops the translation in progress (its call then fails with "The translation was cancelled."). */
-  cancelTranslate(): Promise<void>
-  /** The same source through several models (with / without attention). */
-  compare(req: { modelIds: string[]; text: string }): Promise<Translation[]>
-  whatIf(req: WhatIfRequest): Promise<WhatIfResult>
-  forced(req: ForcedRequest): Promise<Translation>
-  /** Scores models on their language pair's bundled test set; progress comes as events. */
-  runCorpus(req: CorpusRequest): Promise<CorpusResult>
-  cancelCorpus(): Promise<void>
-  onCorpusProgress(listener: (p: CorpusProgress) => void): () => void
-  /** The bundled series (the held-out weeks of the Taylor data, with their history). */
-  forecastSeries(): Promise<SeriesData>
-  forecast(req: ForecastRequest): Promise<ForecastResult>
-  /** Renders a figure and saves it (Electron: a save dialog; browser: a download). Null when cancelled. */
-  exportFigure(data: FigureData, spec: FigureSpec): Promise<string | null>
-  /** Renders the figure as PNG onto the clipboard. */
-  copyFigure(data: FigureData, spec: FigureSpec): Promise<void>
-  /** Saves text (the matrix as CSV or JSON) under a suggested name. Null when cancelled. */
-  saveData(fileName: string, text: string): Promise<string | null>
-  /** A one-time notice from start-up (a damaged settings file set aside), or null. */
-  appNotice(): Promise<string | null>
-  /** Execution providers this machine offers, and the one chosen. */
-  listProviders(): Promise<{ providers: ProviderInfo[]; chosen: string }>
-  /** Choose a provider (remembered); the open model reopens on it and the result says what runs. */
-  setProvider(name: string): Promise<ModelInfo | null>
-  /** Engine crashes and restarts; returns an unsubscribe function. */
-  onEngineStatus(listener: (status: EngineStatus) => void): () => void
-  /** File ▸ Open from the application menu; returns an unsubscribe function. */
-  onMenuOpenModel(listener: () => void): () => void
-  /** 'electron' or 'browser': the renderer hides what a transport cannot do. */
-  readonly transport: 'electron' | 'browser'
-}
-
-/** What a handler sends back over a transport: a result or a readable error message. */
-export type Envelope<T> = { result: T } | { error: string }

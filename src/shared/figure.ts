@@ -1,61 +1,341 @@
-import type { CorpusResult, ForecastResult, Translation } from './api'
+/**
+ * What a figure export asks for (the spec) and what it draws (the data), as one valibot schema:
+ * it checks both wherever they arrive from outside (IPC, HTTP, the render worker, the command
+ * line), and the TypeScript types are derived from it, so the checks and the types cannot drift.
+ * Shared by the Export dialog, the host, the figure renderer and the CLI.
+ */
+import * as v from 'valibot'
+import { ATTENTION_KINDS } from './attention-kinds'
+import { COLORMAP_NAMES } from './charts/colormaps'
+import { RefusedError } from './errors'
 
-/** What a figure export asks for: shared by the Export dialog, the main process and the CLI. */
-export type FigureFormat = 'png' | 'svg' | 'pdf'
-export type FigureTheme = 'light' | 'dark' | 'transparent'
-export type FigureView = 'heatmap' | 'local' | 'comparison' | 'corpus' | 'forecast'
+/** Points (1/72 in): the unit a figure is laid out in, so a PDF page and its text have physical sizes. */
+export const PT_PER = { pt: 1, in: 72, cm: 72 / 2.54, mm: 72 / 25.4, px: 0.75 } as const
+export type SizeUnit = keyof typeof PT_PER
 
+/** Page sizes in points: slides at their real size, paper columns at their real width. */
 export const SIZE_PRESETS = {
-  'slide-16x9': { label: '16:9 slide', width: 1280, height: 720 },
-  'slide-4x3': { label: '4:3 slide', width: 1024, height: 768 },
-  'paper-single': { label: 'paper, single column', width: 504, height: 378 },
-  'paper-double': { label: 'paper, double column', width: 1040, height: 420 },
+  /** 13.33 × 7.5 in (PowerPoint's and Keynote's 16:9) */
+  'slide-16x9': { width: 960, height: 540 },
+  /** 10 × 7.5 in */
+  'slide-4x3': { width: 720, height: 540 },
+  /** 3.5 × 2.625 in: one column of a two-column paper */
+  'paper-single': { width: 252, height: 189 },
+  /** 7 × 3 in: the full text width */
+  'paper-double': { width: 504, height: 216 },
 } as const
 export type SizePreset = keyof typeof SIZE_PRESETS | 'custom'
 
-/** Font sizes that stay readable where the figure is shown. */
-export const FONT_PRESETS = { paper: 11, screen: 14, lecture: 20, 'back-row': 26 } as const
+/** Text sizes in points that stay readable where the figure is shown (a column, a screen, a hall). */
+export const FONT_PRESETS = { paper: 8, screen: 12, lecture: 20, 'back-row': 28 } as const
 export type FontPreset = keyof typeof FONT_PRESETS
 
-export interface FigureSpec {
-  format: FigureFormat
-  width: number
-  height: number
-  /** PNG only: pixels per layout pixel (1–4). */
-  scale: number
-  theme: FigureTheme
-  fontSize: number
-  title?: string
-  caption?: string
-  /** Heatmap: draw the colour-scale legend. */
-  legend: boolean
-  /** Heatmap of a local model: draw the p_t markers and windows. */
-  localOverlay: boolean
-  colormap: 'viridis' | 'cividis' | 'greys'
+/** PNG resolutions offered besides a scale (1× = 96 dpi, a CSS pixel per pixel). */
+export const DPI_PRESETS = [150, 300, 600] as const
+export const DPI_PER_SCALE = 96
+
+/** The PNG's size in pixels: the page rasterised at its resolution. */
+export function pngPixels(spec: { width: number; height: number; dpi: number }): [number, number] {
+  return [Math.round((spec.width * spec.dpi) / 72), Math.round((spec.height * spec.dpi) / 72)]
 }
+
+/** "3.5x2.625in", "9x6cm", "1280x720" (pixels) as points, or null. */
+export function parseSize(text: string): { width: number; height: number } | null {
+  const m = /^(\d+(?:\.\d+)?)x(\d+(?:\.\d+)?)(pt|in|cm|mm|px)?$/.exec(text.trim())
+  if (!m) return null
+  const k = PT_PER[(m[3] ?? 'px') as SizeUnit]
+  return { width: Number(m[1]) * k, height: Number(m[2]) * k }
+}
+
+/** resvg holds the whole RGBA image in memory: 64 MP is 256 MB. */
+export const MAX_PNG_PIXELS = 64e6
+/** Tokens per side of a translation; the engine reads at most 200 source tokens. */
+export const MAX_TOKENS = 2000
+/** Values of one matrix (2000 × 2000 tokens, or 10,000 history steps × 400 forecast steps). */
+export const MAX_CELLS = 4_000_000
+/** Values of one series (history or forecast) in a forecast figure. */
+export const MAX_STEPS = 10_000
+
+// ---- building blocks ----
+
+const FORMATS = ['png', 'svg', 'pdf'] as const
+const THEMES = ['light', 'dark', 'transparent'] as const
+const OVERRIDE_MODES = ['uniform', 'onehot', 'diagonal', 'custom'] as const
+const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'forecast'] as const
+
+/** 'a, b or c' */
+const oneOf = (xs: readonly string[]) => `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`
+const str = (max: number) => v.pipe(v.string('must be text'), v.maxLength(max, `must be at most ${max} characters`))
+/** Text drawn in the figure: SVG (XML 1.0) cannot hold control characters other than line breaks. */
+const label = (max: number) => v.pipe(str(max), v.regex(/^[^\0-\x09\x0b-\x1f\x7f]*$/, 'must not contain control characters'))
+const whole = (min: number, max: number, what = '') => v.message(v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max)), `must be a whole number${what} from ${min} to ${max}`)
+const between = (min: number, max: number) => v.message(v.pipe(v.number(), v.minValue(min), v.maxValue(max)), `must be a number from ${min} to ${max}`)
+const finite = v.message(v.pipe(v.number(), v.finite()), 'must be a finite number')
+const flag = v.boolean('must be true or false')
+const obj = <E extends v.ObjectEntries>(entries: E) => v.object(entries, 'must be an object')
+const list = <T extends v.GenericSchema>(item: T, max: number, what = 'entries') => v.pipe(v.array(item, 'must be a list'), v.maxLength(max, `must have at most ${max} ${what}`))
+const numbers = (max: number) => list(finite, max, 'values')
+const nullableNumbers = (max: number) => list(v.nullable(finite), max, 'values')
+/** Rows of finite numbers, at most MAX_CELLS of them in all. */
+const matrix = (rows: number, cols: number) =>
+  v.pipe(
+    list(numbers(cols), rows, 'rows'),
+    v.check((m) => m.reduce((n, r) => n + r.length, 0) <= MAX_CELLS, `must have at most ${MAX_CELLS.toLocaleString('en')} values`),
+  )
+const tokens = list(str(1000), MAX_TOKENS, 'tokens')
+const flags = list(flag, MAX_TOKENS)
+const windows = list(v.tuple([finite, finite]), MAX_STEPS, 'windows')
+/** attention[t][s] (or [] for a model without attention): one row per output, one column per input. */
+const shaped = (m: number[][], rows: number, cols: number) => m.length === 0 || (m.length === rows && m.every((r) => r.length === cols))
+
+// ---- the spec ----
+
+export const FIGURE_LANGS = ['en', 'zh'] as const
+export type FigureLang = (typeof FIGURE_LANGS)[number]
+
+/** What the figure looks like. Sizes are in points (1/72 in): the PDF's page, the SVG's size, the text's size. */
+export const FigureSpecSchema = v.pipe(
+  v.strictObject({
+    format: v.picklist(FORMATS, `must be ${oneOf(FORMATS)}`),
+    width: v.message(v.pipe(v.number(), v.minValue(36), v.maxValue(6000)), 'must be a number of points from 36 to 6000 (0.5 to 83 in)'),
+    height: v.message(v.pipe(v.number(), v.minValue(36), v.maxValue(6000)), 'must be a number of points from 36 to 6000 (0.5 to 83 in)'),
+    /** PNG only: pixels per inch (96 is one pixel per CSS pixel, 1×). */
+    dpi: whole(36, 2400),
+    theme: v.picklist(THEMES, `must be ${oneOf(THEMES)}`),
+    /** Points, like the page. */
+    fontSize: between(4, 72),
+    /** The language of the axis titles and keys. */
+    lang: v.picklist(FIGURE_LANGS, `must be ${oneOf(FIGURE_LANGS)}`),
+    title: v.optional(label(200)),
+    caption: v.optional(label(500)),
+    /** Heatmap and forecast: draw the colour-scale legend. */
+    legend: flag,
+    /** Heatmap of a local model: draw the p_t markers and windows. */
+    localOverlay: flag,
+    colormap: v.picklist(COLORMAP_NAMES, `must be ${oneOf(COLORMAP_NAMES)}`),
+    /** Dim every row of the matrix but this one, as the app does for a selection; by default nothing is dimmed. */
+    highlightRow: v.optional(v.nullable(whole(0, MAX_STEPS))),
+  }, (issue) => (issue.expected === 'never' ? 'is not a figure setting' : 'must be an object of figure settings')),
+  v.forward(
+    v.partialCheck(
+      [['format'], ['width'], ['height'], ['dpi']],
+      (s) => s.format !== 'png' || pngPixels(s)[0] * pngPixels(s)[1] <= MAX_PNG_PIXELS,
+      'must keep the PNG within 64 megapixels; choose a smaller size or resolution',
+    ),
+    ['dpi'],
+  ),
+)
+export type FigureSpec = v.InferOutput<typeof FigureSpecSchema>
+export type FigureFormat = FigureSpec['format']
+export type FigureTheme = FigureSpec['theme']
 
 export const DEFAULT_FIGURE: FigureSpec = {
   format: 'png',
   width: SIZE_PRESETS['slide-16x9'].width,
   height: SIZE_PRESETS['slide-16x9'].height,
-  scale: 2,
+  dpi: 2 * DPI_PER_SCALE,
   theme: 'light',
   fontSize: FONT_PRESETS.lecture,
+  lang: 'en',
   legend: true,
   localOverlay: true,
   colormap: 'viridis',
 }
 
-/** Checks a spec from outside (IPC, HTTP, command line); returns a one-sentence problem or null. */
-export function figureProblem(s: Partial<FigureSpec>): string | null {
-  if (!['png', 'svg', 'pdf'].includes(String(s.format))) return 'The format must be png, svg or pdf.'
-  if (!(Number.isInteger(s.width) && s.width! >= 100 && s.width! <= 8000)) return 'The width must be a whole number of pixels from 100 to 8000.'
-  if (!(Number.isInteger(s.height) && s.height! >= 100 && s.height! <= 8000)) return 'The height must be a whole number of pixels from 100 to 8000.'
-  if (!(typeof s.scale === 'number' && s.scale >= 1 && s.scale <= 4)) return 'The PNG scale must be between 1 and 4.'
-  if (s.format === 'png' && s.width! * s.height! * s.scale * s.scale > 64e6) return 'The PNG would be larger than 64 megapixels; choose a smaller size or scale.'
-  if (!['light', 'dark', 'transparent'].includes(String(s.theme))) return 'The theme must be light, dark or transparent.'
-  if (!(typeof s.fontSize === 'number' && s.fontSize >= 6 && s.fontSize <= 72)) return 'The font size must be between 6 and 72.'
-  return null
+// ---- the data: the API's result types, field by field (test/unit/host/figure.test.ts checks they match) ----
+
+/** One decoded sentence (api.ts Translation): rows of the matrices are output steps. */
+const TranslationSchema = v.pipe(
+  obj({
+    modelId: str(4096),
+    source: str(100_000),
+    srcTokens: tokens,
+    srcUnknown: flags,
+    tgtTokens: tokens,
+    text: str(100_000),
+    attention: matrix(MAX_TOKENS, MAX_TOKENS),
+    scores: matrix(MAX_TOKENS, MAX_TOKENS),
+    encoderStates: matrix(MAX_TOKENS, 8192),
+    align: v.nullable(matrix(MAX_TOKENS, MAX_TOKENS)),
+    positions: v.nullable(numbers(MAX_TOKENS)),
+    windows: v.nullable(windows),
+    gaussian: v.nullable(matrix(MAX_TOKENS, MAX_TOKENS)),
+    tokenLogProbs: numbers(MAX_TOKENS),
+    alternatives: list(list(obj({ token: str(1000), p: finite }), 64, 'alternatives'), MAX_TOKENS, 'steps'),
+    tgtUnknown: v.nullable(flags),
+    mode: v.picklist(['greedy', 'beam', 'forced', 'what-if'], 'must be greedy, beam, forced or what-if'),
+    beam: whole(1, 16),
+    logProb: finite,
+    truncated: flag,
+    decodeMs: finite,
+    provider: str(64),
+  }),
+  v.forward(
+    v.partialCheck([['attention'], ['srcTokens'], ['tgtTokens']], (t) => shaped(t.attention, t.tgtTokens.length, t.srcTokens.length), 'must have one row per output token and one column per source token'),
+    ['attention'],
+  ),
+)
+
+/** Corpus BLEU of several models (api.ts CorpusResult). */
+const CorpusResultSchema = obj({
+  pair: str(64),
+  testSet: str(256),
+  results: list(
+    obj({
+      modelId: str(4096),
+      attention: v.picklist(ATTENTION_KINDS, `must be ${oneOf(ATTENTION_KINDS)}`),
+      model: str(256),
+      fileName: str(4096),
+      sentences: whole(0, 1e9),
+      bleu: finite,
+      bleuCased: finite,
+      byLength: list(obj({ bucket: str(32), sentences: whole(0, 1e9), bleu: finite }), 64, 'buckets'),
+      seconds: finite,
+      sentencesPerSecond: finite,
+      attentionEntropy: v.nullable(finite),
+      diagonality: v.nullable(finite),
+      cached: flag,
+      hypotheses: list(str(100_000), 100_000, 'hypotheses'),
+    }),
+    32,
+    'models',
+  ),
+})
+
+/** One forecast (api.ts ForecastResult): rows of the matrices are forecast steps, columns history steps. */
+const ForecastResultSchema = v.pipe(
+  obj({
+    modelId: str(4096),
+    historyTimes: list(str(64), MAX_STEPS, 'timestamps'),
+    history: numbers(MAX_STEPS),
+    times: list(str(64), MAX_STEPS, 'timestamps'),
+    forecast: numbers(MAX_STEPS),
+    actual: nullableNumbers(MAX_STEPS),
+    seasonalNaive: nullableNumbers(MAX_STEPS),
+    attention: matrix(MAX_STEPS, MAX_STEPS),
+    scores: matrix(MAX_STEPS, MAX_STEPS),
+    positions: v.nullable(numbers(MAX_STEPS)),
+    windows: v.nullable(windows),
+    gaussian: v.nullable(matrix(MAX_STEPS, MAX_STEPS)),
+    align: v.nullable(matrix(MAX_STEPS, MAX_STEPS)),
+    mae: v.nullable(finite),
+    mape: v.nullable(finite),
+    naiveMae: v.nullable(finite),
+    naiveMape: v.nullable(finite),
+    unit: str(64),
+    periodMinutes: v.message(v.pipe(v.number(), v.finite(), v.gtValue(0)), 'must be a positive number'),
+    seasonalLags: list(whole(1, MAX_STEPS), 16, 'lags'),
+    decodeMs: finite,
+    provider: str(64),
+  }),
+  v.forward(
+    v.partialCheck([['times'], ['forecast']], (f) => f.times.length === f.forecast.length, 'must have one timestamp per forecast step'),
+    ['times'],
+  ),
+  v.forward(
+    v.partialCheck([['historyTimes'], ['history']], (f) => f.historyTimes.length === f.history.length, 'must have one timestamp per history step'),
+    ['historyTimes'],
+  ),
+  v.forward(
+    v.partialCheck([['attention'], ['forecast'], ['history']], (f) => shaped(f.attention, f.forecast.length, f.history.length), 'must have one row per forecast step and one column per history step'),
+    ['attention'],
+  ),
+)
+
+/** The data behind a figure, one variant per view: what the view drew, sent as plain data. */
+export const FigureDataSchema = v.variant(
+  'view',
+  [
+    v.pipe(
+      obj({ view: v.literal('heatmap'), translation: TranslationSchema }),
+      v.forward(v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty: this model has no attention to draw'), ['translation', 'attention']),
+    ),
+    /** The spotlight of one output step of a local model: softmax in the window, Gaussian, product. */
+    v.pipe(
+      obj({ view: v.literal('local'), translation: TranslationSchema, windowD: whole(0, MAX_TOKENS), step: whole(0, MAX_TOKENS) }),
+      v.forward(
+        v.partialCheck([['translation'], ['step']], ({ translation: t, step }) => step < t.attention.length && !!(t.align?.[step] && t.gaussian?.[step] && t.positions?.[step] !== undefined && t.windows?.[step]), 'must be an output step of a local model\'s translation'),
+        ['step'],
+      ),
+    ),
+    /** p_t against the output step of a local model, with the diagonal and the window band. */
+    v.pipe(
+      obj({ view: v.literal('positions'), translation: TranslationSchema }),
+      v.forward(
+        v.partialCheck([['translation']], ({ translation: t }) => !!(t.positions && t.windows && t.positions.length >= t.tgtTokens.length && t.windows.length >= t.tgtTokens.length && t.tgtTokens.length > 0), 'must be a local model\'s translation (positions and windows for every output step)'),
+        ['translation'],
+      ),
+    ),
+    /** The step-through stages of one output step: scores, softmax, (Gaussian,) context vector. */
+    v.pipe(
+      obj({ view: v.literal('step'), translation: TranslationSchema, step: whole(0, MAX_TOKENS), attention: v.picklist(ATTENTION_KINDS, `must be ${oneOf(ATTENTION_KINDS)}`) }),
+      v.forward(v.partialCheck([['translation'], ['step']], ({ translation: t, step }) => step < t.attention.length, 'must be an output step of a translation with attention'), ['step']),
+    ),
+    /** Alignment lines: source above, output below, a line per weight at or above the threshold. */
+    v.pipe(
+      obj({ view: v.literal('lines'), translation: TranslationSchema, threshold: between(0, 1) }),
+      v.forward(v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty: this model has no attention to draw'), ['translation', 'attention']),
+    ),
+    v.pipe(
+      obj({ view: v.literal('comparison'), translations: v.pipe(list(TranslationSchema, 32, 'translations'), v.minLength(1, 'must have at least one translation')), names: list(str(256), 32, 'names') }),
+      v.forward(v.partialCheck([['translations'], ['names']], (d) => d.names.length === d.translations.length, 'must have one name per translation'), ['names']),
+    ),
+    /** What-if: the sentence decoded again with forced weights, before and after. */
+    v.pipe(
+      obj({
+        view: v.literal('whatif'),
+        result: obj({ original: TranslationSchema, modified: TranslationSchema, changed: flags }),
+        mode: v.picklist(OVERRIDE_MODES, `must be ${oneOf(OVERRIDE_MODES)}`),
+        /** The step overridden, or every step. */
+        at: v.union([v.literal('all'), whole(0, MAX_TOKENS)], 'must be all or an output step'),
+        /** One-hot: the source position every overridden step reads. */
+        sourceIndex: v.optional(whole(0, MAX_TOKENS)),
+      }),
+      v.forward(v.partialCheck([['result']], (d) => d.result.modified.attention.length > 0, 'must have attention: this model has none to override'), ['result']),
+    ),
+    obj({ view: v.literal('corpus'), corpus: CorpusResultSchema }),
+    /** The forecasting view: series above, attention heatmap below, a selected step or none. */
+    v.pipe(
+      obj({ view: v.literal('forecast'), forecast: ForecastResultSchema, step: v.nullable(whole(0, MAX_STEPS)) }),
+      v.forward(v.partialCheck([['forecast'], ['step']], (d) => d.step === null || d.step < d.forecast.forecast.length, 'must be a step of the forecast, or null'), ['step']),
+    ),
+  ],
+  `must be ${oneOf(VIEWS)}`,
+)
+export type FigureData = v.InferOutput<typeof FigureDataSchema>
+export type FigureView = FigureData['view']
+
+/** The arguments of the export channels (export:figure, export:copy): the data, then the spec. */
+export const FigureArgs = v.strictTuple([FigureDataSchema, FigureSpecSchema])
+
+// ---- checking ----
+
+/** The first issue as one sentence, "field.path: message." (issues are reported one at a time). */
+export function issueSentence(issues: readonly v.BaseIssue<unknown>[], what: string): string {
+  const issue = issues[0]
+  const path = issue.path?.map((p) => String(p.key)).join('.') || what
+  return `${path}: ${issue.message.replace(/\.$/, '')}.`
+}
+
+function check<S extends v.GenericSchema>(schema: S, value: unknown, what: string): { output: v.InferOutput<S> } | { problem: string } {
+  // abortEarly: a matrix full of NaN stops at its first value instead of listing millions.
+  const r = v.safeParse(schema, value, { abortEarly: true })
+  return r.success ? { output: r.output } : { problem: issueSentence(r.issues, what) }
+}
+
+/** A one-sentence problem with a spec (the Export dialog shows it; the CLI prints it), or null. */
+export function specProblem(spec: unknown): string | null {
+  const r = check(FigureSpecSchema, spec, 'spec')
+  return 'problem' in r ? r.problem : null
+}
+
+/** Figure data and spec that came from outside, checked; throws a RefusedError of one sentence on the first problem. */
+export function parseFigure(data: unknown, spec: unknown): { data: FigureData; spec: FigureSpec } {
+  const d = check(FigureDataSchema, data, 'data')
+  if ('problem' in d) throw new RefusedError(`The figure data was refused: ${d.problem}`)
+  const s = check(FigureSpecSchema, spec, 'spec')
+  if ('problem' in s) throw new RefusedError(`The figure settings were refused: ${s.problem}`)
+  return { data: d.output, spec: s.output }
 }
 
 /** The attention matrix for people who plot in matplotlib: CSV with tokens as headers. */
@@ -63,51 +343,6 @@ export function matrixCsv(srcTokens: string[], tgtTokens: string[], attention: n
   const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
   const head = ['target \\ source', ...srcTokens].map(q).join(',')
   return [head, ...tgtTokens.map((t, i) => [q(t), ...(attention[i] ?? []).map((w) => w.toPrecision(6))].join(','))].join('\n') + '\n'
-}
-
-/** The data behind a figure: what the view drew, sent as plain data to the exporter. */
-export type FigureData =
-  | { view: 'heatmap'; translation: Translation }
-  /** The spotlight of one output step of a local model: softmax in the window, Gaussian, product. */
-  | { view: 'local'; translation: Translation; windowD: number; step: number }
-  | { view: 'comparison'; translations: Translation[]; names: string[] }
-  | { view: 'corpus'; corpus: CorpusResult }
-  /** The forecasting view: series above, attention heatmap below, a selected step or none. */
-  | { view: 'forecast'; forecast: ForecastResult; step: number | null }
-
-/** A one-sentence problem with figure data that came from outside, or null. */
-export function figureDataProblem(d: unknown): string | null {
-  const x = d as Partial<{ view: string; translation: Translation; translations: Translation[]; corpus: CorpusResult; forecast: ForecastResult; step: number | null }>
-  const okTranslation = (t: Translation | undefined) =>
-    !!t && Array.isArray(t.srcTokens) && Array.isArray(t.tgtTokens) && Array.isArray(t.attention) && t.srcTokens.length <= 2000 && t.tgtTokens.length <= 2000
-  switch (x?.view) {
-    case 'heatmap':
-      return okTranslation(x.translation) ? null : 'The heatmap figure needs a translation with tokens and attention.'
-    case 'local':
-      return okTranslation(x.translation) && x.translation!.positions && Number.isInteger(x.step) && x.step! >= 0 && x.step! < x.translation!.tgtTokens.length
-        ? null
-        : 'The local-attention figure needs a local model\'s translation and a step inside it.'
-    case 'comparison':
-      return Array.isArray(x.translations) && x.translations.length > 0 && x.translations.every(okTranslation) ? null : 'The comparison figure needs translations.'
-    case 'corpus':
-      return x.corpus && Array.isArray(x.corpus.results) ? null : 'The corpus figure needs corpus results.'
-    case 'forecast': {
-      const f = x.forecast
-      const ok =
-        !!f &&
-        Array.isArray(f.history) &&
-        Array.isArray(f.forecast) &&
-        Array.isArray(f.attention) &&
-        Array.isArray(f.historyTimes) &&
-        Array.isArray(f.times) &&
-        f.history.length <= 10_000 &&
-        f.forecast.length <= 10_000 &&
-        (x.step === null || (Number.isInteger(x.step) && x.step! >= 0 && x.step! < f.forecast.length))
-      return ok ? null : 'The forecast figure needs a forecast with its history, attention and a step inside it (or none).'
-    }
-    default:
-      return 'Figures are heatmap, local, comparison, corpus or forecast.'
-  }
 }
 
 export function figureFileName(view: string, format: string): string {

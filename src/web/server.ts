@@ -1,20 +1,23 @@
 /**
  * Browser mode: the same renderer and the same API as the Electron app, over HTTP on 127.0.0.1.
- * For machines without a display and for the end-to-end tests. Every API call must carry the
- * per-run token that is written into the page, so another local user's page cannot drive it.
+ * For machines without a display and for the end-to-end tests. Signing in works like Jupyter's:
+ * the terminal prints a link with a token; opening it trades the token for an HttpOnly,
+ * SameSite=Strict cookie and drops it from the address bar. Without that cookie (or, for scripts
+ * and tests, an `x-al-token` header) every request is refused, the page included.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { extname, join, normalize, sep } from 'node:path'
-import { Channels, type Envelope } from '../shared/api'
+import { encodeError, envelope, LensError } from '../shared/errors'
+import { dispatch, parseArgs, type EventChannel, type Payload } from '../shared/routes'
 import { EngineClient } from '../host/engine-client'
 import { forkEngine } from '../host/engine-fork'
+import { forwardEvents, lensHandlers, type Transport } from '../host/handlers'
 import { LensHost } from '../host/lens-host'
 import { defaultCacheDir, defaultConfigDir, SettingsStore } from '../host/settings-store'
 import { appPaths } from '../host/paths'
-import { checkArgs } from '../shared/validate'
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -26,12 +29,38 @@ const TYPES: Record<string, string> = {
 }
 const MAX_BODY = 600 * 1024 * 1024
 const FIGURE_TYPES: Record<string, string> = { png: 'image/png', svg: 'image/svg+xml', pdf: 'application/pdf' }
+/** The port `npm run web` listens on unless AL_PORT says otherwise: a fixed one keeps the page's origin, and with it its saved session. */
+export const DEFAULT_PORT = 5177
+/** Server-sent events: one stream per page carries every event channel. */
+export const EVENTS_PATH = 'events'
+const COOKIE_DAYS = 30
 
 export interface WebServer {
+  /** http://127.0.0.1:PORT/ */
   url: string
+  /** The link to open: the URL with the token, traded for a cookie on first visit. */
+  loginUrl: string
   token: string
+  /** Where uploaded model files live while they are open; removed on close. */
+  uploadDir: string
   server: Server
   close(): Promise<void>
+}
+
+/** The token in `<config>/browser-token` (0600), made on first start, so a bookmarked link survives a restart. */
+export async function browserToken(configDir: string): Promise<string> {
+  const file = join(configDir, 'browser-token')
+  const known = (await readFile(file, 'utf8').catch(() => '')).trim()
+  if (/^[0-9a-f]{64}$/.test(known)) {
+    await chmod(file, 0o600)
+    return known
+  }
+  const token = randomBytes(32).toString('hex')
+  await mkdir(configDir, { recursive: true, mode: 0o700 })
+  const tmp = `${file}.${process.pid}.tmp`
+  await writeFile(tmp, token + '\n', { mode: 0o600 })
+  await rename(tmp, file)
+  return token
 }
 
 async function body(req: IncomingMessage): Promise<Buffer> {
@@ -39,7 +68,7 @@ async function body(req: IncomingMessage): Promise<Buffer> {
   let size = 0
   for await (const c of req) {
     size += (c as Buffer).length
-    if (size > MAX_BODY) throw new Error('The upload is larger than 600 MB.')
+    if (size > MAX_BODY) throw new LensError('The upload is larger than 600 MB.', { name: 'RefusedError', code: 'refused' })
     chunks.push(c as Buffer)
   }
   return Buffer.concat(chunks)
@@ -50,123 +79,181 @@ function send(res: ServerResponse, status: number, payload: unknown): void {
   res.end(JSON.stringify(payload))
 }
 
-/** Server-sent events: one stream per page carries every event channel. */
-export const EVENTS_PATH = 'events'
+function forbidden(res: ServerResponse, message: string): void {
+  send(res, 403, { error: encodeError(new LensError(message, { name: 'ForbiddenError', code: 'forbidden' })) })
+}
 
-export async function startWebServer(opts: { port?: number; modelsDir?: string; rendererDir?: string } = {}): Promise<WebServer> {
+function cookie(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const i = part.indexOf('=')
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim()
+  }
+  return undefined
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest()
+
+/** Browser mode has no dialogs and no clipboard of its own: the page downloads and copies. */
+const browserTransport: Transport = {
+  pickModel: async () => null,
+  save: async () => {
+    throw new LensError('In browser mode the page saves files as downloads.', { name: 'UnsupportedError', code: 'unsupported' })
+  },
+  copyPng: async () => {
+    throw new LensError('In browser mode the page copies figures itself.', { name: 'UnsupportedError', code: 'unsupported' })
+  },
+}
+
+export async function startWebServer(opts: { port?: number; modelsDir?: string; rendererDir?: string; configDir?: string } = {}): Promise<WebServer> {
   const paths = appPaths()
   const rendererDir = opts.rendererDir ?? paths.renderer
+  const configDir = opts.configDir ?? defaultConfigDir()
+  const token = await browserToken(configDir)
+  const tokenDigest = digest(token)
+  // Compared in constant time, through a hash so the lengths match too.
+  const isToken = (given: unknown) => typeof given === 'string' && timingSafeEqual(digest(given), tokenDigest)
+
   const engine = new EngineClient(() => forkEngine())
   const host = new LensHost(
     engine,
     { models: opts.modelsDir ?? paths.models, testsets: paths.testsets, series: paths.series, cache: join(defaultCacheDir(), 'eval') },
-    new SettingsStore(join(defaultConfigDir(), 'settings.json')),
+    new SettingsStore(join(configDir, 'settings.json')),
   )
-  const token = randomBytes(24).toString('hex')
-  const uploads = await mkdtemp(join(tmpdir(), 'attention-lens-'))
+  const handlers = lensHandlers(host, browserTransport)
+  const uploadDir = await mkdtemp(join(tmpdir(), 'attention-lens-'))
+  /** Uploaded files by path; pending while the upload is written and opened. */
+  const uploads = new Map<string, { dir: string; pending: boolean }>()
   const events = new Set<ServerResponse>()
-  const emit = (channel: string, payload: unknown) => {
+  const emit = <E extends EventChannel>(channel: E, payload: Payload<E>) => {
     for (const res of events) res.write(`event: ${channel}\ndata: ${JSON.stringify(payload)}\n\n`)
   }
-  host.onEngineStatus((s) => emit(Channels.engineStatus, s))
-  host.onCorpusProgress((p) => emit(Channels.corpusProgress, p))
+  forwardEvents(host, emit)
 
-  const api: Record<string, (args: unknown[], req: IncomingMessage) => Promise<unknown>> = {
-    [Channels.modelsList]: () => host.listModels(),
-    [Channels.modelsOpen]: ([id]) => host.openModel(String(id)),
-    [Channels.translateRun]: ([req]) => host.translate(req as never),
-    [Channels.translateCancel]: () => host.cancelTranslate(),
-    [Channels.compareRun]: ([req]) => host.compare(req as never),
-    [Channels.whatIfRun]: ([req]) => host.whatIf(req as never),
-    [Channels.forcedRun]: ([req]) => host.forced(req as never),
-    [Channels.corpusRun]: ([req]) => host.runCorpus(req as never),
-    [Channels.corpusCancel]: () => host.cancelCorpus(),
-    [Channels.appNotice]: () => host.takeNotice(),
-    [Channels.forecastSeries]: () => host.forecastSeries(),
-    [Channels.forecastRun]: ([req]) => host.forecast(req as never),
-    [Channels.providersList]: () => host.listProviders(),
-    [Channels.providersSet]: ([name]) => host.setProvider(String(name)),
+  /** An upload is kept while it is the open model; a replaced or refused one is closed and deleted. */
+  async function sweepUploads(): Promise<void> {
+    for (const [file, u] of uploads) {
+      if (u.pending || file === host.currentPath) continue
+      uploads.delete(file)
+      await host.forget(file)
+      await rm(u.dir, { recursive: true, force: true })
+    }
   }
 
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-    // Only pages served from this very address may talk to it: a foreign Host is a DNS-rebinding
-    // page that would otherwise read the token from index.html; a foreign Origin is another site.
-    const port = (server.address() as { port: number }).port
-    const allowed = [`127.0.0.1:${port}`, `localhost:${port}`]
-    const origin = req.headers.origin
-    if (!allowed.includes(req.headers.host ?? '') || (origin !== undefined && !allowed.some((a) => origin === `http://${a}`))) {
-      return send(res, 403, { error: 'Requests must come from the page this server serves.' })
-    }
+  async function upload(req: IncomingMessage): Promise<unknown> {
+    let name = String(req.headers['x-file-name'] ?? '')
     try {
-      if (url.pathname.startsWith('/api/')) {
-        const given = req.headers['x-al-token'] ?? url.searchParams.get('token')
-        if (given !== token) return send(res, 403, { error: 'Missing or wrong API token.' })
-        const channel = decodeURIComponent(url.pathname.slice(5))
-        if (channel === EVENTS_PATH && req.method === 'GET') {
-          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' })
-          res.write(': connected\n\n')
-          events.add(res)
-          req.on('close', () => events.delete(res))
-          return
-        }
-        if (req.method !== 'POST') return send(res, 405, { error: 'Use POST.' })
-        if (channel === Channels.exportFigure) {
-          // The figure's bytes themselves; the page turns them into a download or a clipboard item.
-          try {
-            const args = JSON.parse((await body(req)).toString('utf8')) as unknown[]
-            checkArgs(channel, args)
-            const [data, spec] = args as [never, { format: string }]
-            const bytes = await host.renderFigure(data, spec as never)
-            res.writeHead(200, { 'content-type': FIGURE_TYPES[spec.format] ?? 'application/octet-stream', 'cache-control': 'no-store' })
-            return res.end(bytes)
-          } catch (e) {
-            return send(res, 400, { error: (e as Error).message })
-          }
-        }
-        let envelope: Envelope<unknown>
-        try {
-          if (channel === Channels.modelsOpenDropped) {
-            const name = String(req.headers['x-file-name'] ?? 'model.onnx').replace(/[^\w.-]/g, '_')
-            const file = join(await mkdtemp(join(uploads, 'f')), name)
-            await writeFile(file, await body(req))
-            envelope = { result: await host.openPath(file) }
-          } else {
-            const handler = api[channel]
-            if (!handler) return send(res, 404, { error: `No API call named ${channel}.` })
-            const args = JSON.parse((await body(req)).toString('utf8') || '[]') as unknown
-            if (!Array.isArray(args)) return send(res, 400, { error: 'The request body must be a JSON array.' })
-            checkArgs(channel, args)
-            envelope = { result: await handler(args, req) }
-          }
-        } catch (e) {
-          envelope = { error: (e as Error).message }
-        }
-        return send(res, 200, envelope)
+      name = decodeURIComponent(name)
+    } catch {
+      // keep it as sent; it is sanitised below
+    }
+    name = name.replace(/[^\w.-]/g, '_').replace(/^\.+/, '') || 'model.onnx'
+    const dir = await mkdtemp(join(uploadDir, 'f'))
+    const file = join(dir, name)
+    const entry = { dir, pending: true }
+    uploads.set(file, entry)
+    try {
+      await writeFile(file, await body(req))
+      // The server's own path for the file: the page never names one.
+      return await dispatch(handlers, 'models:open-dropped', [file])
+    } finally {
+      entry.pending = false
+    }
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, channel: string): Promise<void> {
+    if (channel === EVENTS_PATH && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' })
+      res.write(': connected\n\n')
+      events.add(res)
+      req.on('close', () => events.delete(res))
+      return
+    }
+    if (req.method !== 'POST') return send(res, 405, { error: encodeError(new LensError('Use POST.', { name: 'RefusedError', code: 'refused' })) })
+    if (channel === 'export:figure') {
+      // The figure's bytes themselves; the page turns them into a download or a clipboard item.
+      try {
+        const [data, spec] = parseArgs(channel, JSON.parse((await body(req)).toString('utf8')))
+        const bytes = await host.renderFigure(data, spec)
+        res.writeHead(200, { 'content-type': FIGURE_TYPES[spec.format] ?? 'application/octet-stream', 'cache-control': 'no-store' })
+        return void res.end(bytes)
+      } catch (e) {
+        return send(res, 400, { error: encodeError(e) })
       }
+    }
+    const answer = await envelope(async () => {
+      if (channel === 'models:open-dropped') return upload(req)
+      const text = (await body(req)).toString('utf8')
+      return dispatch(handlers, channel, JSON.parse(text || '[]'))
+    })
+    await sweepUploads()
+    send(res, 200, answer)
+  }
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+      // Only pages served from this very address may talk to it: a foreign Host is a DNS-rebinding
+      // page; a foreign Origin is another site.
+      const port = (server.address() as { port: number }).port
+      const allowed = [`127.0.0.1:${port}`, `localhost:${port}`]
+      const origin = req.headers.origin
+      if (!allowed.includes(req.headers.host ?? '') || (origin !== undefined && !allowed.some((a) => origin === `http://${a}`))) {
+        return forbidden(res, 'Requests must come from the page this server serves.')
+      }
+      const cookieName = `al_token_${port}`
+      // The terminal's link: the token becomes a cookie the page cannot read, and leaves the address bar.
+      if (req.method === 'GET' && url.pathname === '/' && url.searchParams.has('token')) {
+        if (!isToken(url.searchParams.get('token'))) return forbidden(res, 'Wrong token: open the link the terminal printed.')
+        res.writeHead(302, {
+          location: '/',
+          'set-cookie': `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${COOKIE_DAYS * 86400}`,
+          'cache-control': 'no-store',
+        })
+        return void res.end()
+      }
+      if (!isToken(cookie(req, cookieName)) && !isToken(req.headers['x-al-token'])) {
+        return forbidden(res, 'Open the link the terminal printed (http://127.0.0.1:…/?token=…).')
+      }
+      if (url.pathname.startsWith('/api/')) return api(req, res, decodeURIComponent(url.pathname.slice(5)))
       const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '')
       const file = normalize(join(rendererDir, rel))
-      if (!file.startsWith(rendererDir + sep)) return send(res, 404, { error: 'Not found.' })
-      let data = await readFile(file)
-      if (rel === 'index.html') {
-        data = Buffer.from(data.toString('utf8').replace('<head>', `<head><meta name="al-token" content="${token}">`))
-      }
+      if (!file.startsWith(rendererDir + sep)) return send(res, 404, { error: encodeError(new Error('Not found.')) })
+      const data = await readFile(file)
       res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' })
       res.end(data)
-    } catch {
-      if (!res.headersSent) send(res, 404, { error: 'Not found.' })
-    }
+    })().catch(() => {
+      if (!res.headersSent) send(res, 404, { error: encodeError(new Error('Not found.')) })
+    })
   })
-  await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', r))
+  await new Promise<void>((resolve, reject) => {
+    const failed = (e: NodeJS.ErrnoException) => {
+      engine.dispose()
+      void rm(uploadDir, { recursive: true, force: true })
+      reject(e.code === 'EADDRINUSE' ? new Error(`Port ${opts.port} is in use (another Attention Lens?); set AL_PORT to another port, or to 0 for any free one.`) : e)
+    }
+    server.once('error', failed)
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', failed)
+      resolve()
+    })
+  })
   const port = (server.address() as { port: number }).port
+  const url = `http://127.0.0.1:${port}/`
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url,
+    loginUrl: `${url}?token=${token}`,
     token,
+    uploadDir,
     server,
     close: async () => {
       for (const r of events) r.end()
+      // Uploads go with the server: closed, out of the recent files, deleted.
+      for (const file of uploads.keys()) await host.forget(file)
+      uploads.clear()
       engine.dispose()
+      server.closeAllConnections()
       await new Promise<void>((r) => server.close(() => r()))
+      await rm(uploadDir, { recursive: true, force: true })
     },
   }
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PNG } from 'pngjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -70,6 +70,39 @@ describe('the Export dialog', () => {
     expect(types).toContain('image/png')
     const size = await page.evaluate(async () => (await (await navigator.clipboard.read())[0].getType('image/png')).size)
     expect(size).toBeGreaterThan(10_000)
+  })
+
+  it('the server keeps answering while a 4× PNG renders (the figure is drawn off its event loop)', async () => {
+    // From the page, as the page calls: a translation, then its heatmap as a 5120 × 2880 PNG, and
+    // while that renders, models:list again and again. Rendered on the server's event loop, the
+    // calls queue behind the figure and at most the first one or two get in before it is done.
+    const r = await page.evaluate(
+      async ({ modelId, text }) => {
+        const post = (channel: string, args: unknown[]) =>
+          fetch(`/api/${channel}`, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) })
+        const translation = ((await (await post('translate:run', [{ modelId, text }])).json()) as { result: unknown }).result
+        const spec = { format: 'png', width: 1280, height: 720, scale: 4, theme: 'light', fontSize: 20, legend: true, localOverlay: true, colormap: 'viridis' }
+        let exported = false
+        const png = post('export:figure', [{ view: 'heatmap', translation }, spec]).then(async (res) => {
+          exported = true
+          const bytes = new Uint8Array(await res.arrayBuffer())
+          return { status: res.status, base64: btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join('')) }
+        })
+        let answered = 0
+        while (!exported) {
+          const list = (await (await post('models:list', [])).json()) as { result?: unknown[] }
+          if (!exported && list.result?.length) answered++
+        }
+        return { answered, ...(await png) }
+      },
+      { modelId: MODEL, text: 'A little girl in a pink dress is running on the beach.' },
+    )
+    expect(r.status).toBe(200)
+    const path = join(ARTIFACTS, 'export-heatmap-4x.png')
+    writeFileSync(path, Buffer.from(r.base64, 'base64'))
+    const img = PNG.sync.read(readFileSync(path))
+    expect([img.width, img.height]).toEqual([5120, 2880])
+    expect(r.answered).toBeGreaterThanOrEqual(5)
   })
 
   it('a bad size is refused in the dialog, before anything is written', async () => {

@@ -8,29 +8,34 @@ export const ROOT = join(__dirname, '..', '..')
 export const ARTIFACTS = join(ROOT, 'test', 'artifacts')
 
 export interface Running {
+  /** The link browser mode printed (http://127.0.0.1:PORT/?token=…): opening it signs the page in. */
   url: string
+  /** http://127.0.0.1:PORT, for permissions and the like. */
+  origin: string
   proc: ChildProcess
   stop(): Promise<void>
 }
 
-/** Starts browser mode from the build (`npm run build` output) as a user would, on a random port. */
+/** Starts browser mode from the build (`npm run build` output) as a user would, on a random port (AL_PORT=0). */
 export async function startBrowserMode(env: Record<string, string> = {}): Promise<Running> {
   const proc = spawn(process.execPath, [join(ROOT, 'out', 'main', 'web.js')], {
     // Fresh settings and a fresh evaluation cache, so no run sees what an earlier one left.
-    env: { ...process.env, AL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'al-cfg-')), XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'al-cache-')), ...env },
+    env: { ...process.env, AL_PORT: '0', AL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'al-cfg-')), XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'al-cache-')), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString()
-      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//)
-      if (m) resolve(m[0])
+      // The whole line: a chunk may end inside the token.
+      const m = out.match(/(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)\r?\n/)
+      if (m) resolve(m[1])
     })
     proc.on('exit', (code) => reject(new Error(`browser mode exited with ${code}: ${out}`)))
   })
   return {
     url,
+    origin: new URL(url).origin,
     proc,
     stop: async () => {
       proc.kill()
@@ -80,5 +85,10 @@ export async function openAndType(page: Page, modelId: string, sentence: string)
   const name = modelId.replace(/^bundled:/, '').replace(/\.onnx$/, '')
   await page.getByTestId('model-name').filter({ hasText: name }).waitFor()
   await page.getByTestId('source').fill(sentence)
-  await page.getByTestId('translation').waitFor()
+  await waitForTranslationOf(page, sentence)
+}
+
+/** Waits until the translation on show is the one of `sentence`, not an earlier one still showing. */
+export async function waitForTranslationOf(page: Page, sentence: string, timeout = 20_000): Promise<void> {
+  await page.waitForFunction((s) => document.querySelector('[data-testid="translation"]')?.getAttribute('data-source') === s, sentence, { timeout })
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, screenshot, startBrowserMode, type Running, openAndType } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
@@ -16,15 +16,28 @@ const step = () => num('step-view', 'data-step')
 const label = () => page.getByTestId('step-label').innerText()
 const outputs = () => page.getByTestId('step-tokens').locator('button').allInnerTexts()
 
+/** StepView's pace while playing, in ms. */
+const STEP_MS = 700
+
+/** Stops the page's clock: from here the test moves time, so playback cannot outrun (or lag) the checks. */
+async function stopClock(): Promise<void> {
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000)
+}
+
 describe('the step-through view: scores → softmax → (Gaussian) → context vector, one output step at a time', () => {
   beforeAll(async () => {
     app = await startBrowserMode({ AL_MODELS_DIR: FIXTURE_MODELS })
     browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    // Fake timers that run at the normal pace until a test stops them.
+    await page.clock.install()
     await page.goto(app.url)
     await openAndType(page, 'bundled:tiny-local-p.onnx', SENTENCE)
     await page.getByTestId('tab-step').click()
     await page.getByTestId('step-view').waitFor()
+  })
+  afterEach(async () => {
+    await page.clock.resume()
   })
   afterAll(async () => {
     await browser?.close()
@@ -73,10 +86,15 @@ describe('the step-through view: scores → softmax → (Gaussian) → context v
     await expect.poll(step).toBe(0)
     expect(await page.getByTestId('step-prev').isDisabled()).toBe(true)
 
-    // Arrow keys typed into the sentence box move the caret, not the step.
-    await page.getByTestId('source').focus()
+    // Arrow keys typed into the sentence box move the caret, not the step: once the caret has
+    // moved, the key has been handled, and the step is still the same.
+    const source = page.getByTestId('source')
+    await source.evaluate((el: HTMLTextAreaElement) => {
+      el.focus()
+      el.setSelectionRange(0, 0)
+    })
     await page.keyboard.press('ArrowRight')
-    await page.waitForTimeout(200)
+    await expect.poll(() => source.evaluate((el: HTMLTextAreaElement) => el.selectionStart)).toBe(1)
     expect(await step()).toBe(0)
 
     // Clicking an output token jumps to its step.
@@ -104,38 +122,40 @@ describe('the step-through view: scores → softmax → (Gaussian) → context v
   it('play decodes from the first output token to the last, one step at a time, then stops', async () => {
     const T = await num('step-view', 'data-steps')
     expect(await step()).toBe(3)
+    await stopClock()
     await page.getByTestId('step-play').click()
-    // Play starts over from the first token.
+    // Play starts over from the first token, and shows every step on the way.
     await expect.poll(step).toBe(0)
     expect(await attr('step-view', 'data-playing')).toBe('true')
-    const seen = new Set<number>()
-    await expect
-      .poll(
-        async () => {
-          const s = await step()
-          seen.add(s)
-          return s
-        },
-        { timeout: T * 700 + 10_000, interval: 100 },
-      )
-      .toBe(T - 1)
-    // Every step was shown on the way.
-    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: T }, (_, i) => i))
+    for (let s = 1; s < T; s++) {
+      await page.clock.runFor(STEP_MS)
+      await expect.poll(step).toBe(s)
+    }
     await expect.poll(() => attr('step-view', 'data-playing')).toBe('false')
-    await page.waitForTimeout(1000)
+    // Stopped at the last token: time passing moves nothing.
+    await page.clock.runFor(3 * STEP_MS)
     expect(await step()).toBe(T - 1)
     expect(await page.getByTestId('step-next').isDisabled()).toBe(true)
     expect(await label()).toMatch(new RegExp(`^step ${T} / ${T}: « .+ »$`))
   })
 
-  it('pause stops the playback where it is', async () => {
+  it('pause stops the playback where it is, and play resumes from there', async () => {
+    await stopClock()
     await page.getByTestId('step-play').click()
-    await expect.poll(step).toBeGreaterThanOrEqual(1)
+    await expect.poll(step).toBe(0)
+    await page.clock.runFor(STEP_MS)
+    await expect.poll(step).toBe(1)
     await page.getByTestId('step-play').click()
     await expect.poll(() => attr('step-view', 'data-playing')).toBe('false')
-    const at = await step()
-    await page.waitForTimeout(1000)
-    expect(await step()).toBe(at)
+    await page.clock.runFor(3 * STEP_MS)
+    expect(await step()).toBe(1)
+    await page.getByTestId('step-play').click()
+    await expect.poll(() => attr('step-view', 'data-playing')).toBe('true')
+    expect(await step()).toBe(1)
+    await page.clock.runFor(STEP_MS)
+    await expect.poll(step).toBe(2)
+    await page.getByTestId('step-play').click()
+    await expect.poll(() => attr('step-view', 'data-playing')).toBe('false')
   })
 
   it('a global model (tiny-bahdanau) has no Gaussian stage; its weights sum to 1; labels follow the language', async () => {

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import type { APIResponse, Browser, Page, Route } from 'playwright-core'
+import type { Channel } from '../../src/shared/routes'
 import { join } from 'node:path'
 import { launchChromium, ROOT, screenshot, startBrowserMode, type Running } from './harness'
 
 // The bundled models when they exist; the tiny fixture models keep the test meaningful without them.
 const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
+
+const TRANSLATE: Channel = 'translate:run'
 
 let app: Running
 let browser: Browser
@@ -107,14 +110,48 @@ describe('browser mode: open a model, type, see the heatmap', () => {
     await page.getByTestId('lang-select').selectOption('en')
   })
 
-  it('stale results are dropped: the shown translation is for the last text typed', async () => {
+  it('stale results are dropped: answers to older text that arrive last are never shown', async () => {
+    const box = page.getByTestId('source')
+    // No text while the model opens, so the only translate requests are the ones typed below.
+    await box.fill('')
     await page.getByTestId('model-select').selectOption('bundled:en-fr-bahdanau.onnx')
     await page.getByTestId('model-name').filter({ hasText: 'en-fr-bahdanau' }).waitFor()
-    const box = page.getByTestId('source')
-    await box.fill('')
-    for (const word of ['A', 'A dog', 'A dog runs', 'A dog runs in the park.']) {
-      await box.fill(word)
+
+    // Every source-token strip the page shows from now on, in order.
+    await page.evaluate(() => {
+      const shown: string[] = []
+      ;(window as unknown as { shown: string[] }).shown = shown
+      const read = () => Array.from(document.querySelectorAll('[data-testid="src-tokens"] button'), (b) => b.textContent!.trim()).join(' ')
+      new MutationObserver(() => {
+        const now = read()
+        if (now !== shown.at(-1)) shown.push(now)
+      }).observe(document.body, { subtree: true, childList: true, characterData: true })
+    })
+
+    // The engine answers every request; the answers reach the page when the test lets them, newest first.
+    const held: { route: Route; response: APIResponse; text: string }[] = []
+    const isTranslate = (url: URL) => url.pathname === `/api/${TRANSLATE}`
+    await page.route(isTranslate, async (route) => {
+      const [req] = route.request().postDataJSON() as [{ text: string }]
+      held.push({ route, response: await route.fetch(), text: req.text })
+    })
+    const texts = ['A dog', 'A dog runs', 'A dog runs in the park.']
+    for (const [i, text] of texts.entries()) {
+      await box.fill(text)
+      // Past the debounce: this text's own request went out before the next text is typed.
+      await expect.poll(() => held.length, { timeout: 20_000 }).toBe(i + 1)
     }
-    await expect.poll(async () => (await tokens(page, 'src-tokens')).join(' ')).toBe('a dog runs in the park . </s>')
+    expect(held.map((h) => h.text)).toEqual(texts)
+
+    await held[2].route.fulfill({ response: held[2].response })
+    await expect.poll(() => tokens(page, 'src-tokens').then((t) => t.join(' '))).toBe('a dog runs in the park . </s>')
+    await held[1].route.fulfill({ response: held[1].response })
+    await held[0].route.fulfill({ response: held[0].response })
+    // One more sentence, answered at once: by the time it shows, the late answers have long arrived.
+    await page.unroute(isTranslate)
+    await box.fill('A cat.')
+    await expect.poll(() => tokens(page, 'src-tokens').then((t) => t.join(' ')), { timeout: 20_000 }).toBe('a cat . </s>')
+    const shown = await page.evaluate(() => (window as unknown as { shown: string[] }).shown.filter((s) => s !== ''))
+    expect(shown).toEqual(['a dog runs in the park . </s>', 'a cat . </s>'])
   })
 })

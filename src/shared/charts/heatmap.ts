@@ -1,4 +1,6 @@
 import { COLORMAPS, colorAt, textColorOn, type ColormapName } from './colormaps'
+import { FIGURE_TEXT } from './figure-text'
+import { keyElements, keyHeight, labelStep, textElement, textHeight, triangleDown, widest, type Frame, type KeyItem } from './frame'
 import { pieceGroups } from './tokens'
 import { escapeHtml } from './html'
 
@@ -27,6 +29,25 @@ export interface HeatmapInput extends HeatmapStyle {
   /** Local attention: p_t and the window [p_t-D, p_t+D] of every output step. */
   positions?: number[] | null
   windows?: [number, number][] | null
+  /** The chart's size in pixels, when known: value labels are then shown when they fit the cells. */
+  size?: { width: number; height: number } | null
+  /** A page to lay the figure out on (export): every label placed from measured sizes. */
+  frame?: Frame
+  /** With a frame: draw the colour scale. */
+  colorScale?: boolean
+  /** With a frame: the axis titles (default: the frame language's "source" and "output"). */
+  sourceTitle?: string
+  outputTitle?: string
+}
+
+/** The p_t marker's colours: light fill, dark edge, seen on every colour of every map. */
+export const PT_MARKER = { fill: '#ffffff', stroke: '#111827' } as const
+export const WINDOW_STROKE = '#f97316'
+
+/** Height of the p_t triangle in a cell `h` tall whose centred value label is `label` tall (0: none). */
+export function markerSize(h: number, label: number, most: number): number {
+  const free = label > 0 ? (h - label) / 2 - 1 : h * 0.3
+  return Math.max(0, Math.min(most, h * 0.3, free))
 }
 
 const DIM = 0.3
@@ -50,8 +71,11 @@ interface RenderApi {
   size(v: [number, number]): [number, number]
 }
 
-/** A custom series drawing, per output row, the window outline and a marker at p_t. */
-function localOverlay(positions: number[], windows: [number, number][], S: number): Record<string, unknown> {
+/**
+ * A custom series drawing, per output row, the window outline and p_t as a triangle hanging from
+ * the row's top edge, small enough to stay clear of a centred value label `labelHeight` tall.
+ */
+function localOverlay(positions: number[], windows: [number, number][], S: number, labelHeight: number, stroke: number): Record<string, unknown> {
   return {
     type: 'custom',
     name: 'local window',
@@ -70,45 +94,70 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
       const x0 = x(api.value(2) - 0.5)
       const x1 = x(api.value(3) + 0.5)
       const xp = x(api.value(1))
+      const top = yc - h / 2
+      const size = Math.max(2.5, markerSize(h, labelHeight, Math.max(4, stroke * 4)))
       return {
         type: 'group',
         children: [
-          { type: 'rect', shape: { x: x0 + 1, y: yc - h / 2 + 1, width: x1 - x0 - 2, height: h - 2 }, style: { fill: 'none', stroke: '#f97316', lineWidth: 2 } },
-          { type: 'circle', shape: { cx: xp, cy: yc, r: Math.max(2.5, Math.min(6, h / 5)) }, style: { fill: '#ffffff', stroke: '#111827', lineWidth: 1.5 } },
+          { type: 'rect', shape: { x: x0 + stroke / 2, y: top + stroke / 2, width: x1 - x0 - stroke, height: h - stroke }, style: { fill: 'none', stroke: WINDOW_STROKE, lineWidth: stroke } },
+          { type: 'polygon', shape: { points: triangleDown(xp, top + stroke, size) }, style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.75, stroke / 2) } },
         ],
       }
     },
   }
 }
 
+const valueText = (w: number) => w.toFixed(2).replace(/^0\./, '.')
+
+/** The cells as ECharts data: [s, t, colour value, weight], dimmed off the selection. */
+function cells(input: HeatmapInput, row: number | null, col: number | null, labelled: boolean): unknown[] {
+  const { srcTokens, tgtTokens, attention } = input
+  const cmap = input.colormap ?? 'viridis'
+  const data: unknown[] = []
+  for (let t = 0; t < tgtTokens.length; t++) {
+    const r = attention[t] ?? []
+    const rowMax = Math.max(0, ...r)
+    for (let s = 0; s < srcTokens.length; s++) {
+      const w = r[s] ?? 0
+      const v = displayValue(w, rowMax, input)
+      const lit = (row === null && col === null) || t === row || s === col
+      const item: Record<string, unknown> = { value: [s, t, v, w] }
+      if (!lit) item.itemStyle = { opacity: DIM }
+      if (labelled) item.label = { color: textColorOn(colorAt(cmap, v)) }
+      data.push(item)
+    }
+  }
+  return data
+}
+
+/** The colour scale's end labels for a scale and normalisation. */
+function scaleEnds(input: HeatmapStyle): [string, string] {
+  const log = input.scale === 'log'
+  const rowNorm = input.norm === 'row'
+  return log ? (rowNorm ? ['max', '10⁻⁴·max'] : ['1', '10⁻⁴']) : rowNorm ? ['row max', '0'] : ['1', '0']
+}
+
 /**
  * The alignment heatmap as a plain ECharts option: target tokens are rows (top to bottom),
  * source tokens are columns (read left to right, labelled on top). Used by the renderer and
- * by the command-line exporter, so both draw the same figure.
+ * by the exporter (with a frame), so both draw the same figure.
  */
 export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown> {
-  const { srcTokens, tgtTokens, attention } = input
+  if (input.frame) return heatmapFigure(input, input.frame)
+  const { srcTokens, tgtTokens } = input
   const S = srcTokens.length
   const T = tgtTokens.length
   const row = input.selectedRow ?? null
   const col = input.selectedCol ?? null
   const cmap = input.colormap ?? 'viridis'
   const fontSize = input.fontSize ?? 13
-  const showLabels = input.labels === 'on' || (input.labels !== 'off' && S <= 18 && T <= 24)
-  const data: unknown[] = []
-  for (let t = 0; t < T; t++) {
-    const r = attention[t] ?? []
-    const rowMax = Math.max(0, ...r)
-    for (let s = 0; s < S; s++) {
-      const w = r[s] ?? 0
-      const v = displayValue(w, rowMax, input)
-      const lit = (row === null && col === null) || t === row || s === col
-      const item: Record<string, unknown> = { value: [s, t, v, w] }
-      if (!lit) item.itemStyle = { opacity: DIM }
-      if (showLabels) item.label = { color: textColorOn(colorAt(cmap, v)) }
-      data.push(item)
-    }
-  }
+  const valueSize = Math.max(9, fontSize - 3)
+  // Values when a cell has room for ".00" (its size from the chart's size, when the view knows it).
+  const fits = input.size
+    ? (input.size.width - 160) / Math.max(1, S) >= valueSize * 2.2 && (input.size.height - 100) / Math.max(1, T) >= valueSize * 1.4
+    : S <= 18 && T <= 24
+  const showLabels = input.labels === 'on' || (input.labels !== 'off' && fits)
+  const data = cells(input, row, col, showLabels)
   // Categories are indices, so repeated tokens stay distinct and a click names its position.
   const label = (tokens: string[], selected: number | null) => (value: string) => {
     const i = Number(value)
@@ -123,10 +172,10 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
     triggerTooltip: false,
     label: { show: true, formatter: (p: { value: string }) => tokens[Number(p.value)] ?? '' },
   })
-  const log = input.scale === 'log'
-  const rowNorm = input.norm === 'row'
-  const legend = log ? (rowNorm ? ['max', '10⁻⁴·max'] : ['1', '10⁻⁴']) : rowNorm ? ['row max', '0'] : ['1', '0']
   const groups = pieceGroups(srcTokens)
+  // Upright column labels when the longest fits a column at the chart's width (all single CJK characters do).
+  const longest = Math.max(0, ...srcTokens.map((t) => [...t].reduce((n, ch) => n + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1 : 0.62), 0)))
+  const column = input.size ? (input.size.width - 160) / Math.max(1, S) : 60
   return {
     animation: false,
     title: input.title ? { text: input.title, left: 'center', textStyle: { fontSize: fontSize + 3 } } : undefined,
@@ -146,7 +195,7 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
       splitArea: { show: false },
       axisTick: { show: false },
       axisPointer: pointer(srcTokens),
-      axisLabel: { rotate: S > 12 ? 45 : 0, interval: many(S), formatter: label(srcTokens, col), rich, fontSize },
+      axisLabel: { rotate: longest * fontSize <= column - 6 ? 0 : 45, interval: many(S), formatter: label(srcTokens, col), rich, fontSize },
     },
     yAxis: {
       type: 'category',
@@ -167,7 +216,7 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
       top: 'middle',
       itemHeight: Math.min(200, Math.max(80, T * 20)),
       precision: 2,
-      text: legend,
+      text: scaleEnds(input),
       textStyle: { fontSize: fontSize - 1 },
       inRange: { color: [...COLORMAPS[cmap]] },
     },
@@ -177,14 +226,208 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
         data,
         progressive: 4000,
         progressiveThreshold: 20000,
-        label: { show: showLabels, fontSize: Math.max(9, fontSize - 3), formatter: (p: { value: number[] }) => p.value[3].toFixed(2).replace(/^0\./, '.') },
+        label: { show: showLabels, fontSize: valueSize, formatter: (p: { value: number[] }) => valueText(p.value[3]) },
         emphasis: { itemStyle: { borderColor: '#f97316', borderWidth: 2 } },
         itemStyle: { borderColor: 'rgba(255,255,255,0.6)', borderWidth: S * T > 4000 ? 0 : 0.5 },
         markArea: groups.length
           ? { silent: true, itemStyle: { color: 'rgba(0,0,0,0)', borderColor: '#64748b', borderWidth: 1, borderType: 'dashed' }, data: groups.map(([a, b]) => [{ xAxis: String(a) }, { xAxis: String(b) }]) }
           : undefined,
       },
-      ...(input.positions && input.windows ? [localOverlay(input.positions, input.windows, S)] : []),
+      ...(input.positions && input.windows ? [localOverlay(input.positions, input.windows, S, showLabels ? textHeight(valueSize) : 0, 2)] : []),
     ],
+  }
+}
+
+/** Where the heatmap figure put its plot and labels (for tests and for figures that add to it). */
+export interface HeatmapLayout {
+  left: number
+  top: number
+  width: number
+  height: number
+  cell: { w: number; h: number }
+  rotated: boolean
+  values: boolean
+}
+
+/** The heatmap laid out on a page: axis titles, upright or rotated column labels, a key, a colour bar. */
+export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { colStep: number; rowStep: number; valueSize: number; marker: number; scaleW: number; keyH: number; titleH: number } {
+  const { srcTokens, tgtTokens, attention } = input
+  const S = Math.max(1, srcTokens.length)
+  const T = Math.max(1, tgtTokens.length)
+  const fs = f.fontSize
+  const m = f.measure
+  const lh = textHeight(fs)
+  const gap = fs * 0.4
+  const overlay = !!(input.positions && input.windows)
+  const keyH = overlay ? keyHeight(keyItems(f), f.width, fs, m) + gap : 0
+  const [hi, lo] = scaleEnds(input)
+  const scaleW = input.colorScale === false ? 0 : Math.max(fs * 0.9, m(hi, fs), m(lo, fs)) + 2 * gap
+  const titleH = lh + gap
+  // A highlighted row's label is bold: measure every row so.
+  const rowLabelW = widest(tgtTokens, fs, m, f.highlightRow !== null)
+  const colLabelW = widest(srcTokens, fs, m)
+  const left0 = f.x + titleH + rowLabelW + gap
+  const width0 = Math.max(fs, f.x + f.width - scaleW - left0)
+  const layoutFor = (rotated: boolean) => {
+    const labelH = rotated ? colLabelW : lh
+    const top = f.y + titleH + labelH + gap
+    const height = Math.max(fs, f.y + f.height - keyH - top)
+    return { top, height, labelH }
+  }
+  // Upright when the widest label fits its column; rotated a quarter turn otherwise.
+  const upright = (cw: number) => colLabelW <= cw - fs * 0.3
+  let rotated = !upright(width0 / S)
+  let v = layoutFor(rotated)
+  let width = width0
+  // Cells no more than twice as wide as tall (and the other way round).
+  if (width / S > (2 * v.height) / T) {
+    width = (2 * v.height * S) / T
+    if (!rotated && !upright(width / S)) {
+      rotated = true
+      v = layoutFor(true)
+      width = Math.min(width, (2 * v.height * S) / T)
+    }
+  }
+  let height = v.height
+  if (height / T > (2 * width) / S) height = (2 * width * T) / S
+  const cw = width / S
+  const ch = height / T
+  const left = left0 + (width0 - width) / 2
+  const top = v.top
+  // Values when every one fits its cell, beside the p_t marker.
+  const valueSize = fs * 0.85
+  const valueW = widest(attention.flatMap((r) => r.map(valueText)), valueSize, m)
+  const markerMost = Math.max(3, fs * 0.45)
+  const wantMarker = overlay ? Math.min(markerMost, ch * 0.3) : 0
+  let values = input.labels === 'on' || (input.labels !== 'off' && valueW <= cw - fs * 0.3 && textHeight(valueSize) + 2 * (wantMarker + 1) <= ch)
+  if (input.labels === 'on' && textHeight(valueSize) > ch) values = false
+  const marker = overlay ? Math.max(2, markerSize(ch, values ? textHeight(valueSize) : 0, markerMost)) : 0
+  return {
+    left,
+    top,
+    width,
+    height,
+    cell: { w: cw, h: ch },
+    rotated,
+    values,
+    colStep: labelStep(S, cw, rotated ? lh : colLabelW, fs * 0.15),
+    rowStep: labelStep(T, ch, lh, fs * 0.1),
+    valueSize,
+    marker,
+    scaleW,
+    keyH,
+    titleH,
+  }
+}
+
+function keyItems(f: Frame): KeyItem[] {
+  const L = FIGURE_TEXT[f.lang]
+  return [
+    { label: L.window, symbol: 'outline', color: WINDOW_STROKE },
+    { label: L.pt, symbol: 'triangle', color: PT_MARKER.stroke, fill: PT_MARKER.fill },
+  ]
+}
+
+function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
+  const { srcTokens, tgtTokens } = input
+  const S = srcTokens.length
+  const T = tgtTokens.length
+  const fs = f.fontSize
+  const L = FIGURE_TEXT[f.lang]
+  const cmap = input.colormap ?? 'viridis'
+  const lay = heatmapLayout(input, f)
+  const row = f.highlightRow !== null && f.highlightRow < T ? f.highlightRow : null
+  const gap = fs * 0.4
+  const lh = textHeight(fs)
+  const overlay = input.positions && input.windows
+  const stroke = Math.max(1, fs / 10)
+  const graphic: Record<string, unknown>[] = [
+    textElement(input.sourceTitle ?? L.source, lay.left + lay.width / 2, lay.top - gap - (lay.rotated ? widest(srcTokens, fs, f.measure) : lh) - gap - lh / 2, f, { align: 'center', color: f.ink.muted }),
+    textElement(input.outputTitle ?? L.output, f.x + lh / 2, lay.top + lay.height / 2, f, { align: 'center', rotate: true, color: f.ink.muted }),
+  ]
+  if (overlay) graphic.push(...keyElements(keyItems(f), f.x, f.y + f.height - lay.keyH + gap, f.width, f).elements)
+  if (input.colorScale !== false) {
+    const [hi, lo] = scaleEnds(input)
+    const barW = fs * 0.9
+    const cx = f.x + f.width - lay.scaleW / 2
+    const barH = Math.max(fs, Math.min(lay.height - 2 * (lh + gap), fs * 9))
+    const y0 = lay.top + (lay.height - barH) / 2
+    const stops = COLORMAPS[cmap]
+    graphic.push(
+      {
+        type: 'rect',
+        silent: true,
+        shape: { x: cx - barW / 2, y: y0, width: barW, height: barH },
+        style: { fill: { type: 'linear', x: 0, y: 1, x2: 0, y2: 0, colorStops: stops.map((c, i) => ({ offset: i / (stops.length - 1), color: c })) }, stroke: f.ink.axis, lineWidth: 0.5 },
+      },
+      textElement(hi, cx, y0 - gap - lh / 2, f, { align: 'center' }),
+      textElement(lo, cx, y0 + barH + gap + lh / 2, f, { align: 'center' }),
+    )
+  }
+  const tokenLabel = (tokens: string[]) => (value: string) => tokens[Number(value)]
+  const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
+  return {
+    animation: false,
+    grid: { left: lay.left, top: lay.top, width: lay.width, height: lay.height, containLabel: false },
+    xAxis: {
+      type: 'category',
+      position: 'top',
+      data: indices(S),
+      splitArea: { show: false },
+      axisTick: { show: false },
+      axisLine: { show: false },
+      axisLabel: { rotate: lay.rotated ? 90 : 0, interval: lay.colStep - 1, formatter: tokenLabel(srcTokens), fontSize: fs, margin: gap, color: f.ink.text },
+    },
+    yAxis: {
+      type: 'category',
+      inverse: true,
+      data: indices(T),
+      axisTick: { show: false },
+      axisLine: { show: false },
+      axisLabel: {
+        interval: lay.rowStep - 1,
+        formatter: (value: string) => (Number(value) === row ? `{sel|${tgtTokens[Number(value)]}}` : tgtTokens[Number(value)]),
+        rich: { sel: { fontWeight: 'bold', color: f.ink.accent, fontSize: fs } },
+        fontSize: fs,
+        margin: gap,
+        color: f.ink.text,
+      },
+    },
+    visualMap: { show: false, min: 0, max: 1, dimension: 2, inRange: { color: [...COLORMAPS[cmap]] } },
+    graphic: { elements: graphic },
+    series: [
+      {
+        type: 'heatmap',
+        data: cells(input, row, null, lay.values),
+        progressive: 0,
+        label: { show: lay.values, fontSize: lay.valueSize, formatter: (p: { value: number[] }) => valueText(p.value[3]) },
+        itemStyle: { borderColor: f.ink.dark ? 'rgba(17,24,39,0.6)' : 'rgba(255,255,255,0.6)', borderWidth: S * T > 4000 ? 0 : Math.max(0.25, fs / 40) },
+      },
+      ...(overlay ? [localOverlayFigure(input.positions!, input.windows!, S, lay.marker, stroke)] : []),
+    ],
+  }
+}
+
+/** The local overlay at a fixed marker size (the page's), so the layout can promise it misses the values. */
+function localOverlayFigure(positions: number[], windows: [number, number][], S: number, marker: number, stroke: number): Record<string, unknown> {
+  const o = localOverlay(positions, windows, S, 0, stroke)
+  return {
+    ...o,
+    renderItem: (_params: unknown, api: RenderApi) => {
+      const t = api.value(0)
+      const [c0, yc] = api.coord([0, t])
+      const [w, h] = api.size([1, 1])
+      const x = (v: number) => c0 + v * w
+      const x0 = x(api.value(2) - 0.5)
+      const x1 = x(api.value(3) + 0.5)
+      const top = yc - h / 2
+      return {
+        type: 'group',
+        children: [
+          { type: 'rect', shape: { x: x0 + stroke / 2, y: top + stroke / 2, width: x1 - x0 - stroke, height: h - stroke }, style: { fill: 'none', stroke: WINDOW_STROKE, lineWidth: stroke } },
+          { type: 'polygon', shape: { points: triangleDown(x(api.value(1)), top + stroke, marker) }, style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.5, stroke / 2) } },
+        ],
+      }
+    },
   }
 }

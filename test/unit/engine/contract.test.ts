@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ContractError } from '../../../src/engine/contract'
 import { LoadedModel } from '../../../src/engine/model'
-import { editedModel, ROOT, setMeta, tempDir, tiny } from '../../helpers'
+import { editedModel, ROOT, setMeta, tempDir, tensorTypeOf, tiny } from '../../helpers'
 
 async function refusal(path: string): Promise<string> {
   const err = await LoadedModel.open(path).then(
@@ -75,19 +75,19 @@ describe('opening a model under the contract', () => {
     const shortVocab = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.tgt_vocab', '["<pad>","<unk>","<s>","</s>","x"]'))
     expect(await refusal(shortVocab)).toMatch(/logits have \d+ entries but its target vocabulary has 5/)
     const renamed = editedModel(tiny('bahdanau'), (m) => {
-      const o = m.graph!.output!.find((v) => v.name === 'attention')!
+      const o = m.graph!.output.find((v) => v.name === 'attention')!
       o.name = 'attn'
     })
     expect(await refusal(renamed)).toBe('The model has no output named "attention".')
     const dtype = editedModel(tiny('bahdanau'), (m) => {
-      m.graph!.input!.find((v) => v.name === 'src_ids')!.type!.tensorType!.elemType = 1
+      tensorTypeOf(m.graph!.input.find((v) => v.name === 'src_ids')!).elemType = 1
     })
     expect(await refusal(dtype)).toBe('The model\'s input "src_ids" is float32, not int64.')
     const traversal = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.src_lang', 'x/../../../etc/passwd'))
     expect(await refusal(traversal)).toBe('The model\'s "al.src_lang" is not a language code such as "en" or "zh".')
     const nan = editedModel(tiny('bahdanau'), (m) => {
-      const w = m.graph!.initializer!.find((t) => t.name === 'model.init.weight')!
-      const f = new Float32Array(Uint8Array.from(w.rawData!).buffer)
+      const w = m.graph!.initializer.find((t) => t.name === 'model.init.weight')!
+      const f = new Float32Array(Uint8Array.from(w.rawData).buffer)
       f[3] = NaN
       w.rawData = new Uint8Array(f.buffer)
     })

@@ -60,8 +60,8 @@ describe('greedy decoding with attention capture', () => {
   it('stops at the length limit when the decoder never emits end-of-sentence', async () => {
     // The output bias of </s> pushed to -1e9: this decoder can never end a sentence.
     const endless = editedModel(tiny('bahdanau'), (m) => {
-      const b = m.graph!.initializer!.find((t) => t.name === 'model.proj_bias')!
-      const f = new Float32Array(Uint8Array.from(b.rawData!).buffer)
+      const b = m.graph!.initializer.find((t) => t.name === 'model.proj_bias')!
+      const f = new Float32Array(Uint8Array.from(b.rawData).buffer)
       f[3] = -1e9
       b.rawData = new Uint8Array(f.buffer)
     })

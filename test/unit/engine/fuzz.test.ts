@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { EngineClient } from '../../../src/host/engine-client'
 import { forkEngine } from '../../../src/host/engine-fork'
-import { onnx } from '../../../src/engine/onnx-proto'
+import { fromBinary, ModelProtoSchema, toBinary } from '../../../src/engine/onnx-proto'
 import { tempDir, tiny } from '../../helpers'
 
 /** A small seeded generator, so a failure can be replayed. */
@@ -31,20 +31,20 @@ function mutate(bytes: Uint8Array, r: () => number): { kind: string; data: Uint8
     return { kind: 'bit flips', data: out }
   }
   if (pick < 0.6) return { kind: 'truncation', data: bytes.slice(0, Math.floor(r() * bytes.length)) }
-  const m = onnx.ModelProto.decode(bytes)
+  const m = fromBinary(ModelProtoSchema, bytes)
   if (pick < 0.85) {
     const props = m.metadataProps
     const p = props[Math.floor(r() * props.length)]
     if (r() < 0.3) props.splice(props.indexOf(p), 1)
     else p.value = GARBAGE[Math.floor(r() * GARBAGE.length)]
-    return { kind: 'metadata edit', data: onnx.ModelProto.encode(m).finish() }
+    return { kind: 'metadata edit', data: toBinary(ModelProtoSchema, m) }
   }
   const g = m.graph!
-  const vs = [...g.input!, ...g.output!]
+  const vs = [...g.input, ...g.output]
   const v = vs[Math.floor(r() * vs.length)]
   if (r() < 0.5) v.name = v.name + '_x'
-  else if (v.type?.tensorType) v.type.tensorType.elemType = [1, 6, 7, 10, 11][Math.floor(r() * 5)]
-  return { kind: 'graph edit', data: onnx.ModelProto.encode(m).finish() }
+  else if (v.type?.value.case === 'tensorType') v.type.value.value.elemType = [1, 6, 7, 10, 11][Math.floor(r() * 5)]
+  return { kind: 'graph edit', data: toBinary(ModelProtoSchema, m) }
 }
 
 describe('fuzz: mutated models never take the app down', () => {

@@ -36,10 +36,22 @@ describe('execution providers', () => {
     expect(t.tgtTokens).toEqual(cpu.tgtTokens)
   })
 
-  it('CUDA without its provider library falls back to CPU too', async () => {
-    const installed = listProviders().find((p) => p.name === 'cuda')?.installed
-    const info = await service('cuda').open(tiny('none'))
-    if (!installed) expect(info.providerNote).toMatch(/^cuda could not start \(.+\); running on CPU\.$/)
+  it('CUDA runs where its provider library and a GPU are there, and falls back to CPU in one line where either is missing', async () => {
+    const installed = listProviders().find((p) => p.name === 'cuda')?.installed ?? false
+    const cpu = await service('cpu').translate(tiny('none'), 'A dog runs.')
+    const cuda = service('cuda')
+    const info = await cuda.open(tiny('none'))
+    if (info.provider === 'cuda') {
+      // Only possible with the library installed (README "With network") on a machine with a GPU.
+      expect(installed).toBe(true)
+      expect(info.providerNote).toBeNull()
+    } else {
+      expect(info.provider).toBe('cpu')
+      expect(info.providerNote).toMatch(/^cuda could not start \(.+\); running on CPU\.$/)
+      // Without the library, the reason names the library that could not be loaded.
+      if (!installed) expect(info.providerNote).toMatch(/shared library|libonnxruntime_providers/)
+    }
+    expect((await cuda.translate(tiny('none'), 'A dog runs.')).tgtTokens).toEqual(cpu.tgtTokens)
   })
 
   it('refuses a provider name onnxruntime does not know', async () => {

@@ -1,17 +1,20 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { Resvg } from '@resvg/resvg-js'
 import { PNG } from 'pngjs'
-import { describe, expect, it } from 'vitest'
-import type { Translation } from '../../../src/shared/api'
-import { colorAt } from '../../../src/shared/charts/colormaps'
-import { DEFAULT_FIGURE, matrixCsv, type FigureSpec } from '../../../src/shared/figure'
+import * as v from 'valibot'
+import { describe, expect, expectTypeOf, it } from 'vitest'
+import type { CorpusResult, ForecastResult, Translation } from '../../../src/shared/api'
+import { colorAt, type ColormapName } from '../../../src/shared/charts/colormaps'
+import { DEFAULT_FIGURE, FigureArgs, matrixCsv, parseFigure, specProblem, type FigureSpec } from '../../../src/shared/figure'
 import { writeAtomic } from '../../../src/host/export/atomic'
 import { locateCell, renderFigure, type FigureData } from '../../../src/host/export/figure'
+import { FigureWorker, spawnFigureWorker } from '../../../src/host/export/pool'
 import { InferenceService } from '../../../src/engine/service'
 import { parseSeriesCsv } from '../../../src/shared/series'
-import { BUNDLED_MODELS, ROOT, tempDir } from '../../helpers'
+import { BUNDLED_MODELS, ROOT, tempDir, tiny } from '../../helpers'
 
 /** A known matrix (not a model's): the largest weight sits at output 1, source 2. */
 function known(): Translation {
@@ -125,6 +128,11 @@ describe('forecast figure export', () => {
   it('PNG, SVG and PDF of the series and the 48 × 384 heatmap, with the lag guides as text', async () => {
     const data = await forecast()
     const s = { ...DEFAULT_FIGURE, width: 1280, height: 720, title: 'Where each forecast step looks' }
+    // A live forecast passes the schema; a step past its horizon and a NaN in the history do not.
+    expect(parseFigure(data, s).data).toEqual(data)
+    const f = (data as Extract<FigureData, { view: 'forecast' }>).forecast
+    expect(refused({ ...data, step: f.forecast.length }, s).message).toMatch(/: step: must be a step of the forecast, or null\.$/)
+    expect(refused({ ...data, forecast: { ...f, history: [NaN, ...f.history.slice(1)] } }, s).message).toMatch(/: forecast\.history\.0: must be a finite number\.$/)
     const png = PNG.sync.read(await renderFigure(data, { ...s, format: 'png', scale: 1 }))
     expect([png.width, png.height]).toEqual([1280, 720])
     mkdirSync(join(ROOT, 'test', 'artifacts'), { recursive: true })
@@ -143,4 +151,150 @@ describe('forecast figure export', () => {
     const page = PNG.sync.read(readFileSync(join(tmp, readdirSync(tmp).find((f) => f.startsWith('page'))!)))
     expect(page.width).toBe(Math.round((1280 * 36) / 72))
   }, 60_000)
+})
+
+/** The message is one sentence: a single full stop, at its end. */
+const oneSentence = (e: unknown) => {
+  const m = (e as Error).message
+  expect(m.endsWith('.')).toBe(true)
+  expect(m.slice(0, -1)).not.toMatch(/\.\s/)
+  return m
+}
+const refused = (data: unknown, s: unknown): Error => {
+  try {
+    parseFigure(data, s)
+  } catch (e) {
+    oneSentence(e)
+    return e as Error
+  }
+  throw new Error('the figure was not refused')
+}
+type Of<V extends FigureData['view']> = Extract<FigureData, { view: V }>
+
+describe('the figure schema', () => {
+  const ok = spec({ format: 'png' })
+
+  it('types: the data variants are the API\'s result types, field for field, and the spec\'s colour map is a colour map', () => {
+    expectTypeOf<Of<'heatmap'>['translation']>().toEqualTypeOf<Translation>()
+    // CorpusResult's rows are an intersection (EvalResult & …), which toEqualTypeOf tells from the
+    // same fields written out; assignable both ways is what the renderer and the chart builder need.
+    expectTypeOf<Of<'corpus'>['corpus']>().toExtend<CorpusResult>()
+    expectTypeOf<CorpusResult>().toExtend<Of<'corpus'>['corpus']>()
+    expectTypeOf<Of<'forecast'>['forecast']>().toEqualTypeOf<ForecastResult>()
+    expectTypeOf<FigureSpec['colormap']>().toEqualTypeOf<ColormapName>()
+    expectTypeOf<v.InferOutput<typeof FigureArgs>>().toEqualTypeOf<[FigureData, FigureSpec]>()
+  })
+
+  it('passes good data and settings through, and FigureArgs takes them as a call\'s arguments', () => {
+    expect(parseFigure(heatmap, { ...ok, title: 'Attention', caption: 'en → fr' }).spec.title).toBe('Attention')
+    expect(v.is(FigureArgs, [heatmap, ok])).toBe(true)
+    expect(v.is(FigureArgs, [heatmap, ok, 'extra'])).toBe(false)
+    expect(specProblem(DEFAULT_FIGURE)).toBeNull()
+  })
+
+  it('the colour map is checked: a map it does not know is refused with one sentence', () => {
+    expect(refused(heatmap, { ...ok, colormap: 'jet' }).message).toBe('The figure settings were refused: colormap: must be viridis, cividis or greys.')
+    expect(refused(heatmap, { ...ok, colormap: 'jet' }).name).toBe('RefusedError')
+    expect(specProblem({ ...ok, colormap: undefined })).toBe('colormap: must be viridis, cividis or greys.')
+  })
+
+  it('the title and caption are checked: text, not too long, no control characters', () => {
+    expect(refused(heatmap, { ...ok, title: 42 }).message).toMatch(/: title: must be text\.$/)
+    expect(refused(heatmap, { ...ok, title: 'x'.repeat(201) }).message).toMatch(/: title: must be at most 200 characters\.$/)
+    expect(refused(heatmap, { ...ok, title: 'bell\u0007' }).message).toMatch(/: title: must not contain control characters\.$/)
+    expect(refused(heatmap, { ...ok, caption: 'x'.repeat(501) }).message).toMatch(/: caption: must be at most 500 characters\.$/)
+    expect(parseFigure(heatmap, { ...ok, caption: 'two\nlines' }).spec.caption).toBe('two\nlines')
+  })
+
+  it('sizes, scale, theme and font size have bounds; a PNG over 64 megapixels is refused', () => {
+    expect(specProblem({ ...ok, width: 99 })).toBe('width: must be a whole number of pixels from 100 to 8000.')
+    expect(specProblem({ ...ok, height: 720.5 })).toBe('height: must be a whole number of pixels from 100 to 8000.')
+    expect(specProblem({ ...ok, scale: 5 })).toBe('scale: must be a number from 1 to 4.')
+    expect(specProblem({ ...ok, fontSize: 100 })).toBe('fontSize: must be a number from 6 to 72.')
+    expect(specProblem({ ...ok, theme: 'sepia' })).toBe('theme: must be light, dark or transparent.')
+    expect(specProblem({ ...ok, legend: 'yes' })).toBe('legend: must be true or false.')
+    expect(specProblem({ ...ok, width: 8000, height: 8000, scale: 1 })).toBeNull()
+    expect(specProblem({ ...ok, width: 8000, height: 8000, scale: 1.01 })).toBe('scale: must keep the PNG within 64 megapixels (width × height × scale²); choose a smaller size or scale.')
+    // The same size as a vector file is fine: the limit is the raster's memory.
+    expect(specProblem({ ...ok, format: 'svg', width: 8000, height: 8000, scale: 4 })).toBeNull()
+    expect(specProblem({ ...ok, dpi: 300 })).toBe('dpi: is not a figure setting.')
+  })
+
+  it('a NaN or an infinity in a matrix is refused, naming the cell', () => {
+    const t = known()
+    const nan = { ...t, attention: t.attention.map((r, i) => (i === 1 ? r.map((w, j) => (j === 2 ? NaN : w)) : r)) }
+    expect(refused({ view: 'heatmap', translation: nan }, ok).message).toBe('The figure data was refused: translation.attention.1.2: must be a finite number.')
+    const inf = { ...t, scores: [[Infinity, 0, 0, 0], ...t.scores.slice(1)] }
+    expect(refused({ view: 'heatmap', translation: inf }, ok).message).toMatch(/: translation\.scores\.0\.0: must be a finite number\.$/)
+  })
+
+  it('a matrix must fit its tokens, and size limits hold', () => {
+    const t = known()
+    expect(refused({ view: 'heatmap', translation: { ...t, attention: t.attention.slice(1) } }, ok).message).toMatch(/translation\.attention: must have one row per output token and one column per source token\.$/)
+    expect(refused({ view: 'heatmap', translation: { ...t, attention: [] } }, ok).message).toMatch(/translation\.attention: must not be empty/)
+    expect(refused({ view: 'heatmap', translation: { ...t, srcTokens: Array(2001).fill('x') } }, ok).message).toMatch(/translation\.srcTokens: must have at most 2000 tokens\.$/)
+  })
+
+  it('each view has its own data: an unknown view, a step outside the translation, names that do not match', async () => {
+    expect(refused({ view: 'pie', translation: known() }, ok).message).toBe('The figure data was refused: view: must be heatmap, local, comparison, corpus or forecast.')
+    expect(refused({ view: 'comparison', translations: [known()], names: [] }, ok).message).toMatch(/: names: must have one name per translation\.$/)
+    expect(refused({ view: 'comparison', translations: [], names: [] }, ok).message).toMatch(/: translations: must have at least one translation\.$/)
+    // A local model's translation has the per-step positions, windows, align and Gaussian rows.
+    const svc = new InferenceService()
+    const local = await svc.translate(tiny('local-p'), 'a little girl is running')
+    await svc.closeAll()
+    expect(parseFigure({ view: 'local', translation: local, windowD: 2, step: local.tgtTokens.length - 1 }, ok).data.view).toBe('local')
+    expect(refused({ view: 'local', translation: local, windowD: 2, step: local.tgtTokens.length }, ok).message).toMatch(/: step: must be an output step of a local model's translation\.$/)
+    expect(refused({ view: 'local', translation: known(), windowD: 2, step: 0 }, ok).message).toMatch(/: step: must be an output step of a local model's translation\.$/)
+  })
+})
+
+describe('the figure worker', () => {
+  it('renders the same file as rendering in-process, and a refused figure comes back as a RefusedError', async () => {
+    const figures = new FigureWorker()
+    try {
+      const s = spec({ format: 'svg', title: 'worker' })
+      // zrender numbers its ids and CSS classes per chart instance, so the two differ only there.
+      const text = (b: Buffer) => b.toString('utf8').replace(/zr\d+-(cls-\d+)?/g, 'zr-')
+      expect(text(await figures.render(heatmap, s))).toBe(text(await renderFigure(heatmap, s)))
+      const png = PNG.sync.read(await figures.render(heatmap, spec({ format: 'png', scale: 2 })))
+      expect([png.width, png.height]).toEqual([1280, 800])
+      const e = await figures.render(heatmap, { ...s, colormap: 'jet' as never }).catch((x: Error) => x)
+      expect(e).toBeInstanceOf(Error)
+      expect([(e as Error).name, (e as Error).message]).toEqual(['RefusedError', 'The figure settings were refused: colormap: must be viridis, cividis or greys.'])
+    } finally {
+      await figures.close()
+    }
+  })
+
+  it('keeps this thread free: the event loop turns many times while a 4× PNG renders', async () => {
+    const figures = new FigureWorker()
+    try {
+      await figures.render(heatmap, spec({ format: 'svg' })) // the worker is started and warm
+      let turns = 0
+      let rendering = true
+      const spin = () => setImmediate(() => (turns++, rendering && spin()))
+      spin()
+      const png = await figures.render(heatmap, { ...DEFAULT_FIGURE, format: 'png', scale: 4 })
+      rendering = false
+      expect(PNG.sync.read(png).width).toBe(1280 * 4)
+      // In-process, resvg blocks the loop for the whole render and it turns once or twice.
+      expect(turns).toBeGreaterThan(20)
+    } finally {
+      await figures.close()
+    }
+  })
+
+  it('a worker that dies fails the figure in progress with its own error, and the next figure starts a new worker', async () => {
+    let spawned = 0
+    const figures = new FigureWorker(() => (++spawned === 1 ? new Worker('process.exit(3)', { eval: true }) : spawnFigureWorker()))
+    try {
+      const e = await figures.render(heatmap, spec({ format: 'svg' })).catch((x: Error) => x)
+      expect([(e as Error).name, (e as Error).message]).toEqual(['FigureWorkerError', 'The figure renderer stopped (exit code 3).'])
+      expect((await figures.render(heatmap, spec({ format: 'svg' }))).toString('utf8')).toMatch(/^<svg /)
+      expect(spawned).toBe(2)
+    } finally {
+      await figures.close()
+    }
+  })
 })

@@ -56,14 +56,16 @@ describe('spotlight option', () => {
     expect(seriesOf(o, SPOTLIGHT_SERIES.gaussian).data).toEqual(step.gaussian)
   })
 
-  it('the product series is the attention row, which equals softmax × Gaussian', () => {
-    const w = seriesOf(o, SPOTLIGHT_SERIES.weights).data as number[]
-    expect(w).toEqual(step.attention)
-    w.forEach((v, s) => expect(v).toBeCloseTo(step.align[s] * step.gaussian[s], 12))
-    // Nothing outside [p-D, p+D] gets weight.
-    w.forEach((v, s) => {
-      if (!inWindow(s, step.window)) expect(v).toBe(0)
-    })
+  it('each series draws its own input: the bars of the final weights are the attention row as given, not recomputed', () => {
+    // Three rows that differ everywhere inside the window, so a swapped or recomputed series shows.
+    const attention = step.attention.map((a, s) => (a > 0 ? a * 0.5 + 0.01 * s : 0))
+    const drawn = buildSpotlightOption({ srcTokens: SRC, windowD: 2, ...step, attention })
+    expect(seriesOf(drawn, SPOTLIGHT_SERIES.weights).data).toEqual(attention)
+    expect(seriesOf(drawn, SPOTLIGHT_SERIES.align).data).toEqual(step.align)
+    expect(seriesOf(drawn, SPOTLIGHT_SERIES.gaussian).data).toEqual(step.gaussian)
+    // Source positions past the end of a row are drawn as 0, not left out.
+    const short = buildSpotlightOption({ srcTokens: SRC, windowD: 2, ...step, attention: attention.slice(0, 3) })
+    expect(seriesOf(short, SPOTLIGHT_SERIES.weights).data).toEqual([...attention.slice(0, 3), ...Array(S - 3).fill(0)])
   })
 
   it('the markArea covers exactly [p_t-D, p_t+D] and the markLine sits at p_t, on a value axis aligned with the tokens', () => {
@@ -170,28 +172,45 @@ describe('with a real local-p translation', () => {
   const service = new InferenceService()
   afterAll(() => service.closeAll())
 
-  it('builds both charts from what the engine returns', async () => {
-    const t = await service.translate(tiny('local-p'), 'A dog runs on the grass.')
+  it("the model's weights are the in-window softmax of its scores times exp(-(s-p_t)²/(2σ²)), σ = D/2, and both charts draw them", async () => {
+    const path = tiny('local-p')
+    const D = (await service.open(path)).windowD
+    expect(D).toBe(4)
+    const sigma = D / 2
+    const t = await service.translate(path, 'A dog runs on the grass.')
     const T = t.tgtTokens.length
     const S = t.srcTokens.length
     for (let step = 0; step < T; step++) {
+      const p = t.positions![step]
+      expect(t.windows![step][0]).toBeCloseTo(p - D, 5)
+      expect(t.windows![step][1]).toBeCloseTo(p + D, 5)
+      // Worked out here from p_t, D and the raw scores alone, not from the model's align/gaussian.
+      const gaussian = t.srcTokens.map((_, s) => Math.exp(-((s - p) ** 2) / (2 * sigma * sigma)))
+      const inside = t.srcTokens.map((_, s) => Math.abs(s - p) <= D)
+      const z = t.scores[step].reduce((a, e, s) => a + (inside[s] ? Math.exp(e) : 0), 0)
+      const align = t.scores[step].map((e, s) => (inside[s] ? Math.exp(e) / z : 0))
+      t.gaussian![step].forEach((g, s) => expect(g).toBeCloseTo(gaussian[s], 5))
+      t.align![step].forEach((a, s) => expect(a).toBeCloseTo(align[s], 5))
+      t.attention[step].forEach((a, s) => expect(a).toBeCloseTo(align[s] * gaussian[s], 5))
+
       const o = buildSpotlightOption({
         srcTokens: t.srcTokens,
         align: t.align![step],
         gaussian: t.gaussian![step],
         attention: t.attention[step],
-        position: t.positions![step],
+        position: p,
         window: t.windows![step],
-        windowD: 4,
+        windowD: D,
         kind: 'local-p',
       })
       const w = seriesOf(o, SPOTLIGHT_SERIES.weights).data as number[]
       expect(w).toHaveLength(S)
-      w.forEach((v, s) => expect(v).toBeCloseTo(t.align![step][s] * t.gaussian![step][s], 5))
+      w.forEach((v, s) => expect(v).toBeCloseTo(align[s] * gaussian[s], 5))
       const area = seriesOf(o, SPOTLIGHT_SERIES.window).markArea!.data[0].map((d) => d.xAxis)
       expect(area).toEqual(windowArea(t.windows![step], S))
     }
     const plot = buildPositionPlotOption({ srcTokens: t.srcTokens, tgtTokens: t.tgtTokens, positions: t.positions!, windows: t.windows! })
-    expect(seriesOf(plot, POSITION_SERIES.positions).data).toHaveLength(T)
+    const drawn = seriesOf(plot, POSITION_SERIES.positions).data.map((d) => (typeof d === 'number' ? d : (d as { value: number }).value))
+    expect(drawn).toEqual(t.positions)
   })
 })

@@ -1,4 +1,5 @@
-import type { LensApi } from '../../../shared/api'
+import type { LensApi } from '../../../shared/routes'
 import { createHttpApi } from './http-api'
+import { fromBridge } from './ipc-api'
 
-export const api: LensApi = window.lensApi ?? createHttpApi()
+export const api: LensApi = window.lensIpc ? fromBridge(window.lensIpc) : createHttpApi()

@@ -1,6 +1,8 @@
 // Register only what the views draw, so the bundle carries no unused charts.
 import * as echarts from 'echarts/core'
+import type { ComposeOption, EChartsType } from 'echarts/core'
 import { BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart } from 'echarts/charts'
+import type { BarSeriesOption, CustomSeriesOption, HeatmapSeriesOption, LineSeriesOption, ScatterSeriesOption } from 'echarts/charts'
 import {
   DataZoomComponent,
   GridComponent,
@@ -11,6 +13,17 @@ import {
   TitleComponent,
   TooltipComponent,
   VisualMapComponent,
+} from 'echarts/components'
+import type {
+  DataZoomComponentOption,
+  GridComponentOption,
+  LegendComponentOption,
+  MarkAreaComponentOption,
+  MarkLineComponentOption,
+  MarkPointComponentOption,
+  TitleComponentOption,
+  TooltipComponentOption,
+  VisualMapComponentOption,
 } from 'echarts/components'
 import { LegacyGridContainLabel } from 'echarts/features'
 import { CanvasRenderer } from 'echarts/renderers'
@@ -36,4 +49,21 @@ echarts.use([
 ])
 
 export { echarts }
-export type ChartInstance = ReturnType<typeof echarts.init>
+export type ChartInstance = EChartsType
+/** An option made only of what is registered above. */
+export type ChartOption = ComposeOption<
+  | HeatmapSeriesOption
+  | CustomSeriesOption
+  | BarSeriesOption
+  | LineSeriesOption
+  | ScatterSeriesOption
+  | DataZoomComponentOption
+  | GridComponentOption
+  | LegendComponentOption
+  | MarkAreaComponentOption
+  | MarkLineComponentOption
+  | MarkPointComponentOption
+  | TitleComponentOption
+  | TooltipComponentOption
+  | VisualMapComponentOption
+>

@@ -1,30 +1,25 @@
-import { Channels, type CorpusProgress, type EngineStatus, type Envelope, type LensApi } from '../../../shared/api'
+import { decodeError, unwrap, type EncodedError, type Envelope } from '../../../shared/errors'
 import { figureFileName, type FigureData, type FigureSpec } from '../../../shared/figure'
+import { callsOver, type Channel, type EventChannel, type LensApi, type Payload } from '../../../shared/routes'
 
-/** The browser-mode transport: the same API as the preload, over HTTP to 127.0.0.1. */
+/**
+ * The browser-mode transport: the same API as the preload, over HTTP to 127.0.0.1. The page
+ * carries no token: the server set an HttpOnly cookie when the terminal's link was opened, and
+ * the browser sends it with every same-origin request.
+ */
 export function createHttpApi(): LensApi {
-  const token = document.querySelector<HTMLMetaElement>('meta[name="al-token"]')?.content ?? ''
-
-  async function call<T>(channel: string, init: RequestInit): Promise<T> {
-    const res = await fetch(`/api/${channel}`, {
-      method: 'POST',
-      ...init,
-      headers: { 'x-al-token': token, ...(init.headers ?? {}) },
-    })
-    const env = (await res.json()) as Envelope<T>
-    if ('error' in env) throw new Error(env.error)
-    return env.result
+  async function post(channel: Channel, init: RequestInit): Promise<Response> {
+    const res = await fetch(`/api/${channel}`, { method: 'POST', credentials: 'same-origin', ...init })
+    if (res.status === 403) throw decodeError({ name: 'ForbiddenError', code: 'forbidden', message: 'This page is not signed in: open the link the terminal printed (http://127.0.0.1:…/?token=…).' })
+    return res
   }
-  const invoke = <T>(channel: string, ...args: unknown[]) =>
-    call<T>(channel, { body: JSON.stringify(args), headers: { 'content-type': 'application/json' } })
+  const call = async <T>(channel: Channel, init: RequestInit): Promise<T> => unwrap((await (await post(channel, init)).json()) as Envelope<T>)
+  const json = (args: unknown[]): RequestInit => ({ body: JSON.stringify(args), headers: { 'content-type': 'application/json' } })
 
+  /** The figure's bytes (browser mode answers export:figure with the file itself). */
   async function figure(data: FigureData, spec: FigureSpec): Promise<Blob> {
-    const res = await fetch(`/api/${Channels.exportFigure}`, {
-      method: 'POST',
-      headers: { 'x-al-token': token, 'content-type': 'application/json' },
-      body: JSON.stringify([data, spec]),
-    })
-    if (!res.ok) throw new Error(((await res.json()) as { error: string }).error)
+    const res = await post('export:figure', json([data, spec]))
+    if (!res.ok) throw decodeError(((await res.json()) as { error: EncodedError }).error)
     return res.blob()
   }
 
@@ -38,22 +33,18 @@ export function createHttpApi(): LensApi {
 
   // One event stream for every event channel, opened on first use.
   let source: EventSource | null = null
-  function subscribe<T>(channel: string, listener: (v: T) => void): () => void {
-    source ??= new EventSource(`/api/events?token=${token}`)
-    const l = (e: MessageEvent) => listener(JSON.parse(e.data as string) as T)
-    source.addEventListener(channel, l as EventListener)
-    return () => source?.removeEventListener(channel, l as EventListener)
+  function subscribe<E extends EventChannel>(channel: E, listener: (payload: Payload<E>) => void): () => void {
+    source ??= new EventSource('/api/events')
+    const l = (e: MessageEvent<string>) => listener(JSON.parse(e.data) as Payload<E>)
+    source.addEventListener(channel, l)
+    return () => source?.removeEventListener(channel, l)
   }
 
   return {
+    ...callsOver((channel, args) => call(channel, json(args))),
     transport: 'browser',
-    listModels: () => invoke(Channels.modelsList),
-    openModel: (id) => invoke(Channels.modelsOpen, id),
-    openModelDialog: async () => null, // browser mode opens files through an <input type=file>
-    openDroppedFile: (file) =>
-      call(Channels.modelsOpenDropped, { body: file, headers: { 'x-file-name': encodeURIComponent(file.name) } }),
-    translate: (req) => invoke(Channels.translateRun, req),
-    cancelTranslate: () => invoke(Channels.translateCancel),
+    // The file itself goes up; the server saves it and opens it by its own path.
+    openDroppedFile: (file) => call('models:open-dropped', { body: file, headers: { 'x-file-name': encodeURIComponent(file.name) } }),
     exportFigure: async (data, spec) => {
       const name = figureFileName(data.view, spec.format)
       download(name, await figure(data, spec))
@@ -67,18 +58,8 @@ export function createHttpApi(): LensApi {
       download(name, new Blob([text], { type: name.endsWith('.json') ? 'application/json' : 'text/csv' }))
       return name
     },
-    appNotice: () => invoke(Channels.appNotice),
-    forecastSeries: () => invoke(Channels.forecastSeries),
-    forecast: (req) => invoke(Channels.forecastRun, req),
-    listProviders: () => invoke(Channels.providersList),
-    setProvider: (name) => invoke(Channels.providersSet, name),
-    onEngineStatus: (listener) => subscribe<EngineStatus>(Channels.engineStatus, listener),
-    onCorpusProgress: (listener) => subscribe<CorpusProgress>(Channels.corpusProgress, listener),
-    compare: (req) => invoke(Channels.compareRun, req),
-    whatIf: (req) => invoke(Channels.whatIfRun, req),
-    forced: (req) => invoke(Channels.forcedRun, req),
-    runCorpus: (req) => invoke(Channels.corpusRun, req),
-    cancelCorpus: () => invoke(Channels.corpusCancel),
+    onEngineStatus: (listener) => subscribe('engine:status', listener),
+    onCorpusProgress: (listener) => subscribe('corpus:progress', listener),
     onMenuOpenModel: () => () => undefined,
   }
 }

@@ -2,7 +2,8 @@ import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../.
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import { api } from '../lib/api'
 
-const DEBOUNCE_MS = 250
+/** Typing pauses this long before a sentence is sent: short enough to follow the typing. */
+export const DEBOUNCE_MS = 100
 
 export type ViewName = 'heatmap' | 'local' | 'step' | 'lines' | 'compare' | 'whatif' | 'corpus'
 export const VIEWS: ViewName[] = ['heatmap', 'local', 'step', 'lines', 'compare', 'whatif', 'corpus']
@@ -116,6 +117,9 @@ export class LensState {
   setText(text: string): void {
     this.text = text
     this.save()
+    // The decode in flight is for an older text: its result is dropped from now on, and the engine
+    // stops it when the next sentence arrives (the host aborts the translation it supersedes).
+    this.seq++
     this.schedule(DEBOUNCE_MS)
   }
 
@@ -173,7 +177,7 @@ export class LensState {
       if (this.selectedCol !== null && this.selectedCol >= t.srcTokens.length) this.selectedCol = null
     } catch (e) {
       // A superseded decode is cancelled on purpose; only the latest request's failure is news.
-      if (seq === this.seq && !/was cancelled/.test((e as Error).message)) this.error = (e as Error).message
+      if (seq === this.seq && (e as Error).name !== 'CancelledError') this.error = (e as Error).message
     } finally {
       if (seq === this.seq) this.busy = false
     }

@@ -1,0 +1,16 @@
+// The part of fontkit (the font reader PDFKit itself uses) that figure export needs.
+declare module 'fontkit' {
+  export interface Font {
+    postscriptName: string
+    familyName: string
+    unitsPerEm: number
+    ascent: number
+    descent: number
+    hasGlyphForCodePoint(codePoint: number): boolean
+    layout(text: string): { advanceWidth: number }
+  }
+  export interface FontCollection {
+    fonts: Font[]
+  }
+  export function openSync(path: string, postscriptName?: string): Font | FontCollection
+}

@@ -1,0 +1,49 @@
+import { figureFileName } from '../shared/figure'
+import type { EventChannel, Handlers, Payload } from '../shared/routes'
+import type { LensHost } from './lens-host'
+
+/** What only the transport can do: Electron has dialogs and a clipboard, browser mode has neither. */
+export interface Transport {
+  /** File ▸ Open: the path the user picked, or null (cancelled, or no dialog here). */
+  pickModel(): Promise<string | null>
+  /** Saves bytes or text under a suggested name (a save dialog); the path, or null when cancelled. */
+  save(name: string, content: Buffer | string): Promise<string | null>
+  /** Puts a PNG on the clipboard. */
+  copyPng(png: Buffer): Promise<void>
+}
+
+/** The one handler per route, shared by Electron main and browser mode. */
+export function lensHandlers(host: LensHost, transport: Transport): Handlers {
+  return {
+    'models:list': () => host.listModels(),
+    'models:open': (id) => host.openModel(id),
+    'models:open-dialog': async () => {
+      const path = await transport.pickModel()
+      return path ? host.openPath(path) : null
+    },
+    // Electron: the path comes from the preload's webUtils.getPathForFile on a real drop. Browser
+    // mode never routes this channel from the page: it writes the upload and passes its own path.
+    'models:open-dropped': (path) => host.openPath(path),
+    'translate:run': (req) => host.translate(req),
+    'translate:cancel': () => host.cancelTranslate(),
+    'compare:run': (req) => host.compare(req),
+    'whatif:run': (req) => host.whatIf(req),
+    'forced:run': (req) => host.forced(req),
+    'corpus:run': (req) => host.runCorpus(req),
+    'corpus:cancel': () => host.cancelCorpus(),
+    'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
+    'export:copy': async (data, spec) => transport.copyPng(await host.renderFigure(data, { ...spec, format: 'png' })),
+    'export:data': (name, text) => transport.save(name.replace(/[^\w.-]/g, '_'), text),
+    'app:notice': () => host.takeNotice(),
+    'forecast:series': () => host.forecastSeries(),
+    'forecast:run': (req) => host.forecast(req),
+    'providers:list': () => host.listProviders(),
+    'providers:set': (name) => host.setProvider(name),
+  }
+}
+
+/** Forwards the host's events to a transport's `emit` (IPC send, server-sent events). */
+export function forwardEvents(host: LensHost, emit: <E extends EventChannel>(channel: E, payload: Payload<E>) => void): () => void {
+  const offs = [host.onEngineStatus((s) => emit('engine:status', s)), host.onCorpusProgress((p) => emit('corpus:progress', p))]
+  return () => offs.forEach((off) => off())
+}

@@ -1,0 +1,111 @@
+/**
+ * The words figures carry (axis titles, keys) in the languages of the interface. The exporter
+ * picks the language the figure was asked in; the views pass their own strings to the builders.
+ */
+import type { FrameLang } from './frame'
+
+export interface FigureText {
+  source: string
+  output: string
+  window: string
+  pt: string
+  weight: string
+  sourcePosition: string
+  outputStep: string
+  outputPosition: string
+  diagonal: string
+  align: string
+  gaussian: string
+  box: string
+  weights: string
+  weightsM: string
+  probability: string
+  differs: (ref: string) => string
+  sourceLength: string
+  bleu: string
+  scores: string
+  softmax: string
+  gaussianStage: string
+  context: string
+  states: string
+  before: string
+  after: string
+  changed: (n: number) => string
+  override: (mode: string, at: string) => string
+  modes: Record<'uniform' | 'onehot' | 'diagonal' | 'custom', string>
+  everyStep: string
+  stepN: (n: number, tok: string) => string
+  sentences: string
+  noLines: string
+}
+
+export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
+  en: {
+    source: 'source',
+    output: 'output',
+    window: 'window [p_t − D, p_t + D]',
+    pt: 'p_t',
+    weight: 'weight',
+    sourcePosition: 'source position',
+    outputStep: 'output step',
+    outputPosition: 'output position',
+    diagonal: 'diagonal',
+    align: 'in-window softmax',
+    gaussian: 'Gaussian factor',
+    box: 'window factor (1 inside)',
+    weights: 'final weight = softmax × Gaussian',
+    weightsM: 'final weight',
+    probability: 'P(token)',
+    differs: (ref) => `differs from ${ref}`,
+    sourceLength: 'source length (tokens; sentences)',
+    bleu: 'BLEU',
+    scores: 'scores e_tj',
+    softmax: 'softmax α_tj',
+    gaussianStage: 'Gaussian × softmax = final a_tj',
+    context: 'context c_t = Σ_j a_tj h_j',
+    states: 'encoder states h_j',
+    before: 'original',
+    after: 'with the override',
+    changed: (n) => (n === 0 ? 'nothing changed' : `${n} token${n > 1 ? 's' : ''} changed`),
+    override: (mode, at) => `${mode}, ${at}`,
+    modes: { uniform: 'uniform weights', onehot: 'one-hot on', diagonal: 'monotonic diagonal', custom: 'hand-edited weights' },
+    everyStep: 'every step',
+    stepN: (n, tok) => `step ${n} (${tok})`,
+    sentences: 'sentences',
+    noLines: 'no line at this threshold',
+  },
+  zh: {
+    source: '源语言',
+    output: '输出',
+    window: '窗口 [p_t − D, p_t + D]',
+    pt: 'p_t',
+    weight: '权重',
+    sourcePosition: '源语言位置',
+    outputStep: '输出步',
+    outputPosition: '输出位置',
+    diagonal: '对角线',
+    align: '窗口内 softmax',
+    gaussian: '高斯系数',
+    box: '窗口系数（窗口内为 1）',
+    weights: '最终权重 = softmax × 高斯',
+    weightsM: '最终权重',
+    probability: 'P(词元)',
+    differs: (ref) => `与 ${ref} 不同`,
+    sourceLength: '源句长度（词元；句数）',
+    bleu: 'BLEU',
+    scores: '打分 e_tj',
+    softmax: 'softmax α_tj',
+    gaussianStage: '高斯 × softmax = 最终权重 a_tj',
+    context: '上下文向量 c_t = Σ_j a_tj h_j',
+    states: '编码器状态 h_j',
+    before: '原始输出',
+    after: '替换后的输出',
+    changed: (n) => (n === 0 ? '输出没有变化' : `${n} 个词元发生变化`),
+    override: (mode, at) => `${mode}，${at}`,
+    modes: { uniform: '均匀分布', onehot: '独热：关注', diagonal: '单调对角线', custom: '手动编辑' },
+    everyStep: '每一步',
+    stepN: (n, tok) => `第 ${n} 步（${tok}）`,
+    sentences: '句',
+    noLines: '此阈值下没有连线',
+  },
+}

@@ -1,0 +1,50 @@
+/**
+ * A figure as one ECharts option: the page (background, title, caption) around the chart a view's
+ * builder lays out on it. The exporter renders this option to SVG, PNG and PDF, and the export
+ * dialog's preview renders the same option, so what is previewed is what is saved.
+ */
+import type { FigureData, FigureSpec } from '../figure'
+import { FIGURE_FONT, INKS, linePitch, textElement, wrapText, type Frame, type Measure } from './frame'
+import { buildFigureParts } from './views'
+
+const BACKGROUND = { light: INKS.light.background, dark: INKS.dark.background, transparent: 'transparent' } as const
+
+/** The page's margin for a text size. */
+export const pageMargin = (fontSize: number) => Math.max(4, fontSize * 0.6)
+
+export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: Measure): Record<string, unknown> {
+  const fs = spec.fontSize
+  const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
+  const margin = pageMargin(fs)
+  const width = spec.width - 2 * margin
+  const titleSize = fs * 1.2
+  const title = spec.title ? wrapText(spec.title, width, titleSize, measure, true) : []
+  const caption = spec.caption ? wrapText(spec.caption, width, fs, measure) : []
+  const titleH = title.length ? title.length * linePitch(titleSize) + fs * 0.5 : 0
+  const captionH = caption.length ? caption.length * linePitch(fs) + fs * 0.4 : 0
+  const frame: Frame = {
+    x: margin,
+    y: margin + titleH,
+    width,
+    height: Math.max(fs, spec.height - 2 * margin - titleH - captionH),
+    fontSize: fs,
+    measure,
+    lang: spec.lang,
+    ink,
+    highlightRow: spec.highlightRow ?? null,
+  }
+  const option = buildFigureParts(data, spec, frame)
+  const page: Record<string, unknown>[] = [
+    ...title.map((line, i) => textElement(line, spec.width / 2, margin + (i + 0.5) * linePitch(titleSize), frame, { align: 'center', bold: true, size: titleSize })),
+    ...caption.map((line, i) => textElement(line, spec.width / 2, spec.height - margin - captionH + fs * 0.4 + (i + 0.5) * linePitch(fs), frame, { align: 'center' })),
+  ]
+  const own = (option.graphic as { elements?: Record<string, unknown>[] } | undefined)?.elements ?? []
+  return {
+    ...option,
+    animation: false,
+    backgroundColor: BACKGROUND[spec.theme],
+    textStyle: { fontFamily: FIGURE_FONT, fontSize: fs, color: ink.text },
+    graphic: { elements: [...page, ...own] },
+    tooltip: undefined,
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The one route table: every call the renderer can make, by channel (`domain:action`), with the
+ * valibot schema its arguments must pass where the call arrives (Electron main, the browser-mode
+ * server) and the type it answers. The preload, the HTTP client, Electron main and browser mode
+ * all read this table, so adding a call is one entry here and one handler in src/host/handlers.ts.
+ */
+import * as v from 'valibot'
+import type {
+  CorpusProgress,
+  CorpusResult,
+  EngineStatus,
+  ForecastResult,
+  ModelInfo,
+  ModelSummary,
+  ProviderInfo,
+  SeriesData,
+  Translation,
+  WhatIfResult,
+} from './api'
+import { RefusedError, type Envelope } from './errors'
+import { FigureArgs } from './figure'
+import { MAX_SERIES_ROWS } from './series'
+
+type Args = v.GenericSchema<unknown[]>
+
+/** One call: the renderer-facing method name, its argument schema and (as a type only) its result. */
+export interface Route<M extends string = string, A extends Args = Args, R = unknown> {
+  method: M
+  args: A
+  /** Never set: carries the result type. */
+  result?: () => R
+}
+
+/** `call<Result>()(method, argsSchema)`: the result is named, the rest is inferred. */
+function call<R>() {
+  return <const M extends string, A extends Args>(method: M, args: A): Route<M, A, R> => ({ method, args })
+}
+
+/** One event the host pushes to the page: its subscribe method and (as a type only) its payload. */
+export interface EventRoute<M extends string = string, P = unknown> {
+  method: M
+  payload?: () => P
+}
+
+function event<P>() {
+  return <const M extends string>(method: M): EventRoute<M, P> => ({ method })
+}
+
+const id = v.pipe(v.string(), v.maxLength(4096))
+const text = v.pipe(v.string(), v.maxLength(100_000))
+const decode = {
+  beam: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(16))),
+  lengthPenalty: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3))),
+  topK: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
+}
+const ids = v.pipe(v.array(id), v.minLength(1), v.maxLength(32))
+const none = v.strictTuple([])
+
+// The figure's data and spec, checked in full by their one schema (src/shared/figure.ts).
+const figure = FigureArgs
+
+export const routes = {
+  'models:list': call<ModelSummary[]>()('listModels', none),
+  'models:open': call<ModelInfo>()('openModel', v.strictTuple([id])),
+  /** File ▸ Open: null when the user cancels (always null in browser mode, which uses a file input). */
+  'models:open-dialog': call<ModelInfo | null>()('openModelDialog', none),
+  /** Electron: the path of a dropped file, from the preload's webUtils.getPathForFile. Browser mode takes an upload instead. */
+  'models:open-dropped': call<ModelInfo>()('openDroppedFile', v.strictTuple([id])),
+  'translate:run': call<Translation>()('translate', v.strictTuple([v.strictObject({ modelId: id, text, ...decode })])),
+  /** Stops the translation in progress; its call then fails with a CancelledError. */
+  'translate:cancel': call<void>()('cancelTranslate', none),
+  /** The same source through several models (with / without attention). */
+  'compare:run': call<Translation[]>()('compare', v.strictTuple([v.strictObject({ modelIds: ids, text })])),
+  'whatif:run': call<WhatIfResult>()(
+    'whatIf',
+    v.strictTuple([
+      v.strictObject({
+        modelId: id,
+        text,
+        steps: v.union([v.literal('all'), v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(0))), v.maxLength(1000))]),
+        mode: v.picklist(['uniform', 'onehot', 'diagonal', 'custom']),
+        sourceIndex: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+        weights: v.optional(v.pipe(v.array(v.number()), v.maxLength(1000))),
+      }),
+    ]),
+  ),
+  'forced:run': call<Translation>()('forced', v.strictTuple([v.strictObject({ modelId: id, text, target: text })])),
+  /** Scores models on their language pair's bundled test set; progress comes as corpus:progress events. */
+  'corpus:run': call<CorpusResult>()('runCorpus', v.strictTuple([v.strictObject({ modelIds: ids })])),
+  'corpus:cancel': call<void>()('cancelCorpus', none),
+  /** Renders a figure and saves it (a save dialog); null when cancelled. Browser mode answers the figure's bytes instead. */
+  'export:figure': call<string | null>()('exportFigure', figure),
+  /** Renders the figure as PNG onto the clipboard. */
+  'export:copy': call<void>()('copyFigure', figure),
+  /** Saves text (the matrix as CSV or JSON) under a suggested name; null when cancelled. */
+  'export:data': call<string | null>()('saveData', v.strictTuple([v.pipe(v.string(), v.maxLength(200)), v.pipe(v.string(), v.maxLength(50_000_000))])),
+  /** A one-time notice from start-up (a damaged settings file set aside), or null. */
+  'app:notice': call<string | null>()('appNotice', none),
+  /** The bundled series (the held-out weeks of the Taylor data, with their history). */
+  'forecast:series': call<SeriesData>()('forecastSeries', none),
+  'forecast:run': call<ForecastResult>()(
+    'forecast',
+    v.strictTuple([
+      v.strictObject({
+        modelId: id,
+        timestamps: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.maxLength(MAX_SERIES_ROWS)),
+        values: v.pipe(v.array(v.number()), v.maxLength(MAX_SERIES_ROWS)),
+        origin: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      }),
+    ]),
+  ),
+  /** Execution providers this machine offers, and the one chosen. */
+  'providers:list': call<{ providers: ProviderInfo[]; chosen: string }>()('listProviders', none),
+  /** Choose a provider (remembered); the open model reopens on it and the result says what runs. */
+  'providers:set': call<ModelInfo | null>()('setProvider', v.strictTuple([v.pipe(v.string(), v.regex(/^[a-z]{2,16}$/))])),
+} satisfies Record<string, Route>
+
+/** Events the host pushes; each method subscribes and returns its unsubscribe function. */
+export const events = {
+  /** Engine crashes and restarts. */
+  'engine:status': event<EngineStatus>()('onEngineStatus'),
+  'corpus:progress': event<CorpusProgress>()('onCorpusProgress'),
+  /** File ▸ Open from the application menu (Electron only). */
+  'menu:open-model': event<void>()('onMenuOpenModel'),
+} satisfies Record<string, EventRoute>
+
+export type Routes = typeof routes
+export type Channel = keyof Routes
+export type Events = typeof events
+export type EventChannel = keyof Events
+
+/** The arguments as the caller writes them, and as the handler receives them once checked. */
+export type ArgsIn<C extends Channel> = v.InferInput<Routes[C]['args']>
+export type ArgsOut<C extends Channel> = v.InferOutput<Routes[C]['args']>
+export type Result<C extends Channel> = ReturnType<NonNullable<Routes[C]['result']>>
+export type Payload<E extends EventChannel> = ReturnType<NonNullable<Events[E]['payload']>>
+
+/** One handler per channel, its arguments typed from the schema. */
+export type Handlers = { [C in Channel]: (...args: ArgsOut<C>) => Promise<Result<C>> }
+
+/** The calls as the renderer sees them: one method per route. */
+export type Calls = { [C in Channel as Routes[C]['method']]: (...args: ArgsIn<C>) => Promise<Result<C>> }
+export type Subscriptions = { [E in EventChannel as Events[E]['method']]: (listener: (payload: Payload<E>) => void) => () => void }
+
+/** What the renderer can call; built from the table by the Electron bridge and the HTTP client. */
+export type LensApi = Omit<Calls, 'openDroppedFile'> &
+  Subscriptions & {
+    /** A file dropped on the window (or picked with the file input). */
+    openDroppedFile(file: File): Promise<ModelInfo>
+    /** 'electron' or 'browser': the renderer hides what a transport cannot do. */
+    readonly transport: 'electron' | 'browser'
+  }
+
+/**
+ * What the Electron preload exposes as `window.lensIpc`: the same methods, each answering its
+ * envelope, because an Error crossing contextBridge keeps only its message.
+ */
+export type IpcBridge = {
+  [C in Exclude<Channel, 'models:open-dropped'> as Routes[C]['method']]: (...args: ArgsIn<C>) => Promise<Envelope<Result<C>>>
+} & Subscriptions & { openDroppedFile(file: File): Promise<Envelope<ModelInfo>> }
+
+export function isChannel(name: string): name is Channel {
+  return Object.hasOwn(routes, name)
+}
+
+/** The checked arguments of a call, or a RefusedError saying in one sentence what is wrong. */
+export function parseArgs<C extends Channel>(channel: C, args: unknown): ArgsOut<C> {
+  // The first issue is all a refusal reports: a matrix full of NaN stops at its first value.
+  const r = v.safeParse(routes[channel].args, args, { abortEarly: true })
+  if (r.success) return r.output
+  const issue = r.issues[0]
+  const where = issue.path?.map((p) => String(p.key)).join('.') || 'arguments'
+  throw new RefusedError(`The ${channel} call was refused: ${where}: ${issue.message}.`, { channel, where })
+}
+
+/** Checks a call by name and runs its handler: where every transport hands a call over. */
+export function dispatch(handlers: Handlers, channel: string, args: unknown): Promise<unknown> {
+  if (!isChannel(channel)) return Promise.reject(new RefusedError(`There is no call named ${channel}.`, { channel }))
+  return run(handlers, channel, args)
+}
+
+async function run<C extends Channel>(handlers: Handlers, channel: C, raw: unknown): Promise<Result<C>> {
+  const args = parseArgs(channel, raw)
+  const handler: Handlers[C] = handlers[channel]
+  return handler(...args)
+}
+
+/**
+ * The renderer's calls over a transport: `send` carries one call and answers its result or throws
+ * its decoded error. Built from the table, so a new route needs no client code.
+ */
+export function callsOver(send: (channel: Channel, args: unknown[]) => Promise<unknown>): Calls {
+  const calls: Record<string, (...args: unknown[]) => Promise<unknown>> = {}
+  for (const channel of Object.keys(routes) as Channel[]) calls[routes[channel].method] = (...args) => send(channel, args)
+  // The loop above makes exactly the methods Calls lists, from the same table.
+  return calls as Calls
+}

@@ -1,0 +1,315 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { cancelled, fakeApi, info, memoryStorage, summary, translation } from './fake-api'
+
+const fake = vi.hoisted(() => ({ current: null as ReturnType<typeof import('./fake-api').fakeApi> | null }))
+vi.mock('../../../src/renderer/src/lib/api', () => ({
+  get api() {
+    return fake.current!.api
+  },
+}))
+
+const { DEBOUNCE_MS, LensState } = await import('../../../src/renderer/src/state/lens.svelte')
+
+const SAVED = 'attention-lens:session'
+let f: ReturnType<typeof fakeApi>
+
+/** Lets the state class take the answers the test gave (its awaits), without moving the clock. */
+const settle = () => vi.advanceTimersByTimeAsync(0)
+
+/** A LensState with model `m` open, and no translation asked for yet. */
+async function opened(m = 'en-fr'): Promise<InstanceType<typeof LensState>> {
+  const lens = new LensState()
+  const done = lens.open(m)
+  f.openModel.at(-1)!.resolve(info(m))
+  await done
+  // Opening asks for a translation of the (empty) text: nothing to send.
+  await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
+  return lens
+}
+
+/** Types `text` and waits out the debounce, so its request is sent; answers nothing. */
+async function type(lens: InstanceType<typeof LensState>, text: string): Promise<void> {
+  lens.setText(text)
+  await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
+}
+
+beforeEach(() => {
+  vi.useFakeTimers()
+  f = fakeApi()
+  fake.current = f
+  vi.stubGlobal('localStorage', memoryStorage())
+})
+afterEach(() => {
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+})
+
+describe('LensState: typing', () => {
+  it('waits for a pause in the typing, at most 120 ms, and sends only the last text', async () => {
+    expect(DEBOUNCE_MS).toBeLessThanOrEqual(120)
+    const lens = await opened()
+    for (const text of ['A', 'A dog', 'A dog runs']) {
+      lens.setText(text)
+      await vi.advanceTimersByTimeAsync(DEBOUNCE_MS - 1)
+    }
+    expect(f.translate).toHaveLength(0)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(f.translate.map((c) => c.args[0])).toEqual([{ modelId: 'en-fr', text: 'A dog runs', beam: 1 }])
+    expect(lens.busy).toBe(true)
+  })
+
+  it('shows only the latest request’s result: an older answer arriving last is dropped', async () => {
+    const lens = await opened()
+    await type(lens, 'A dog')
+    await type(lens, 'A dog runs')
+    expect(f.translate).toHaveLength(2)
+    f.translate[1].resolve(translation('en-fr', 'A dog runs'))
+    await settle()
+    expect(lens.translation?.source).toBe('A dog runs')
+    expect(lens.busy).toBe(false)
+    f.translate[0].resolve(translation('en-fr', 'A dog'))
+    await settle()
+    expect(lens.translation?.source).toBe('A dog runs')
+    expect(lens.busy).toBe(false)
+  })
+
+  it('drops the answer to a text the user has typed past, even before the next request is sent', async () => {
+    const lens = await opened()
+    await type(lens, 'A dog')
+    lens.setText('A dog runs')
+    f.translate[0].resolve(translation('en-fr', 'A dog'))
+    await settle()
+    expect(lens.translation).toBeNull()
+    expect(lens.busy).toBe(true)
+    await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
+    f.translate[1].resolve(translation('en-fr', 'A dog runs'))
+    await settle()
+    expect(lens.translation?.source).toBe('A dog runs')
+  })
+
+  it('a superseded request’s CancelledError is not news; an older request’s failure neither', async () => {
+    const lens = await opened()
+    await type(lens, 'A')
+    await type(lens, 'A dog')
+    await type(lens, 'A dog runs')
+    f.translate[0].reject(cancelled())
+    f.translate[1].reject(new Error('The engine ran out of memory.'))
+    await settle()
+    expect(lens.error).toBeNull()
+    expect(lens.busy).toBe(true)
+    f.translate[2].resolve(translation('en-fr', 'A dog runs'))
+    await settle()
+    expect(lens.error).toBeNull()
+    expect(lens.translation?.source).toBe('A dog runs')
+  })
+
+  it('a cancellation is never shown as an error, even of the latest request (another window’s sentence superseded it)', async () => {
+    const lens = await opened()
+    await type(lens, 'A dog')
+    f.translate[0].reject(cancelled())
+    await settle()
+    expect(lens.error).toBeNull()
+    expect(lens.busy).toBe(false)
+  })
+
+  it('the latest request’s failure is shown, and its next success clears it', async () => {
+    const lens = await opened()
+    await type(lens, 'A dog')
+    f.translate[0].reject(new Error('The engine ran out of memory.'))
+    await settle()
+    expect(lens.error).toBe('The engine ran out of memory.')
+    expect(lens.busy).toBe(false)
+    await type(lens, 'A dog runs')
+    f.translate[1].resolve(translation('en-fr', 'A dog runs'))
+    await settle()
+    expect(lens.error).toBeNull()
+  })
+
+  it('Cancel stops the decode: the engine is told, the answer is dropped, nothing is busy', async () => {
+    const lens = await opened()
+    await type(lens, 'A dog runs in the park')
+    await lens.cancel()
+    expect(f.cancels).toBe(1)
+    expect(lens.busy).toBe(false)
+    f.translate[0].reject(cancelled())
+    await settle()
+    expect(lens.error).toBeNull()
+    expect(lens.translation).toBeNull()
+  })
+
+  it('keeps the selection where the new translation has that row and column, and clears it where not', async () => {
+    const lens = await opened()
+    await type(lens, 'a b c d e')
+    f.translate[0].resolve(translation('en-fr', 'a b c d e', 6))
+    await settle()
+    lens.select(4, 5)
+    await type(lens, 'a b c d')
+    f.translate[1].resolve(translation('en-fr', 'a b c d', 6))
+    await settle()
+    expect([lens.selectedRow, lens.selectedCol]).toEqual([4, null])
+    await type(lens, 'a b')
+    f.translate[2].resolve(translation('en-fr', 'a b', 3))
+    await settle()
+    expect([lens.selectedRow, lens.selectedCol]).toEqual([null, null])
+  })
+
+  it('an empty text sends nothing and clears the translation', async () => {
+    const lens = await opened()
+    await type(lens, 'A dog')
+    f.translate[0].resolve(translation('en-fr', 'A dog'))
+    await settle()
+    await type(lens, '   ')
+    expect(f.translate).toHaveLength(1)
+    expect(lens.translation).toBeNull()
+    expect(lens.busy).toBe(false)
+  })
+
+  it('translates again with the new beam width at once', async () => {
+    const lens = await opened()
+    await type(lens, 'A dog')
+    lens.setBeam(5)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(f.translate.at(-1)!.args[0]).toEqual({ modelId: 'en-fr', text: 'A dog', beam: 5 })
+  })
+
+  it('after an engine restart it says so and translates the text again', async () => {
+    f.setModels([summary('en-fr')])
+    const lens = new LensState()
+    const started = lens.init()
+    await vi.waitFor(() => expect(f.openModel).toHaveLength(1))
+    f.openModel[0].resolve(info('en-fr'))
+    await started
+    await type(lens, 'A dog')
+    f.translate[0].reject(new Error('The engine stopped.'))
+    await settle()
+    f.engineRestarted('The engine stopped and was restarted with en-fr.')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(lens.notice).toBe('The engine stopped and was restarted with en-fr.')
+    expect(f.translate.map((c) => (c.args[0] as { text: string }).text)).toEqual(['A dog', 'A dog'])
+  })
+})
+
+describe('LensState: models', () => {
+  it('the last model asked for wins, whichever answer comes last', async () => {
+    const lens = new LensState()
+    const a = lens.open('a')
+    const b = lens.open('b')
+    f.openModel[1].resolve(info('b'))
+    await b
+    f.openModel[0].resolve(info('a'))
+    await a
+    expect(lens.model?.id).toBe('b')
+  })
+
+  it('a failed open keeps the model that was open and says why; a superseded failure says nothing', async () => {
+    const lens = await opened('a')
+    const b = lens.open('b')
+    f.openModel[1].reject(new Error('The file is not an ONNX model.'))
+    await b
+    expect(lens.model?.id).toBe('a')
+    expect(lens.error).toBe('The file is not an ONNX model.')
+
+    const c = lens.open('c')
+    const d = lens.open('d')
+    f.openModel[3].resolve(info('d'))
+    await d
+    f.openModel[2].reject(new Error('The file is not an ONNX model.'))
+    await c
+    expect(lens.model?.id).toBe('d')
+    expect(lens.error).toBeNull()
+  })
+
+  it('a new model drops the old model’s translation and translates the text with the new one', async () => {
+    const lens = await opened('a')
+    await type(lens, 'A dog')
+    f.translate[0].resolve(translation('a', 'A dog'))
+    await settle()
+    const b = lens.open('b')
+    f.openModel[1].resolve(info('b'))
+    await b
+    expect(lens.translation).toBeNull()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(f.translate.at(-1)!.args[0]).toMatchObject({ modelId: 'b', text: 'A dog' })
+  })
+
+  it('a provider that could not start reopens the model on CPU and shows the note', async () => {
+    const lens = await opened('a')
+    const done = lens.setProvider('webgpu')
+    expect(lens.provider).toBe('webgpu')
+    f.setProvider[0].resolve(info('a', { provider: 'cpu', providerNote: 'webgpu could not start (no adapter); running on CPU.' }))
+    await done
+    expect(lens.notice).toBe('webgpu could not start (no adapter); running on CPU.')
+    expect(lens.model?.provider).toBe('cpu')
+  })
+
+  it('at start, a model the user picks while the saved one is still opening wins', async () => {
+    f.setModels([summary('a'), summary('b')])
+    localStorage.setItem(SAVED, JSON.stringify({ model: 'a' }))
+    const lens = new LensState()
+    const started = lens.init()
+    await vi.waitFor(() => expect(f.openModel).toHaveLength(1))
+    const picked = lens.open('b')
+    f.openModel[1].resolve(info('b'))
+    await picked
+    f.openModel[0].resolve(info('a'))
+    await started
+    expect(lens.model?.id).toBe('b')
+  })
+
+  it('only the views that mean something for the model are offered', async () => {
+    const lens = new LensState()
+    expect(lens.viewAvailable('heatmap')).toBe(true)
+    expect(lens.viewAvailable('step')).toBe(false)
+    for (const [attention, local, step] of [
+      ['none', false, false],
+      ['bahdanau', false, true],
+      ['local-p', true, true],
+    ] as const) {
+      const done = lens.open(attention)
+      f.openModel.at(-1)!.resolve(info(attention, { attention }))
+      await done
+      expect([lens.viewAvailable('local'), lens.viewAvailable('step'), lens.viewAvailable('whatif'), lens.viewAvailable('lines')]).toEqual([local, step, step, step])
+    }
+  })
+})
+
+describe('LensState: the session survives a restart', () => {
+  it('saves the model, text, view, heatmap style and beam, and a new start restores them', async () => {
+    f.setModels([summary('a'), summary('b')])
+    const lens = await opened('b')
+    lens.setText('A dog runs')
+    lens.setView('step')
+    lens.setBeam(4)
+    lens.setHeatmapStyle({ colormap: 'greys', norm: 'row' })
+    expect(JSON.parse(localStorage.getItem(SAVED)!)).toEqual({
+      model: 'b',
+      text: 'A dog runs',
+      view: 'step',
+      heatmap: { colormap: 'greys', scale: 'linear', norm: 'row', labels: 'auto' },
+      beam: 4,
+    })
+
+    const again = new LensState()
+    const started = again.init()
+    await vi.waitFor(() => expect(f.openModel.length).toBeGreaterThan(1))
+    expect(f.openModel.at(-1)!.args).toEqual(['b'])
+    f.openModel.at(-1)!.resolve(info('b'))
+    await started
+    expect([again.text, again.view, again.beam, again.heatmapStyle.colormap, again.heatmapStyle.norm]).toEqual(['A dog runs', 'step', 4, 'greys', 'row'])
+  })
+
+  it('a damaged or out-of-range saved session starts fresh with the first model', async () => {
+    f.setModels([summary('a'), summary('b')])
+    for (const saved of ['{not json', JSON.stringify({ model: 'gone', view: 'nowhere', beam: 40 })]) {
+      localStorage.setItem(SAVED, saved)
+      const before = f.openModel.length
+      const lens = new LensState()
+      const started = lens.init()
+      await vi.waitFor(() => expect(f.openModel).toHaveLength(before + 1))
+      expect(f.openModel.at(-1)!.args).toEqual(['a'])
+      f.openModel.at(-1)!.resolve(info('a'))
+      await started
+      expect([lens.view, lens.beam, lens.text]).toEqual(['heatmap', 1, ''])
+    }
+  })
+})
