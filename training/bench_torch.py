@@ -1,11 +1,21 @@
 """PyTorch eager side of `npm run bench`: the same weights (read back from the ONNX file's
 initializers, which keep their PyTorch names) and the same sentences as the onnxruntime side.
 
-    /usr/bin/python3 training/bench_torch.py MODEL.onnx SENTENCES.json  -> JSON on stdout
+It runs as a server so the benchmark can interleave the two sides sentence by sentence and batch
+by batch: one JSON command per line on stdin, one JSON answer per line on stdout.
+
+    {"cmd": "load", "path": "MODEL.onnx"}                 -> {"torch": version}
+    {"cmd": "greedy", "text": "...", "keys_once": false}  -> {"cpu_ms", "wall_ms", "steps"}
+    {"cmd": "beam", "text": "...", "k": 5}                -> {"cpu_ms", "wall_ms", "tokens"}
+    {"cmd": "batch", "texts": ["...", ...]}               -> {"cpu_ms", "wall_ms"}
+
+Times are measured here, around the decode alone (tokenising included, as on the ONNX side).
+`greedy` is `models.greedy`, the decoder the model cards are measured with; it recomputes the
+attention keys at every step, as the exported step does. `keys_once` is the same loop with the
+keys computed once per sentence (`Seq2Seq.keys`), the stronger baseline.
 """
 import json
 import os
-import statistics
 import sys
 import time
 
@@ -15,7 +25,7 @@ from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
-from models import Seq2Seq, greedy  # noqa: E402
+from models import Seq2Seq, beam_search, greedy, mask_unk  # noqa: E402
 
 
 def load(path):
@@ -28,59 +38,98 @@ def load(path):
                for i in m.graph.initializer if i.name.startswith("model.")}
     model.load_state_dict(weights)
     model.eval()
-    return model, meta
-
-
-def encode(meta, text):
-    vocab = json.loads(meta["al.src_vocab"])
+    # The vocabulary lookup is built once per model, not once per sentence.
     spec = json.loads(meta["al.src_tokenizer"])
-    index = {w: i for i, w in enumerate(vocab)}
+    index = {w: i for i, w in enumerate(json.loads(meta["al.src_vocab"]))}
+    return model, (spec, index)
+
+
+def encode(vocab, text):
+    spec, index = vocab
     return data.encode(text, spec, index, 200)
 
 
-def latency(model, meta, sentences, reps):
-    times = []
-    with torch.no_grad():
-        for _ in range(reps):
-            for s in sentences:
-                t0 = time.perf_counter()
-                ids = encode(meta, s)
-                src = torch.tensor([ids])
-                greedy(model, src, torch.ones(1, len(ids)), max_len=2 * len(ids) + 10)
-                times.append((time.perf_counter() - t0) * 1000)
-    times.sort()
-    return {"p50": statistics.median(times), "p95": times[int(0.95 * (len(times) - 1))], "n": len(times)}
+@torch.no_grad()
+def greedy_keys_once(model, src, mask, max_len, bos=2, eos=3):
+    """models.greedy with the keys computed once per sentence; the same steps and captures."""
+    H, state = model.encode(src, mask)
+    K = model.keys(H)
+    B, S = H.shape[0], H.shape[1]
+    m = mask if model.kind != "none" else mask[:, :1]
+    prev = torch.full((B,), bos, dtype=torch.long)
+    done = torch.zeros(B, dtype=torch.bool)
+    ids = [[] for _ in range(B)]
+    steps = []
+    for t in range(max_len):
+        o = model.step(prev, state, H, m, torch.full((B,), float(t)), torch.zeros(B, S), torch.zeros(B, 1), K=K)
+        state = o["next_state"]
+        prev = mask_unk(o["logits"]).argmax(1)
+        steps.append({k: v.clone() for k, v in o.items() if k not in ("logits", "next_state")})
+        for b in range(B):
+            if not done[b]:
+                if prev[b].item() == eos:
+                    done[b] = True
+                else:
+                    ids[b].append(prev[b].item())
+        if bool(done.all()):
+            break
+    return ids, steps
 
 
-def throughput(model, meta, sentences, batch=32):
-    t0 = time.perf_counter()
-    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-    with torch.no_grad():
-        for k in range(0, len(order), batch):
-            enc = [encode(meta, sentences[i]) for i in order[k:k + batch]]
-            S = max(len(e) for e in enc)
-            src = torch.zeros(len(enc), S, dtype=torch.long)
-            for b, e in enumerate(enc):
-                src[b, :len(e)] = torch.tensor(e)
-            greedy(model, src, (src != 0).float(), max_len=2 * S + 10)
-    sec = time.perf_counter() - t0
-    return {"seconds": sec, "sentences_per_second": len(sentences) / sec}
+def timed(fn):
+    c0, w0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, {"cpu_ms": (time.process_time() - c0) * 1000, "wall_ms": (time.perf_counter() - w0) * 1000}
+
+
+def batch_tensors(vocab, texts):
+    enc = [encode(vocab, s) for s in texts]
+    S = max(len(e) for e in enc)
+    src = torch.zeros(len(enc), S, dtype=torch.long)
+    for b, e in enumerate(enc):
+        src[b, :len(e)] = torch.tensor(e)
+    return src, (src != 0).float()
 
 
 def main():
     torch.set_num_threads(1)
-    model, meta = load(sys.argv[1])
-    with open(sys.argv[2], encoding="utf-8") as f:
-        job = json.load(f)
-    out = {"torch": torch.__version__, "latency": {}, "throughput": None}
-    for name, sents in job["latency"].items():
-        if sents:
-            latency(model, meta, sents[:2], 1)  # warm-up
-            out["latency"][name] = latency(model, meta, sents, job["reps"])
-    if job.get("corpus"):
-        out["throughput"] = throughput(model, meta, job["corpus"])
-    print(json.dumps(out))
+    model = vocab = None
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        c = cmd["cmd"]
+        if c == "load":
+            model, vocab = load(cmd["path"])
+            out = {"torch": torch.__version__}
+        elif c == "greedy":
+            decode = greedy_keys_once if cmd.get("keys_once") else greedy
+
+            def run():
+                ids = encode(vocab, cmd["text"])
+                return decode(model, torch.tensor([ids]), torch.ones(1, len(ids)), max_len=2 * len(ids) + 10)
+
+            (toks, steps), out = timed(run)
+            out["steps"] = len(steps)
+        elif c == "beam":
+            def run():
+                ids = encode(vocab, cmd["text"])
+                return beam_search(model, torch.tensor([ids]), torch.ones(1, len(ids)), K=cmd.get("k", 5))
+
+            toks, out = timed(run)
+            out["tokens"] = len(toks[0])
+        elif c == "batch":
+            def run():
+                src, mask = batch_tensors(vocab, cmd["texts"])
+                return greedy(model, src, mask, max_len=2 * src.shape[1] + 10)
+
+            _, out = timed(run)
+        elif c == "quit":
+            break
+        else:
+            out = {"error": f"unknown command {c}"}
+        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":
-    main()
+    with torch.no_grad():
+        main()

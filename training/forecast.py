@@ -34,6 +34,7 @@ HIST, HORIZON, DAY, WEEK = 384, 48, 48, 336
 HOLDOUT = 2 * WEEK
 KINDS = ("none", "luong-general", "local-p")
 LAGS = (WEEK, DAY)  # the residual design's seasonal-naive lag first
+LEVEL = 8  # residual 2: the base is shifted by mean(last LEVEL steps) - mean(the same steps a week earlier)
 FEATURES = ["value", "tod_sin", "tod_cos", "dow_sin", "dow_cos"]
 STEP_FEATURES = FEATURES[1:]
 FORMAT_VERSION = "1"
@@ -104,11 +105,13 @@ class Forecaster(nn.Module):
         super().__init__()
         assert kind in KINDS, kind
         self.kind, self.window, self.dec_dim, self.hid = kind, window, dec, hid
-        # residual: the step predicts a correction to the seasonal naive (the value one week
-        # earlier) and also reads the value one day earlier. encode() copies those 2 x 48 values
-        # of the history into the decoder state as two queues; each step reads and drops the
-        # front of both, so the contract (inputs, outputs) is unchanged and only Z grows by 96.
-        self.residual = residual
+        # residual 1: the step predicts a correction to the seasonal naive (the value one week
+        # earlier) and also reads the value one day earlier; residual 2: the same, but the week-ago
+        # values are first shifted by the change in level (the mean of the last LEVEL steps minus
+        # the mean of the same steps a week earlier). encode() puts those 2 x 48 values into the
+        # decoder state as two queues; each step reads and drops the front of both, so the
+        # contract (inputs, outputs) is unchanged and only Z grows by 96.
+        self.residual = int(residual)
         self.nq = len(LAGS) * HORIZON if residual else 0
         # What attention reads: the GRU state and the step's own inputs, so a forecast step can
         # take the value at a lag directly instead of decoding it out of a state.
@@ -133,6 +136,10 @@ class Forecaster(nn.Module):
                 self.W_p = nn.Linear(dec, dec)
                 self.v_p = nn.Linear(dec, 1, bias=False)
         self.out = nn.Linear(dec, 1)
+        if self.residual:
+            # start from the base forecast itself: the correction is 0 until training moves it
+            nn.init.zeros_(self.out.weight)
+            nn.init.zeros_(self.out.bias)
 
     @property
     def state_dim(self):
@@ -142,7 +149,11 @@ class Forecaster(nn.Module):
         """[B, 96]: the scaled values at lag 336 and then lag 48 of the 48 steps to forecast
         (history positions S-336 .. S-289 and S-48 .. S-1)."""
         v = history[:, :, 0]
-        return torch.cat([v[:, -lag : v.shape[1] - lag + HORIZON] for lag in LAGS], 1)
+        qs = [v[:, -lag : v.shape[1] - lag + HORIZON] for lag in LAGS]
+        if self.residual == 2:
+            shift = v[:, -LEVEL:].mean(1, keepdim=True) - v[:, -WEEK - LEVEL : -WEEK].mean(1, keepdim=True)
+            qs[0] = qs[0] + shift
+        return torch.cat(qs, 1)
 
     def encode(self, history):
         H, last = self.encoder(history)
@@ -252,6 +263,16 @@ def seasonal_naive(series, origins):
     return torch.tensor([series.values[o - WEEK : o - WEEK + HORIZON] for o in origins])
 
 
+def level_naive(series, origins):
+    """The seasonal naive shifted by the change in level (what residual 2 corrects)."""
+    v = series.values
+    out = []
+    for o in origins:
+        shift = sum(v[o - LEVEL : o]) / LEVEL - sum(v[o - WEEK - LEVEL : o - WEEK]) / LEVEL
+        out.append([x + shift for x in v[o - WEEK : o - WEEK + HORIZON]])
+    return torch.tensor(out)
+
+
 # ---------------------------------------------------------------- export
 
 
@@ -338,18 +359,28 @@ def write_parity(model, series, origins, path, name):
         json.dump({"model": name, "cases": cases}, f)
 
 
+RESIDUAL_TEXT = {
+    1: "Each step predicts a correction to the seasonal naive (the value one week earlier) and also reads the value "
+       "one day earlier; both come from the history and travel in the decoder state (its last 96 numbers).",
+    2: f"Each step predicts a correction to the level-adjusted seasonal naive (the value one week earlier plus the "
+       f"mean of the last {LEVEL} history steps minus the mean of the same steps a week earlier) and also reads the "
+       f"value one day earlier; both come from the history and travel in the decoder state (its last 96 numbers).",
+}
+
+
 def write_card(info, path):
     t, s, tr = info["test"], info["sizes"], info["training"]
     kind = info["kind"]
     att = {"none": "none (the final encoder state is the only context)",
            "luong-general": "Luong global attention, general score, input feeding",
            "local-p": f"Luong local-p attention, window half-width D = {info['window']} (σ = D/2), general score"}[kind]
-    rows = "\n".join(f"| {h['steps']} | {h['mae']} | {h['seasonal_naive_mae']} |" for h in t["by_horizon"])
+    rows = "\n".join(f"| {h['steps']} | {h['mae']} | {h['seasonal_naive_mae']} | {h.get('level_naive_mae', '')} |"
+                     for h in t["by_horizon"])
     text = f"""# {info['name']}
 
 Forecasting: half-hourly electricity demand (MW), England and Wales. Reads the last {HIST} steps
 (8 days) and predicts the next {HORIZON} (one day), step by step. Attention: {att}.
-{"Each step predicts a correction to the seasonal naive (the value one week earlier) and also reads the value one day earlier; both come from the history and travel in the decoder state (its last 96 numbers)." if info.get("residual") else ""}
+{RESIDUAL_TEXT.get(info.get("residual"), "")}
 
 - **Data**: J.W. Taylor (2003), "Short-term electricity demand forecasting using double seasonal
   exponential smoothing", JORS 54, 799–805 (the `taylor` series of the R package `forecast`):
@@ -360,16 +391,19 @@ Forecasting: half-hourly electricity demand (MW), England and Wales. Reads the l
   each decoder step gets its previous forecast and the calendar of the step it predicts.
 - **Architecture**: GRU encoder ({s['enc_hidden']}), GRU-cell decoder ({s['dec_hidden']}),
   {s['parameters']:,} parameters.
-- **Training**: {tr['origins']:,} origins, {tr['epochs']} epochs (best validation epoch
+- **Training**: {tr['origins']:,} origins, cosine schedule over {tr['epochs']} epochs, stopped after
+  {tr.get('epochs_run', tr['epochs'])} (no better validation MAE for {tr.get('patience') or 'n/a'} epochs; best validation epoch
   {tr['best_epoch']} kept), batch {tr['batch']}, Adam lr {tr['lr']}, L1 loss on the free-running
   forecast, {tr['minutes']} minutes on {tr['threads']} CPU thread(s), seed {tr['seed']}.
 - **Test**: every origin of the held-out weeks whose whole day ahead is inside them
   ({t['origins']} origins, {t['origins'] * HORIZON:,} forecast steps):
   **MAE {t['mae']} MW, MAPE {t['mape']} %**; seasonal naive (same time last week) on the same
-  steps: MAE {t['seasonal_naive']['mae']} MW, MAPE {t['seasonal_naive']['mape']} %.
+  steps: MAE {t['seasonal_naive']['mae']} MW, MAPE {t['seasonal_naive']['mape']} %; the seasonal naive
+  shifted by the change in level over the last {LEVEL} steps (the base the residual design corrects):
+  MAE {t.get('level_naive', {}).get('mae')} MW. Best validation MAE {tr.get('best_val_mae')} MW.
 
-| steps ahead | MAE (MW) | seasonal naive MAE (MW) |
-| --- | --- | --- |
+| steps ahead | MAE (MW) | seasonal naive MAE (MW) | level-adjusted naive MAE (MW) |
+| --- | --- | --- | --- |
 {rows}
 
 Measured by `/usr/bin/python3 training/forecast.py --kind {kind}`; `attention-lens forecast-eval`
@@ -402,7 +436,11 @@ def main():
     ap.add_argument("--window", type=int, default=24)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--residual", type=int, default=1, help="1: predict a correction to the seasonal naive")
+    ap.add_argument("--patience", type=int, default=8,
+                    help="stop when the validation MAE has not improved for this many epochs (0: never)")
+    ap.add_argument("--residual", type=int, default=2, choices=(0, 1, 2),
+                    help="0: predict the value; 1: a correction to the seasonal naive; "
+                         "2: a correction to the level-adjusted seasonal naive")
     ap.add_argument("--name", default=None)
     ap.add_argument("--limit", type=int, default=0, help="smoke tests: only this many training origins")
     ap.add_argument("--no-export", action="store_true", help="design runs: train and measure only")
@@ -418,7 +456,7 @@ def main():
     series = Series(*read_series(os.path.join(DATASETS, "taylor", "taylor.csv")))
     if a.write_series:
         write_series(series, a.write_series)
-    model = Forecaster(a.kind, a.hid, a.hid, a.window, bool(a.residual))
+    model = Forecaster(a.kind, a.hid, a.hid, a.window, a.residual)
     params = sum(p.numel() for p in model.parameters())
     train_o, val_o, test_o = series.origins("train"), series.origins("val"), series.origins("test")
     if a.limit:
@@ -427,7 +465,8 @@ def main():
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, a.epochs)
     val_actual = actual_mw(series, val_o)
-    print(f"validation week: seasonal naive MAE {metrics(seasonal_naive(series, val_o), val_actual)['mae']}", flush=True)
+    print(f"validation week: seasonal naive MAE {metrics(seasonal_naive(series, val_o), val_actual)['mae']}, "
+          f"level-adjusted {metrics(level_naive(series, val_o), val_actual)['mae']}", flush=True)
     best, best_state, best_epoch, log = float("inf"), None, 0, []
     t0 = time.time()
     for epoch in range(a.epochs):
@@ -454,25 +493,32 @@ def main():
         if val["mae"] < best:
             best, best_epoch = val["mae"], epoch + 1
             best_state = {k: v.clone() for k, v in model.state_dict().items()}
+        elif a.patience and epoch + 1 - best_epoch >= a.patience:
+            print(f"stopping: no better validation MAE for {a.patience} epochs", flush=True)
+            break
     minutes = (time.time() - t0) / 60
     model.load_state_dict(best_state)
     model.eval()
     pred, actual, naive = forecast_mw(model, series, test_o), actual_mw(series, test_o), seasonal_naive(series, test_o)
+    lnaive = level_naive(series, test_o)
     by_h = []
     for lo, hi in ((1, 12), (13, 24), (25, 36), (37, 48)):
         by_h.append({"steps": f"{lo}-{hi}", "mae": metrics(pred[:, lo - 1 : hi], actual[:, lo - 1 : hi])["mae"],
-                     "seasonal_naive_mae": metrics(naive[:, lo - 1 : hi], actual[:, lo - 1 : hi])["mae"]})
+                     "seasonal_naive_mae": metrics(naive[:, lo - 1 : hi], actual[:, lo - 1 : hi])["mae"],
+                     "level_naive_mae": metrics(lnaive[:, lo - 1 : hi], actual[:, lo - 1 : hi])["mae"]})
     test = dict(metrics(pred, actual), set=f"{series.times[series.test_start][:10]} to {series.times[-1][:10]}",
-                origins=len(test_o), seasonal_naive=metrics(naive, actual), by_horizon=by_h,
+                origins=len(test_o), seasonal_naive=metrics(naive, actual), level_naive=metrics(lnaive, actual),
+                by_horizon=by_h,
                 train_until=series.times[series.val_start - 1][:10])
     print(f"{name}: best val MAE {best} (epoch {best_epoch}); test MAE {test['mae']} MW, MAPE {test['mape']} %; "
           f"seasonal naive MAE {test['seasonal_naive']['mae']}, MAPE {test['seasonal_naive']['mape']}; by horizon "
           + " ".join(f"{h['steps']}:{h['mae']}/{h['seasonal_naive_mae']}" for h in by_h), flush=True)
     info = {
-        "name": name, "kind": a.kind, "window": a.window if a.kind == "local-p" else 0, "residual": bool(a.residual),
+        "name": name, "kind": a.kind, "window": a.window if a.kind == "local-p" else 0, "residual": a.residual,
         "scaling": {"mean": series.mean, "std": series.std},
         "sizes": {"enc_hidden": a.hid, "dec_hidden": a.hid, "parameters": params},
-        "training": {"origins": len(train_o), "epochs": a.epochs, "best_epoch": best_epoch, "batch": a.batch,
+        "training": {"origins": len(train_o), "epochs": a.epochs, "epochs_run": len(log), "patience": a.patience,
+                     "best_epoch": best_epoch, "best_val_mae": best, "batch": a.batch,
                      "lr": a.lr, "minutes": round(minutes, 1), "threads": a.threads, "seed": a.seed, "log": log},
         "test": test,
     }

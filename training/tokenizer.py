@@ -6,7 +6,8 @@ word/char specs) and test/fixtures/bpe-tokenizer-vectors.json (joiner/BPE specs)
 
 Spec types (see training/README.md, "Tokenizer specs", for the exact rules):
 
-- `{"type": "char"}`: every non-space character is a token.
+- `{"type": "char"}`: every non-space character is a token; with `"keep_spaces": true` each run
+  of spaces between characters is one "\u2581" token (character-level targets need them).
 - `{"type": "word"}` (no `joiner` field): the original word tokenizer (kept for old models).
 - `{"type": "word", "joiner": "@@"}`: the same words ("units"), but a unit that is written
   against the next one, where the implicit rules below would put a space, carries the joiner
@@ -27,6 +28,7 @@ APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 NO_SPACE_BEFORE = set(".,!?;:)]}%")
 NO_SPACE_AFTER = set("([{")
 EOW = "</w>"
+SPACE_TOKEN = "\u2581"  # what a char tokenizer with keep_spaces writes for a run of spaces
 
 
 def normalize(text, spec):
@@ -102,6 +104,8 @@ def _bpe(spec):
 def tokenize(text, spec):
     text = normalize(text, spec)
     if spec["type"] == "char":
+        if spec.get("keep_spaces", False):
+            return [SPACE_TOKEN if c == " " else c for c in " ".join(text.split())]
         return [c for c in text if not c.isspace()]
     if spec["type"] == "word" and "joiner" not in spec:
         return WORD_RE.findall(text)
@@ -134,7 +138,8 @@ def word_spans(tokens, spec):
 
 def detokenize(tokens, spec):
     if spec["type"] == "char":
-        return "".join(tokens)
+        out = "".join(tokens)
+        return out.replace(SPACE_TOKEN, " ") if spec.get("keep_spaces", False) else out
     j = spec.get("joiner")
     out, glue_next = "", True
     for tok in tokens:

@@ -45,7 +45,7 @@ def parse():
     ap.add_argument("--pair", default="en-fr", choices=sorted(data.PAIRS))
     ap.add_argument("--kind", default="bahdanau")
     ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--lr-floor", type=float, default=0.05, help="final lr as a fraction of --lr")
     ap.add_argument("--warmup", type=int, default=300, help="linear warm-up steps")
@@ -67,6 +67,7 @@ def parse():
     ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     ap.add_argument("--stage", default="all", choices=("all", "train", "eval"))
     ap.add_argument("--max-steps", type=int, default=0, help="timing runs: stop after N batches")
+    ap.add_argument("--stop-after-epoch", type=int, default=0, help="resume tests: exit after saving epoch N")
     ap.add_argument("--out-dir", default=os.path.join(STAGE, "models"))
     ap.add_argument("--fixture-dir", default=os.path.join(STAGE, "parity"))
     ap.add_argument("--ckpt-dir", default=os.path.join(HERE, "checkpoints"))
@@ -230,6 +231,8 @@ def main():
                         "py_rng": random.getstate(), "log": log, "epoch": epoch + 1, "minutes": minutes, "cpu_minutes": cpu,
                         "src_vocab": src_vocab, "tgt_vocab": tgt_vocab}, tmp)
             os.replace(tmp, last)
+            if a.stop_after_epoch and epoch + 1 >= a.stop_after_epoch:
+                return
         if a.stage == "train":
             return
     ck = torch.load(last, weights_only=False)

@@ -6,26 +6,32 @@
  * Every failure is one line on stderr and a non-zero exit.
  */
 import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { scoredOrigins } from '../engine/forecast'
 import { InferenceService } from '../engine/service'
+import { naiveBaselineLabel } from './baseline'
+import { check } from './check'
 import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
 import { renderFigure, type FigureData } from '../host/export/figure'
-import { DEFAULT_FIGURE, FONT_PRESETS, SIZE_PRESETS, specProblem, type FigureFormat, type FigureSpec } from '../shared/figure'
+import { DEFAULT_FIGURE, DPI_PER_SCALE, FONT_PRESETS, parseSize, pngPixels, SIZE_PRESETS, specProblem, type FigureFormat, type FigureSpec } from '../shared/figure'
 
 const USAGE = [
   'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl]',
   '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P]',
-  '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"]',
-  '              --view heatmap|local|comparison --out FIG.png|svg|pdf [--scale 1-4] [--theme light|dark|transparent]',
-  '              [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH] [--font paper|screen|lecture|back-row|N]',
-  '              [--title T] [--caption C] [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--step N]',
+  '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"] --out FIG.png|svg|pdf',
+  '              [--view heatmap|local|positions|step|lines|comparison|whatif|corpus] [--step N] [--threshold 0-1]',
+  '              [--mode uniform|onehot|diagonal --at N|all [--source J]] (whatif)   [--src TEST.src --ref TEST.ref] (corpus)',
+  '       figure options: [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH[in|cm|mm|pt]] [--font paper|screen|lecture|back-row|POINTS]',
+  '              [--dpi 150|300|600|N | --scale 1-4] [--theme light|dark|transparent] [--lang en|zh] [--title T] [--caption C]',
+  '              [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--highlight-row N]',
   '       attention-lens forecast --model M.onnx [--series FILE.csv] [--origin TIMESTAMP] [--out FIG.png|svg|pdf [figure options] [--step N]]',
   '       attention-lens forecast-eval --model M.onnx [--model N.onnx ...] [--series FILE.csv --from TIMESTAMP]',
+  '       --step, --at and --source count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
+  '       attention-lens check M.onnx [N.onnx ...] [--json] [--provider P]   (exit 0: every feature works, 1: some will not, 2: cannot open)',
 ].join('\n')
 
 class UsageError extends Error {}
@@ -103,29 +109,44 @@ async function evaluate(argv: string[]): Promise<void> {
   await service.closeAll()
 }
 
+const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus'] as const
+const MODES = ['uniform', 'onehot', 'diagonal'] as const
+
 function figureSpec(v: Record<string, string | boolean | undefined>, format: FigureFormat): FigureSpec {
   const spec: FigureSpec = { ...DEFAULT_FIGURE, format }
   const size = String(v.size ?? 'slide-16x9')
   const preset = SIZE_PRESETS[size as keyof typeof SIZE_PRESETS]
-  const custom = size.match(/^(\d+)x(\d+)$/)
-  if (preset) Object.assign(spec, { width: preset.width, height: preset.height })
-  else if (custom) Object.assign(spec, { width: Number(custom[1]), height: Number(custom[2]) })
-  else throw new UsageError(`--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')} or WIDTHxHEIGHT`)
+  const custom = parseSize(size)
+  if (preset) Object.assign(spec, preset)
+  else if (custom) Object.assign(spec, custom)
+  else throw new UsageError(`--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')} or WIDTHxHEIGHT with a unit (in, cm, mm, pt; none: pixels), e.g. 3.5x2.5in`)
   const font = String(v.font ?? 'lecture')
   spec.fontSize = font in FONT_PRESETS ? FONT_PRESETS[font as keyof typeof FONT_PRESETS] : Number(font)
-  spec.scale = Number(v.scale ?? 2)
+  if (v.dpi !== undefined && v.scale !== undefined) throw new UsageError('--dpi and --scale say the same thing: give one')
+  if (v.scale !== undefined) {
+    const scale = Number(v.scale)
+    if (!(scale >= 1 && scale <= 4)) throw new UsageError('--scale must be a number from 1 to 4 (1 = 96 dpi)')
+    spec.dpi = Math.round(scale * DPI_PER_SCALE)
+  } else if (v.dpi !== undefined) spec.dpi = Number(v.dpi)
   spec.theme = String(v.theme ?? 'light') as FigureSpec['theme']
+  spec.lang = String(v.lang ?? 'en') as FigureSpec['lang']
   if (typeof v.title === 'string') spec.title = v.title
   if (typeof v.caption === 'string') spec.caption = v.caption
   if (v.colormap !== undefined) {
     if (!['viridis', 'cividis', 'greys'].includes(String(v.colormap))) throw new UsageError('--colormap must be viridis, cividis or greys')
     spec.colormap = String(v.colormap) as FigureSpec['colormap']
   }
+  if (v['highlight-row'] !== undefined) {
+    // Counted from 1, as --step is.
+    const row = Number(v['highlight-row'])
+    if (!(Number.isInteger(row) && row >= 1)) throw new UsageError('--highlight-row must be a whole number from 1 (the first output step)')
+    spec.highlightRow = row - 1
+  }
   spec.legend = v['no-legend'] !== true
   spec.localOverlay = v['no-overlay'] !== true
   const problem = specProblem(spec)
   // The schema names the spec's fields (fontSize: …); say it with the option the user typed (--font …).
-  const option = (field: string) => `--${({ width: 'size', height: 'size', fontSize: 'font', legend: 'no-legend', localOverlay: 'no-overlay' } as Record<string, string>)[field] ?? field}`
+  const option = (field: string) => `--${({ width: 'size', height: 'size', fontSize: 'font', legend: 'no-legend', localOverlay: 'no-overlay', highlightRow: 'highlight-row' } as Record<string, string>)[field] ?? field}`
   if (problem) throw new UsageError(problem.replace(/^(\w+):/, (_, field: string) => option(field)).replace(/\.$/, ''))
   return spec
 }
@@ -133,62 +154,117 @@ function figureSpec(v: Record<string, string | boolean | undefined>, format: Fig
 const figureOptions = {
   out: { type: 'string' },
   scale: { type: 'string' },
+  dpi: { type: 'string' },
   theme: { type: 'string' },
   size: { type: 'string' },
   font: { type: 'string' },
+  lang: { type: 'string' },
   title: { type: 'string' },
   caption: { type: 'string' },
   colormap: { type: 'string' },
   step: { type: 'string' },
+  'highlight-row': { type: 'string' },
   'no-legend': { type: 'boolean' },
 } as const
+
+/** --out's format, from its extension. */
+function outFormat(out: string | undefined): FigureFormat {
+  if (!out) throw new UsageError('--out FIG.png|svg|pdf is missing')
+  const format = out.toLowerCase().split('.').pop() as FigureFormat
+  if (!['png', 'svg', 'pdf'].includes(format)) throw new UsageError('--out must end in .png, .svg or .pdf')
+  return format
+}
+
+/**
+ * A step or position option, counted from 1 as the app counts them (step 1 is the first output
+ * token; forecast step 8 is "+8"), as a 0-based index; or the default index.
+ */
+function index(value: string | undefined, n: number, what: string, fallback: number): number {
+  if (value === undefined) return fallback
+  const i = Number(value)
+  if (!(Number.isInteger(i) && i >= 1 && i <= n)) throw new UsageError(`${what} must be a whole number from 1 to ${n}`)
+  return i - 1
+}
+
+/** Renders and writes the figure, and says what was written: its size in pixels (CSS) and inches, and a PNG's resolution. */
+async function writeFigure(out: string, data: FigureData, spec: FigureSpec): Promise<void> {
+  await writeAtomic(out, await renderFigure(data, spec))
+  const px = (pt: number) => Math.round(pt / 0.75)
+  const inch = (pt: number) => +(pt / 72).toFixed(2)
+  const [w, h] = pngPixels(spec)
+  console.log(`wrote ${out} (${px(spec.width)}×${px(spec.height)} px, ${inch(spec.width)} × ${inch(spec.height)} in, ${spec.fontSize} pt text${spec.format === 'png' ? `, ${w}×${h} pixels at ${spec.dpi} dpi` : ''}, ${data.view})`)
+}
 
 async function exportFigure(argv: string[]): Promise<void> {
   const v = args(argv, {
     model: { type: 'string', multiple: true },
     src: { type: 'string' },
+    ref: { type: 'string' },
     target: { type: 'string' },
     view: { type: 'string', default: 'heatmap' },
     ...figureOptions,
     'no-overlay': { type: 'boolean' },
+    threshold: { type: 'string' },
+    mode: { type: 'string' },
+    at: { type: 'string' },
+    source: { type: 'string' },
     provider: { type: 'string', default: 'cpu' },
   })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
-  if (v.src === undefined) throw new UsageError('--src "sentence" is missing')
-  if (!v.out) throw new UsageError('--out FIG.png|svg|pdf is missing')
-  const format = v.out.toLowerCase().split('.').pop() as FigureFormat
-  if (!['png', 'svg', 'pdf'].includes(format)) throw new UsageError('--out must end in .png, .svg or .pdf')
-  const view = String(v.view)
-  if (!['heatmap', 'local', 'comparison'].includes(view)) throw new UsageError('--view must be heatmap, local or comparison')
+  const view = String(v.view) as (typeof VIEWS)[number]
+  if (!VIEWS.includes(view)) throw new UsageError(`--view must be ${VIEWS.slice(0, -1).join(', ')} or ${VIEWS[VIEWS.length - 1]}`)
+  if (v.src === undefined) throw new UsageError(view === 'corpus' ? '--src TEST-SET (a file, one sentence a line) is missing' : '--src "sentence" is missing')
+  const format = outFormat(v.out)
   const spec = figureSpec({ ...v, model: undefined } as Record<string, string | boolean | undefined>, format)
+  const threshold = v.threshold === undefined ? 0.1 : Number(v.threshold)
+  if (!(threshold >= 0 && threshold <= 1)) throw new UsageError('--threshold must be a number from 0 to 1')
+  const mode = String(v.mode ?? 'uniform') as (typeof MODES)[number]
+  if (!MODES.includes(mode)) throw new UsageError('--mode must be uniform, onehot or diagonal')
   const models = v.model.map((m) => readableFile(m, '--model'))
   const service = new InferenceService()
   await service.setProvider(v.provider!)
   const run = (m: string) => (v.target !== undefined ? service.forced(m, v.src!, v.target) : service.translate(m, v.src!))
   let data: FigureData
-  if (view === 'comparison') {
+  if (view === 'corpus') {
+    const srcs = lines(readableFile(v.src, '--src TEST-SET'))
+    const refs = lines(readableFile(v.ref, '--ref REFERENCES'))
+    const results = []
+    for (const m of models) {
+      const info = await service.open(m)
+      results.push({ ...(await service.evaluate(m, srcs, refs)), modelId: m, attention: info.attention, model: info.name })
+    }
+    const first = await service.open(models[0])
+    data = { view: 'corpus', corpus: { pair: `${first.srcLang}-${first.tgtLang}`, testSet: basename(v.src), results } }
+  } else if (view === 'comparison') {
     const translations = []
     for (const m of models) translations.push(await run(m))
     const names = await Promise.all(models.map(async (m) => (await service.open(m)).name))
     data = { view: 'comparison', translations, names }
   } else {
     const info = await service.open(models[0])
-    const translation = await run(models[0])
-    if (view === 'local') {
-      if (!translation.positions) throw new Error(`${info.name} has no local attention (it is ${info.attention}); use --view heatmap`)
-      const step = v.step === undefined ? null : Number(v.step)
-      if (step !== null && !(Number.isInteger(step) && step >= 0 && step < translation.tgtTokens.length)) {
-        throw new UsageError(`--step must be an output step from 0 to ${translation.tgtTokens.length - 1}`)
-      }
-      data = { view: 'local', translation, windowD: info.windowD, step: step ?? 0 }
+    if (view === 'whatif') {
+      const original = await service.translate(models[0], v.src)
+      const at = v.at === undefined || v.at === 'all' ? 'all' : index(v.at, original.tgtTokens.length, '--at (an output step, or all)', 0)
+      const sourceIndex = index(v.source, original.srcTokens.length, '--source', 0)
+      const result = await service.whatIf(models[0], { modelId: models[0], text: v.src, steps: at === 'all' ? 'all' : [at], mode, sourceIndex })
+      if (result.modified.attention.length === 0) throw new Error(`${info.name} has no attention to override`)
+      data = { view: 'whatif', result, mode, at, ...(mode === 'onehot' ? { sourceIndex } : {}) }
     } else {
+      const translation = await run(models[0])
+      const T = translation.tgtTokens.length
       if (translation.attention.length === 0) throw new Error(`${info.name} has no attention to draw; use --view comparison`)
-      data = { view: 'heatmap', translation }
+      const local = !!translation.positions
+      if ((view === 'local' || view === 'positions') && !local) throw new Error(`${info.name} has no local attention (it is ${info.attention}); use --view heatmap`)
+      const step = index(v.step, T, '--step (an output step)', 0)
+      if (view === 'local') data = { view: 'local', translation, windowD: info.windowD, step }
+      else if (view === 'positions') data = { view: 'positions', translation }
+      else if (view === 'step') data = { view: 'step', translation, step, attention: info.attention }
+      else if (view === 'lines') data = { view: 'lines', translation, threshold }
+      else data = { view: 'heatmap', translation }
     }
   }
-  await writeAtomic(v.out, await renderFigure(data, spec))
+  await writeFigure(v.out!, data, spec)
   await service.closeAll()
-  console.log(`wrote ${v.out} (${spec.width}×${spec.height}${format === 'png' ? ` at ${spec.scale}×` : ''}, ${view})`)
 }
 
 /** The series to forecast on: the user's CSV, or the bundled held-out weeks (and where they start). */
@@ -224,14 +300,14 @@ async function forecast(argv: string[]): Promise<void> {
   const r = await service.forecast(model, s, origin)
   const unit = r.unit ? ` ${r.unit}` : ''
   console.log(`${info.name}: forecast from ${r.times[0]} for ${r.forecast.length} steps in ${r.decodeMs.toFixed(1)} ms`)
-  if (r.mae !== null) console.log(`  MAE ${r.mae.toFixed(1)}${unit}, MAPE ${r.mape!.toFixed(2)} %; same time last week: MAE ${r.naiveMae!.toFixed(1)}${unit}, MAPE ${r.naiveMape!.toFixed(2)} %`)
+  const baseline = naiveBaselineLabel(r.seasonalLags, r.periodMinutes)
+  const vsBaseline = baseline && r.naiveMae !== null ? `; ${baseline}: MAE ${r.naiveMae.toFixed(1)}${unit}, MAPE ${r.naiveMape!.toFixed(2)} %` : ''
+  if (r.mae !== null) console.log(`  MAE ${r.mae.toFixed(1)}${unit}, MAPE ${r.mape!.toFixed(2)} %${vsBaseline}`)
   console.log(`  ${r.times.map((t, i) => `${t.slice(11, 16)} ${Math.round(r.forecast[i])}`).join(', ')}`)
   if (v.out && format) {
-    const step = v.step === undefined ? null : Number(v.step)
-    if (step !== null && !(Number.isInteger(step) && step >= 0 && step < r.forecast.length)) throw new UsageError(`--step must be a forecast step from 0 to ${r.forecast.length - 1}`)
+    const step = v.step === undefined ? null : index(v.step, r.forecast.length, '--step (a forecast step)', 0)
     const spec = figureSpec(v as Record<string, string | boolean | undefined>, format)
-    await writeAtomic(v.out, await renderFigure({ view: 'forecast', forecast: r, step }, spec))
-    console.log(`wrote ${v.out} (${spec.width}×${spec.height}${format === 'png' ? ` at ${spec.scale}×` : ''}, forecast)`)
+    await writeFigure(v.out, { view: 'forecast', forecast: r, step }, spec)
   }
   await service.closeAll()
 }
@@ -263,6 +339,7 @@ async function main(): Promise<void> {
   if (command === 'export') return exportFigure(rest)
   if (command === 'forecast') return forecast(rest)
   if (command === 'forecast-eval') return forecastEval(rest)
+  if (command === 'check') return check(rest)
   if (command === undefined || command === '--help' || command === '-h') {
     console.log(USAGE)
     if (command === undefined) process.exitCode = 2

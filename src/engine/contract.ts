@@ -1,26 +1,21 @@
 import { LensError } from '../shared/errors'
-import { TensorProto_DataType } from './onnx-proto'
-import { ATTENTION_KINDS, type AttentionKind, type ForecastScore, type ForecastSpec, type ModelTask, type TestScore } from '../shared/api'
+import { TensorProto_DataLocation, TensorProto_DataType, type TensorProto } from './onnx-proto'
+import { ATTENTION_KINDS, type AttentionKind, type ForecastScore, type ForecastSpec, type LocalScore, type ModelTask, type TestScore } from '../shared/api'
 import type { OnnxFile } from './onnx-graph'
 import { parseTokenizerSpec, TokenizerSpecError, type TokenizerSpec } from './tokenizer'
 
 /**
- * The one-file model contract (docs/model-format.md), checked when a file is opened. Each
- * failure is a ContractError whose message is one sentence naming what is wrong.
+ * The one-file model contract (docs/model-format.md), checked when a file is opened. Every
+ * problem is one sentence naming what is wrong and quoting the value the file holds;
+ * `contractProblems` lists them all, `checkContract` refuses the file with the first.
  */
 export const FORMAT_VERSION = '1'
 export const ENCODER_INPUTS = ['src_ids', 'src_mask'] as const
 export const ENCODER_OUTPUTS = ['encoder_out', 'decoder_init'] as const
-export const STEP_INPUTS = [
-  'prev_token',
-  'state',
-  'encoder_states',
-  'src_mask',
-  'step',
-  'attn_override',
-  'override_on',
-] as const
+export const STEP_INPUTS = ['prev_token', 'state', 'encoder_states', 'src_mask', 'step', 'attn_override', 'override_on'] as const
 export const STEP_REQUIRED_INPUTS = ['prev_token', 'state', 'encoder_states'] as const
+/** Step inputs the app feeds when the model declares them. */
+export const STEP_OPTIONAL_INPUTS = ['src_mask', 'step', 'attn_override', 'override_on'] as const
 export const STEP_OUTPUTS_BASE = ['logits', 'next_state'] as const
 export const STEP_OUTPUTS_ATTENTION = ['attention', 'scores'] as const
 export const STEP_OUTPUTS_LOCAL = ['position', 'window', 'gaussian', 'align'] as const
@@ -28,9 +23,42 @@ export const STEP_OUTPUTS_LOCAL = ['position', 'window', 'gaussian', 'align'] as
 export const FORECAST_ENCODER_INPUTS = ['history'] as const
 export const FORECAST_STEP_REQUIRED_INPUTS = ['prev_value', 'step_features', 'state', 'encoder_states'] as const
 export const FORECAST_ATTENTION_KINDS: readonly AttentionKind[] = ['none', 'luong-general', 'local-p']
+export const LOCAL_SCORES: readonly LocalScore[] = ['dot', 'general', 'concat']
 
 const T = TensorProto_DataType
-const DTYPE_NAMES: Record<number, string> = { [T.FLOAT]: 'float32', [T.INT64]: 'int64' }
+/** onnx.TensorProto.DataType by name, as numpy and PyTorch users know them. */
+const DTYPE_NAMES: Record<number, string> = {
+  [T.FLOAT]: 'float32',
+  [T.UINT8]: 'uint8',
+  [T.INT8]: 'int8',
+  [T.UINT16]: 'uint16',
+  [T.INT16]: 'int16',
+  [T.INT32]: 'int32',
+  [T.INT64]: 'int64',
+  [T.STRING]: 'string',
+  [T.BOOL]: 'bool',
+  [T.FLOAT16]: 'float16',
+  [T.DOUBLE]: 'float64 (double)',
+  [T.UINT32]: 'uint32',
+  [T.UINT64]: 'uint64',
+  [T.COMPLEX64]: 'complex64',
+  [T.COMPLEX128]: 'complex128',
+  [T.BFLOAT16]: 'bfloat16',
+  17: 'float8e4m3fn',
+  18: 'float8e4m3fnuz',
+  19: 'float8e5m2',
+  20: 'float8e5m2fnuz',
+  21: 'uint4',
+  22: 'int4',
+  23: 'float4e2m1',
+}
+
+/** The name of an ONNX element type ("float16", not "type 10"). */
+export function dtypeName(elemType: number): string {
+  if (elemType === T.UNDEFINED) return 'of no declared type'
+  return DTYPE_NAMES[elemType] ?? `ONNX type ${elemType}`
+}
+
 const EXPECTED_DTYPES: Record<string, number> = {
   src_ids: T.INT64,
   history: T.FLOAT,
@@ -61,16 +89,19 @@ export const MAX_VOCAB = 200_000
 
 /** A file that breaks the contract; the message is one sentence the user reads. */
 export class ContractError extends LensError {
-  constructor(message: string) {
-    super(message, { name: 'ContractError', code: 'contract' })
+  constructor(message: string, details?: { problems: string[] }) {
+    super(message, { name: 'ContractError', code: 'contract', details })
   }
 }
 
 /** A value from the file, quoted in a message: cut so one hostile value cannot flood the UI. */
-function shown(v: string): string {
-  const flat = v.replace(/\s+/g, ' ')
+export function shown(v: unknown): string {
+  const flat = (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v))).replace(/\s+/g, ' ')
   return flat.length > 40 ? flat.slice(0, 40) + '…' : flat
 }
+
+/** A JSON value as the file writes it: strings in quotes, numbers bare. */
+const asWritten = (v: unknown) => (typeof v === 'string' ? `"${shown(v)}"` : shown(v))
 
 export interface SpecialTokens {
   pad: number
@@ -92,6 +123,8 @@ export interface ModelSpec {
   name: string
   attention: AttentionKind
   windowD: number
+  /** Local attention only: the score function inside the window (`al.score`, default general). */
+  localScore: LocalScore | null
   srcLang: string
   tgtLang: string
   srcVocab: string[]
@@ -109,24 +142,37 @@ export interface ModelSpec {
   forecastScore: ForecastScore | null
 }
 
+/**
+ * Collects problems: each check runs on its own, so one broken key does not hide the next. A
+ * check that throws a ContractError adds its message and yields undefined.
+ */
+class Problems {
+  readonly list: string[] = []
+
+  run<R>(check: () => R): R | undefined {
+    try {
+      return check()
+    } catch (e) {
+      if (!(e instanceof ContractError)) throw e
+      // src_mask is read by both parts and checked with each: say it once.
+      if (!this.list.includes(e.message)) this.list.push(e.message)
+      return undefined
+    }
+  }
+}
+
 function need(file: OnnxFile, key: string): string {
   const v = file.metadata.get(key)
-  if (v === undefined || v.trim() === '') {
-    throw new ContractError(
-      file.metadata.size === 0
-        ? 'The file is an ONNX model but carries no Attention Lens metadata (al.* keys), so it was not exported for this app.'
-        : `The model's metadata lacks "${key}".`,
-    )
-  }
+  if (v === undefined || v.trim() === '') throw new ContractError(`The model's metadata lacks "${key}".`)
   return v
 }
 
-function json<T>(file: OnnxFile, key: string): T {
+function json<R>(file: OnnxFile, key: string): R {
   const raw = need(file, key)
   try {
-    return JSON.parse(raw) as T
+    return JSON.parse(raw) as R
   } catch {
-    throw new ContractError(`The model's metadata "${key}" is not valid JSON.`)
+    throw new ContractError(`The model's metadata "${key}" is not valid JSON (it starts "${shown(raw)}").`)
   }
 }
 
@@ -150,14 +196,25 @@ function tokenizer(file: OnnxFile, key: string): TokenizerSpec {
   }
 }
 
+/** What to do about a wrong dtype, for the dtypes exporters produce by accident. */
+function dtypeHint(got: number, want: number): string {
+  if (want === T.INT64 && (got === T.INT32 || got === T.INT16 || got === T.INT8 || got === T.UINT8)) return ': export token ids as torch.long'
+  if (want === T.FLOAT && (got === T.DOUBLE || got === T.FLOAT16 || got === T.BFLOAT16))
+    return ': export in float32 (model.float() and float32 example inputs); the app feeds and reads float32'
+  return ''
+}
+
 function checkValue(file: OnnxFile, name: string, where: 'input' | 'output'): void {
   const v = (where === 'input' ? file.inputs : file.outputs).get(name)
   if (!v) throw new ContractError(`The model has no ${where} named "${name}".`)
+  checkDtype(file, name, where)
+}
+
+function checkDtype(file: OnnxFile, name: string, where: 'input' | 'output'): void {
+  const v = (where === 'input' ? file.inputs : file.outputs).get(name)
   const want = EXPECTED_DTYPES[name]
-  if (want !== undefined && v.elemType !== want) {
-    throw new ContractError(
-      `The model's ${where} "${name}" is ${DTYPE_NAMES[v.elemType] ?? `type ${v.elemType}`}, not ${DTYPE_NAMES[want]}.`,
-    )
+  if (v && want !== undefined && v.elemType !== want) {
+    throw new ContractError(`The model's ${where} "${name}" is ${dtypeName(v.elemType)}, not ${dtypeName(want)}${dtypeHint(v.elemType, want)}.`)
   }
 }
 
@@ -166,69 +223,212 @@ const LANG_RE = /^[a-z]{2,3}(-[A-Za-z0-9]{1,8})?$/
 
 function lang(file: OnnxFile, key: string): string {
   const v = need(file, key)
-  if (!LANG_RE.test(v)) throw new ContractError(`The model's "${key}" is not a language code such as "en" or "zh".`)
+  if (!LANG_RE.test(v)) throw new ContractError(`The model's "${key}" is "${shown(v)}", not a language code such as "en", "zh" or "pt-BR".`)
   return v
 }
 
-/** The first float initializer holding NaN or an infinity, if any: such a model decodes garbage. */
-export function nonFiniteWeights(file: OnnxFile): string | null {
-  for (const t of file.model.graph?.initializer ?? []) {
-    if (t.dataType !== TensorProto_DataType.FLOAT) continue
-    let values: ArrayLike<number> = t.floatData ?? []
-    const raw = t.rawData
-    if (raw && raw.length >= 4) {
-      const copy = raw.byteOffset % 4 === 0 ? raw : raw.slice()
-      values = new Float32Array(copy.buffer, copy.byteOffset, Math.floor(copy.length / 4))
-    }
-    for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return t.name ?? '?'
+const F16_SPECIAL = 0x7c00 // exponent bits of a float16 NaN or infinity
+const BF16_SPECIAL = 0x7f80
+const F16_MANTISSA = 0x03ff
+const BF16_MANTISSA = 0x007f
+
+/**
+ * What is wrong with a float tensor's values: 'NaN', 'infinity', or null. A lone infinite scalar
+ * is allowed (a masking constant such as float('-inf')); NaN never is, nor infinities in a tensor
+ * of several values. float32, float64, float16 and bfloat16 are read, raw or typed.
+ */
+function badValues(t: TensorProto): 'NaN' | 'infinity' | null {
+  const n = t.dims.reduce((a, d) => a * Number(d), 1)
+  const raw = t.rawData
+  let inf = false
+  const verdict = (isNaN: boolean, isInf: boolean) => {
+    if (isNaN) return true
+    if (isInf) inf = true
+    return false
   }
+  const halves = (special: number, mantissa: number): boolean => {
+    const bits = raw && raw.length >= 2 ? new Uint16Array(aligned(raw, 2).buffer, aligned(raw, 2).byteOffset, raw.length >> 1) : t.int32Data
+    for (let i = 0; i < bits.length; i++) {
+      const h = bits[i] & 0xffff
+      if ((h & special) === special && verdict((h & mantissa) !== 0, true)) return true
+    }
+    return false
+  }
+  const floats = (values: ArrayLike<number>): boolean => {
+    for (let i = 0; i < values.length; i++) {
+      const x = values[i]
+      if (!Number.isFinite(x) && verdict(Number.isNaN(x), true)) return true
+    }
+    return false
+  }
+  let nan = false
+  switch (t.dataType) {
+    case T.FLOAT:
+      nan = floats(raw && raw.length >= 4 ? new Float32Array(aligned(raw, 4).buffer, aligned(raw, 4).byteOffset, raw.length >> 2) : t.floatData)
+      break
+    case T.DOUBLE:
+      nan = floats(raw && raw.length >= 8 ? new Float64Array(aligned(raw, 8).buffer, aligned(raw, 8).byteOffset, raw.length >> 3) : t.doubleData)
+      break
+    case T.FLOAT16:
+      nan = halves(F16_SPECIAL, F16_MANTISSA)
+      break
+    case T.BFLOAT16:
+      nan = halves(BF16_SPECIAL, BF16_MANTISSA)
+      break
+    default:
+      return null
+  }
+  if (nan) return 'NaN'
+  return inf && n > 1 ? 'infinity' : null
+}
+
+function aligned(raw: Uint8Array, bytes: number): Uint8Array {
+  return raw.byteOffset % bytes === 0 ? raw : raw.slice()
+}
+
+/** Every tensor the graph holds: initializers and the values of Constant nodes. */
+function heldTensors(file: OnnxFile): TensorProto[] {
+  const g = file.model.graph
+  const constants = (g?.node ?? []).filter((n) => n.opType === 'Constant').flatMap((n) => n.attribute.flatMap((a) => (a.t ? [a.t] : [])))
+  return [...(g?.initializer ?? []), ...constants]
+}
+
+/** The first weight tensor holding NaN or (several) infinities, if any: such a model decodes garbage. */
+export function nonFiniteWeights(file: OnnxFile): string | null {
+  for (const t of heldTensors(file)) if (badValues(t)) return t.name || '?'
   return null
 }
 
-export function checkContract(file: OnnxFile): ModelSpec {
-  const version = need(file, 'al.format_version')
-  if (version !== FORMAT_VERSION) {
-    throw new ContractError(`The model uses format version ${shown(version)}; this app reads version ${FORMAT_VERSION}.`)
-  }
-  const task = file.metadata.get('al.task') ?? 'translation'
-  if (task !== 'translation' && task !== 'forecasting') {
-    throw new ContractError(`The model is for "${shown(task)}"; this app reads translation and forecasting models.`)
-  }
-  const attention = need(file, 'al.attention') as AttentionKind
-  if (!ATTENTION_KINDS.includes(attention)) {
-    throw new ContractError(`The model's attention kind "${shown(attention)}" is not one of ${ATTENTION_KINDS.join(', ')}.`)
-  }
-  const local = attention.startsWith('local')
-  const windowD = Number(file.metadata.get('al.window_d') ?? '0')
-  if (local && !(Number.isInteger(windowD) && windowD > 0)) {
-    throw new ContractError('The local-attention model lacks a positive integer window half-width "al.window_d".')
-  }
-  if (task === 'forecasting') return checkForecastContract(file, attention, local ? windowD : 0)
-  const special = json<SpecialTokens>(file, 'al.special_tokens')
-  const srcVocab = vocab(file, 'al.src_vocab')
-  const tgtVocab = vocab(file, 'al.tgt_vocab')
-  for (const k of ['pad', 'unk', 'bos', 'eos'] as const) {
-    const id = special?.[k]
-    if (!Number.isInteger(id) || id < 0 || id >= Math.min(srcVocab.length, tgtVocab.length)) {
-      throw new ContractError(`The model's special token "${k}" is missing or outside the vocabulary.`)
-    }
-  }
-  const stateSize = stateSizeOf(file)
-  for (const name of ENCODER_INPUTS) checkValue(file, name, 'input')
-  for (const name of STEP_REQUIRED_INPUTS) checkValue(file, name, 'input')
-  for (const name of ENCODER_OUTPUTS) checkValue(file, name, 'output')
-  const stepOutputs = stepOutputsFor(attention, STEP_OUTPUTS_BASE[0])
-  for (const name of stepOutputs) checkValue(file, name, 'output')
-  const logitsDims = file.outputs.get('logits')!.dims
-  if (logitsDims.length !== 2) throw new ContractError(`The model's logits have rank ${logitsDims.length}, not 2 ([batch, vocabulary]).`)
-  const logitsDim = logitsDims.at(-1)
-  if (typeof logitsDim === 'number' && logitsDim !== tgtVocab.length) {
+/** Weights kept in a side file (onnx's external data): the app opens one self-contained file. */
+function externalWeights(file: OnnxFile): string | null {
+  const t = heldTensors(file).find((x) => x.dataLocation === TensorProto_DataLocation.EXTERNAL || x.externalData.length > 0)
+  return t ? t.name || '?' : null
+}
+
+function checkWeights(file: OnnxFile): void {
+  const external = externalWeights(file)
+  if (external) {
     throw new ContractError(
-      `The model's logits have ${logitsDim} entries but its target vocabulary has ${tgtVocab.length}.`,
+      `The model keeps its weights in a separate file (external data, first "${shown(external)}"); this app opens one self-contained file: save with onnx.save(model, path, save_as_external_data=False).`,
     )
   }
   const bad = nonFiniteWeights(file)
-  if (bad) throw new ContractError(`The model's weights contain NaN or infinite values (in "${bad}").`)
+  if (bad) throw new ContractError(`The model's weights contain NaN or infinite values (in "${shown(bad)}").`)
+}
+
+/** The checks every task shares; null where a problem makes the rest meaningless. */
+function header(file: OnnxFile, p: Problems): { task: ModelTask; attention: AttentionKind; windowD: number; localScore: LocalScore | null } | null {
+  if (file.metadata.size === 0 || ![...file.metadata.keys()].some((k) => k.startsWith('al.'))) {
+    p.list.push('The file is an ONNX model but carries no Attention Lens metadata (al.* keys), so it was not exported for this app.')
+    return null
+  }
+  const gate = p.run(() => {
+    const version = need(file, 'al.format_version')
+    if (version !== FORMAT_VERSION) {
+      throw new ContractError(`The model uses format version ${shown(version)}; this app reads version ${FORMAT_VERSION}.`)
+    }
+    const task = file.metadata.get('al.task') ?? 'translation'
+    if (task !== 'translation' && task !== 'forecasting') {
+      throw new ContractError(`The model is for "${shown(task)}"; this app reads translation and forecasting models.`)
+    }
+    const attention = need(file, 'al.attention') as AttentionKind
+    if (!ATTENTION_KINDS.includes(attention)) {
+      throw new ContractError(`The model's attention kind "${shown(attention)}" is not one of ${ATTENTION_KINDS.join(', ')}.`)
+    }
+    return { task: task as ModelTask, attention }
+  })
+  if (!gate) return null
+  const local = gate.attention.startsWith('local')
+  const rawD = file.metadata.get('al.window_d')
+  const windowD = local
+    ? (p.run(() => {
+        const d = Number(rawD)
+        if (rawD === undefined || rawD.trim() === '')
+          throw new ContractError(`The ${gate.attention} model lacks "al.window_d", the window half-width D (a positive whole number).`)
+        if (!(Number.isInteger(d) && d > 0))
+          throw new ContractError(`The ${gate.attention} model's "al.window_d" is "${shown(rawD)}", not a positive whole number (the window half-width D).`)
+        return d
+      }) ?? 1)
+    : 0
+  const localScore = local
+    ? (p.run(() => {
+        const s = file.metadata.get('al.score') ?? 'general'
+        if (!LOCAL_SCORES.includes(s as LocalScore)) throw new ContractError(`The model's "al.score" is "${shown(s)}", not one of ${LOCAL_SCORES.join(', ')}.`)
+        return s as LocalScore
+      }) ?? 'general')
+    : null
+  return { ...gate, windowD, localScore }
+}
+
+/** The step outputs a kind requires; a model declared `none` must not compute attention it hides. */
+function checkOutputs(file: OnnxFile, p: Problems, attention: AttentionKind, stepOutputs: string[]): void {
+  const isLocal = (o: string) => (STEP_OUTPUTS_LOCAL as readonly string[]).includes(o)
+  for (const name of stepOutputs.filter((o) => !isLocal(o))) p.run(() => checkValue(file, name, 'output'))
+  const missing = stepOutputs.filter((o) => isLocal(o) && !file.outputs.has(o))
+  if (missing.length) {
+    // Global attention declared as local is the usual mistake: say what a local model returns.
+    p.list.push(
+      `The model has no output${missing.length > 1 ? 's' : ''} named ${missing.map((o) => `"${o}"`).join(', ')}: a ${attention} model (al.attention) returns ${STEP_OUTPUTS_LOCAL.join(', ')} besides attention and scores (docs/model-format.md, Outputs)${missing.length === STEP_OUTPUTS_LOCAL.length ? '; if its attention is global, declare that kind instead' : ''}.`,
+    )
+  }
+  for (const name of stepOutputs.filter((o) => isLocal(o) && file.outputs.has(o))) p.run(() => checkDtype(file, name, 'output'))
+  if (attention === 'none') {
+    const extra = [...STEP_OUTPUTS_ATTENTION, ...STEP_OUTPUTS_LOCAL].filter((o) => file.outputs.has(o))
+    if (extra.length) {
+      p.list.push(
+        `The model is declared without attention (al.attention "none") but has the output${extra.length > 1 ? 's' : ''} ${extra.map((o) => `"${o}"`).join(', ')}: declare the attention kind it computes, or leave those outputs out.`,
+      )
+    }
+  }
+}
+
+/**
+ * Every way the file breaks the contract, each one sentence, and the spec when there are none.
+ * `attention-lens check` lists them all; opening a file refuses it with the first.
+ */
+export function contractProblems(file: OnnxFile): { spec: ModelSpec | null; problems: string[] } {
+  const p = new Problems()
+  const h = header(file, p)
+  if (!h) return { spec: null, problems: p.list }
+  const spec =
+    h.task === 'forecasting'
+      ? forecastContract(file, p, h.attention, h.windowD, h.localScore)
+      : translationContract(file, p, h.attention, h.windowD, h.localScore)
+  return p.list.length ? { spec: null, problems: p.list } : { spec: spec ?? null, problems: [] }
+}
+
+export function checkContract(file: OnnxFile): ModelSpec {
+  const { spec, problems } = contractProblems(file)
+  if (!spec) throw new ContractError(problems[0], { problems })
+  return spec
+}
+
+function translationContract(file: OnnxFile, p: Problems, attention: AttentionKind, windowD: number, localScore: LocalScore | null): ModelSpec | undefined {
+  const srcVocab = p.run(() => vocab(file, 'al.src_vocab'))
+  const tgtVocab = p.run(() => vocab(file, 'al.tgt_vocab'))
+  const special = p.run(() => specialTokens(file, srcVocab, tgtVocab))
+  const stateSize = p.run(() => stateSizeOf(file))
+  const srcLang = p.run(() => lang(file, 'al.src_lang'))
+  const tgtLang = p.run(() => lang(file, 'al.tgt_lang'))
+  const srcTokenizer = p.run(() => tokenizer(file, 'al.src_tokenizer'))
+  const tgtTokenizer = p.run(() => tokenizer(file, 'al.tgt_tokenizer'))
+  for (const name of ENCODER_INPUTS) p.run(() => checkValue(file, name, 'input'))
+  for (const name of STEP_REQUIRED_INPUTS) p.run(() => checkValue(file, name, 'input'))
+  for (const name of STEP_OPTIONAL_INPUTS) p.run(() => checkDtype(file, name, 'input'))
+  for (const name of ENCODER_OUTPUTS) p.run(() => checkValue(file, name, 'output'))
+  const stepOutputs = stepOutputsFor(attention, STEP_OUTPUTS_BASE[0])
+  checkOutputs(file, p, attention, stepOutputs)
+  p.run(() => {
+    const logitsDims = file.outputs.get('logits')?.dims
+    if (!logitsDims) return
+    if (logitsDims.length !== 2) throw new ContractError(`The model's logits have rank ${logitsDims.length}, not 2 ([batch, vocabulary]).`)
+    const logitsDim = logitsDims.at(-1)
+    if (typeof logitsDim === 'number' && tgtVocab && logitsDim !== tgtVocab.length) {
+      throw new ContractError(`The model's logits have ${logitsDim} entries but its target vocabulary has ${tgtVocab.length}.`)
+    }
+  })
+  p.run(() => checkWeights(file))
+  if (!srcVocab || !tgtVocab || !special || !stateSize || !srcLang || !tgtLang || !srcTokenizer || !tgtTokenizer) return undefined
   let testScore: TestScore | null = null
   try {
     testScore = JSON.parse(file.metadata.get('al.test_bleu') ?? 'null') as TestScore | null
@@ -238,13 +438,14 @@ export function checkContract(file: OnnxFile): ModelSpec {
   return {
     name: file.metadata.get('al.name') ?? 'model',
     attention,
-    windowD: local ? windowD : 0,
-    srcLang: lang(file, 'al.src_lang'),
-    tgtLang: lang(file, 'al.tgt_lang'),
+    windowD,
+    localScore,
+    srcLang,
+    tgtLang,
     srcVocab,
     tgtVocab,
-    srcTokenizer: tokenizer(file, 'al.src_tokenizer'),
-    tgtTokenizer: tokenizer(file, 'al.tgt_tokenizer'),
+    srcTokenizer,
+    tgtTokenizer,
     special,
     stateSize,
     trainingData: file.metadata.get('al.training_data') ?? '',
@@ -257,10 +458,44 @@ export function checkContract(file: OnnxFile): ModelSpec {
   }
 }
 
+/** The four special ids, each an index into both vocabularies; a message quotes what the file holds. */
+function specialTokens(file: OnnxFile, srcVocab: string[] | undefined, tgtVocab: string[] | undefined): SpecialTokens {
+  const special = json<Record<string, unknown> | null>(file, 'al.special_tokens')
+  if (special === null || typeof special !== 'object' || Array.isArray(special)) {
+    throw new ContractError(`The model's "al.special_tokens" is ${shown(special)}, not an object such as {"pad":0,"unk":1,"bos":2,"eos":3}.`)
+  }
+  for (const k of ['pad', 'unk', 'bos', 'eos'] as const) {
+    const id = special[k]
+    if (id === undefined) {
+      const others = Object.keys(special).filter((x) => !['pad', 'unk', 'bos', 'eos'].includes(x))
+      throw new ContractError(
+        `The model's "al.special_tokens" has no "${k}"${
+          others.length
+            ? ` (it has ${others
+                .slice(0, 4)
+                .map((o) => `"${shown(o)}"`)
+                .join(', ')}: the keys must be pad, unk, bos and eos, whatever the tokens are called)`
+            : ''
+        }.`,
+      )
+    }
+    if (!(typeof id === 'number' && Number.isInteger(id) && id >= 0)) {
+      throw new ContractError(`The model's special token "${k}" is ${asWritten(id)}, not a token id (a whole number).`)
+    }
+    if (srcVocab && tgtVocab && id >= Math.min(srcVocab.length, tgtVocab.length)) {
+      throw new ContractError(
+        `The model's special token "${k}" is ${id}, outside its vocabularies (${srcVocab.length} source and ${tgtVocab.length} target entries).`,
+      )
+    }
+  }
+  return special as unknown as SpecialTokens
+}
+
 function stateSizeOf(file: OnnxFile): number {
-  const stateSize = Number(need(file, 'al.state_size'))
+  const raw = need(file, 'al.state_size')
+  const stateSize = Number(raw)
   if (!(Number.isInteger(stateSize) && stateSize > 0)) {
-    throw new ContractError('The model\'s "al.state_size" is not a positive integer.')
+    throw new ContractError(`The model's "al.state_size" is "${shown(raw)}", not a positive whole number.`)
   }
   return stateSize
 }
@@ -279,7 +514,7 @@ function forecastSpec(file: OnnxFile): ForecastModelSpec {
   const int = (k: string) => {
     const v = f?.[k]
     if (!(Number.isInteger(v) && (v as number) > 0 && (v as number) <= MAX_FORECAST_STEPS)) {
-      throw new ContractError(`The model's "al.forecast" lacks a positive whole number "${k}".`)
+      throw new ContractError(`The model's "al.forecast" lacks a positive whole number "${k}"${v === undefined ? '' : ` (it is ${shown(v)})`}.`)
     }
     return v as number
   }
@@ -297,18 +532,20 @@ function forecastSpec(file: OnnxFile): ForecastModelSpec {
     throw new ContractError(`The model's features must start with "value" and come from ${known.join(', ')}${odd ? `; "${shown(odd)}" does not` : ''}.`)
   }
   // A step is fed its previous value through prev_value; the value it predicts is not known.
-  if (stepFeatures.includes('value')) throw new ContractError('The model\'s "step_features" cannot include "value": a step gets its previous value as "prev_value".')
+  if (stepFeatures.includes('value'))
+    throw new ContractError('The model\'s "step_features" cannot include "value": a step gets its previous value as "prev_value".')
   const scaling = f?.scaling as { mean?: unknown; std?: unknown } | undefined
   const mean = Number(scaling?.mean)
   const std = Number(scaling?.std)
   if (!Number.isFinite(mean) || !(Number.isFinite(std) && std > 0)) {
-    throw new ContractError('The model\'s "al.forecast" lacks a scaling with a finite "mean" and a positive "std".')
+    throw new ContractError(`The model's "al.forecast" lacks a scaling with a finite "mean" and a positive "std" (it has ${shown(scaling ?? null)}).`)
   }
   const lags = Array.isArray(f?.seasonal_lags) ? (f.seasonal_lags as unknown[]).filter((x): x is number => Number.isInteger(x) && (x as number) > 0) : []
   const history = int('history')
   // The seasonal-naive baseline and the guides read these lags from the history itself.
   const far = lags.find((l) => l > history)
-  if (far !== undefined) throw new ContractError(`The model's seasonal lag ${far} reaches further back than its history of ${history} steps.`)
+  if (far !== undefined)
+    throw new ContractError(`The model's seasonal lag ${far} reaches further back than its history of ${history} steps (a lag must not exceed "history").`)
   return {
     history,
     horizon: int('horizon'),
@@ -323,24 +560,31 @@ function forecastSpec(file: OnnxFile): ForecastModelSpec {
   }
 }
 
-function checkForecastContract(file: OnnxFile, attention: AttentionKind, windowD: number): ModelSpec {
+function forecastContract(file: OnnxFile, p: Problems, attention: AttentionKind, windowD: number, localScore: LocalScore | null): ModelSpec | undefined {
   if (!FORECAST_ATTENTION_KINDS.includes(attention)) {
-    throw new ContractError(`A forecasting model's attention kind must be one of ${FORECAST_ATTENTION_KINDS.join(', ')}, not "${shown(attention)}".`)
+    p.list.push(`A forecasting model's attention kind must be one of ${FORECAST_ATTENTION_KINDS.join(', ')}, not "${shown(attention)}".`)
+    return undefined
   }
-  const stateSize = stateSizeOf(file)
-  const forecast = forecastSpec(file)
-  for (const name of FORECAST_ENCODER_INPUTS) checkValue(file, name, 'input')
-  for (const name of FORECAST_STEP_REQUIRED_INPUTS) checkValue(file, name, 'input')
-  for (const name of ENCODER_OUTPUTS) checkValue(file, name, 'output')
+  const stateSize = p.run(() => stateSizeOf(file))
+  const forecast = p.run(() => forecastSpec(file))
+  for (const name of FORECAST_ENCODER_INPUTS) p.run(() => checkValue(file, name, 'input'))
+  for (const name of FORECAST_STEP_REQUIRED_INPUTS) p.run(() => checkValue(file, name, 'input'))
+  for (const name of STEP_OPTIONAL_INPUTS) p.run(() => checkDtype(file, name, 'input'))
+  for (const name of ENCODER_OUTPUTS) p.run(() => checkValue(file, name, 'output'))
   const stepOutputs = stepOutputsFor(attention, 'forecast')
-  for (const name of stepOutputs) checkValue(file, name, 'output')
-  const historyDims = file.inputs.get('history')!.dims
-  const featDim = historyDims[2]
-  if (historyDims.length !== 3 || (typeof featDim === 'number' && featDim !== forecast.features.length)) {
-    throw new ContractError(`The model's input "history" must be [batch, steps, ${forecast.features.length}] for its ${forecast.features.length} features.`)
-  }
-  const bad = nonFiniteWeights(file)
-  if (bad) throw new ContractError(`The model's weights contain NaN or infinite values (in "${bad}").`)
+  checkOutputs(file, p, attention, stepOutputs)
+  p.run(() => {
+    const historyDims = file.inputs.get('history')?.dims
+    if (!historyDims || !forecast) return
+    const featDim = historyDims[2]
+    if (historyDims.length !== 3 || (typeof featDim === 'number' && featDim !== forecast.features.length)) {
+      throw new ContractError(
+        `The model's input "history" must be [batch, steps, ${forecast.features.length}] for its ${forecast.features.length} features (it is [${historyDims.map((d) => shown(d ?? '?')).join(', ')}]).`,
+      )
+    }
+  })
+  p.run(() => checkWeights(file))
+  if (!stateSize || !forecast) return undefined
   // Optional, as the translation models' BLEU: a malformed score is dropped, not shown.
   let forecastScore: ForecastScore | null = null
   try {
@@ -357,6 +601,7 @@ function checkForecastContract(file: OnnxFile, attention: AttentionKind, windowD
     name: file.metadata.get('al.name') ?? 'model',
     attention,
     windowD,
+    localScore,
     srcLang: '',
     tgtLang: '',
     srcVocab: [],

@@ -1,8 +1,12 @@
+import * as ort from 'onnxruntime-node'
 import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
+import { beamTreeOf } from './beam-tree'
 import { CancelledError } from '../shared/errors'
+import { K_INPUT, LOOP_INPUTS, SEQ, seqName } from './graph-surgery'
 import type { LoadedModel } from './model'
-import { encode, gatherRows, logitRow, row, step, tileRows, topK, type LogitRow } from './steps'
+import { clampK, encode, gatherRows, row, rowTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
 import { detokenize, tokenize } from './tokenizer'
+import { replaceUnknowns } from './unk-replace'
 
 /** Longest source the engine decodes; longer input is cut and the result says so. */
 export const MAX_SOURCE_TOKENS = 200
@@ -48,10 +52,8 @@ export function encodeSource(model: LoadedModel, text: string): EncodedSource {
   }
 }
 
-/** What one output step recorded for one hypothesis. */
-interface StepRecord {
-  token: number
-  logProb: number
+/** What one decoder step recorded for one batch row; hypotheses grown from the same row share it. */
+interface RowCapture {
   alternatives: Alternative[]
   attention: number[] | null
   scores: number[] | null
@@ -61,17 +63,22 @@ interface StepRecord {
   align: number[] | null
 }
 
-/** The k most probable tokens of a logit row, most probable first. */
-function alternativesOf(model: LoadedModel, r: LogitRow, k: number): Alternative[] {
-  return topK(r.x, k).map((i) => ({ token: model.spec.tgtVocab[i] ?? '<unk>', p: Math.exp(r.x[i] - r.lse) }))
+/** One output step of one hypothesis. */
+interface StepRecord {
+  token: number
+  logProb: number
+  capture: RowCapture
 }
 
-function record(o: Awaited<ReturnType<typeof step>>, b: number, S: number, r: LogitRow, token: number, alternatives: Alternative[]): StepRecord {
+function alternativesOf(model: LoadedModel, top: RowTop, k: number): Alternative[] {
+  const n = Math.min(k, top.ids.length)
+  return Array.from({ length: n }, (_, i) => ({ token: model.spec.tgtVocab[top.ids[i]] ?? '<unk>', p: Math.exp(top.logp[i]) }))
+}
+
+function capture(model: LoadedModel, o: ort.InferenceSession.ReturnType, b: number, S: number, top: RowTop, k: number): RowCapture {
   const w = row(o.window, b, 2)
   return {
-    token,
-    logProb: r.x[token] - r.lse,
-    alternatives,
+    alternatives: alternativesOf(model, top, k),
     attention: row(o.attention, b, S),
     scores: row(o.scores, b, S),
     position: o.position ? (o.position.data as Float32Array)[b] : null,
@@ -90,8 +97,16 @@ function toTranslation(
 ): Translation {
   const { spec } = model
   const local = spec.attention.startsWith('local')
-  const tokens = steps.map((s) => spec.tgtVocab[s.token] ?? '<unk>')
-  const words = steps.filter((s) => s.token !== spec.special.eos).map((s) => spec.tgtVocab[s.token] ?? '<unk>')
+  const attention = steps.flatMap((s) => (s.capture.attention ? [s.capture.attention] : []))
+  const replaced = replaceUnknowns(
+    steps.map((s) => s.token === spec.special.unk),
+    attention,
+    src.tokens,
+    spec.srcTokenizer,
+  )
+  const tokens = steps.map((s, t) => replaced[t]?.source ?? spec.tgtVocab[s.token] ?? '<unk>')
+  // An <unk> nothing could replace (a model without attention) is left out of the text.
+  const words = tokens.filter((_, t) => steps[t].token !== spec.special.eos && !(steps[t].token === spec.special.unk && !replaced[t]))
   return {
     modelId: '',
     source: src.text,
@@ -99,16 +114,17 @@ function toTranslation(
     srcUnknown: src.unknown,
     tgtTokens: tokens,
     text: detokenize(words, spec.tgtTokenizer),
-    attention: steps.flatMap((s) => (s.attention ? [s.attention] : [])),
-    scores: steps.flatMap((s) => (s.scores ? [s.scores] : [])),
-    positions: local ? steps.map((s) => s.position ?? 0) : null,
-    windows: local ? steps.map((s) => s.window ?? [0, 0]) : null,
-    gaussian: local ? steps.map((s) => s.gaussian ?? []) : null,
-    align: local ? steps.map((s) => s.align ?? []) : null,
+    attention,
+    scores: steps.flatMap((s) => (s.capture.scores ? [s.capture.scores] : [])),
+    positions: local ? steps.map((s) => s.capture.position ?? 0) : null,
+    windows: local ? steps.map((s) => s.capture.window ?? [0, 0]) : null,
+    gaussian: local ? steps.map((s) => s.capture.gaussian ?? []) : null,
+    align: local ? steps.map((s) => s.capture.align ?? []) : null,
     encoderStates: [],
     tokenLogProbs: steps.map((s) => s.logProb),
-    alternatives: steps.map((s) => s.alternatives),
+    alternatives: steps.map((s) => s.capture.alternatives),
     tgtUnknown: null,
+    replaced,
     logProb: steps.reduce((a, s) => a + s.logProb, 0),
     truncated: src.truncated,
     decodeMs: performance.now() - started,
@@ -117,12 +133,11 @@ function toTranslation(
   }
 }
 
-
 function checkCancel(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CancelledError('The translation was cancelled.')
 }
 
-interface LoopOptions {
+interface StepLoopOptions {
   signal?: AbortSignal
   topK: number
   /** Per row: the target ids to force (ending with </s>). */
@@ -131,12 +146,19 @@ interface LoopOptions {
   override?: (t: number) => Float32Array | null
 }
 
+interface Decoded {
+  steps: StepRecord[][]
+  /** Encoder states per sentence, when asked for. */
+  memory: number[][][] | null
+}
+
 /**
- * Step-by-step decoding of a batch of sentences, greedy or forced, with every step recorded.
- * Finished rows keep running with padding-free inputs until the batch ends; their steps are
- * simply not recorded (cheaper than reshaping the batch on a 2-core laptop).
+ * Step-by-step decoding of a batch of sentences, greedy or forced, with every step recorded: one
+ * `session.run` per step. Forced decoding and what-if run here; greedy runs here only for a
+ * model whose graph could not be rewritten (and as the reference the tests compare the loop to).
+ * Finished rows keep running until the batch ends; their steps are simply not recorded.
  */
-async function decodeBatch(model: LoadedModel, srcs: EncodedSource[], opts: LoopOptions): Promise<{ steps: StepRecord[][]; memory: number[][][] }> {
+export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opts: StepLoopOptions, states = true): Promise<Decoded> {
   const { special } = model.spec
   const enc = await encode(model, srcs.map((s) => s.ids))
   const B = enc.B
@@ -154,76 +176,170 @@ async function decodeBatch(model: LoadedModel, srcs: EncodedSource[], opts: Loop
       state,
       memory: enc.memory,
       mask: enc.mask,
+      keys: enc.keys,
       t,
+      k: opts.topK,
+      logits: !!opts.forced,
       override: w ? { weights: w, on: Float32Array.of(1) } : null,
     })
     state = o.next_state
     const next = [...prev]
     for (let b = 0; b < B; b++) {
       if (done[b]) continue
-      const r = logitRow(o.logits, b)
-      const alternatives = alternativesOf(model, r, opts.topK)
+      const top = rowTop(model, o, b, opts.topK)
       // The greedy choice is the most probable alternative (ties broken the same way).
-      const token = opts.forced ? opts.forced[b][t] : topK(r.x, 1)[0]
-      out[b].push(record(o, b, enc.lengths[b], r, token, alternatives))
+      const token = opts.forced ? opts.forced[b][t] : top.ids[0]
+      const logProb = opts.forced ? tokenLogProb(model, o, b, token) : top.logp[0]
+      out[b].push({ token, logProb, capture: capture(model, o, b, enc.lengths[b], top, opts.topK) })
       next[b] = token
       if (token === special.eos || out[b].length >= limits[b]) done[b] = true
     }
     prev = next
   }
-  return { steps: out, memory: srcs.map((_, b) => memoryRows(enc, b)) }
+  return { steps: out, memory: states ? srcs.map((_, b) => memoryRows(enc.memory, enc.lengths[b], b)) : null }
+}
+
+/**
+ * Greedy decoding of a batch in one `session.run` of the model's loop graph
+ * (src/engine/graph-surgery.ts, `greedyLoopGraph`): the steps come back as [T, B, …] scan outputs
+ * and each row is cut where the step-by-step decoder would have stopped it (its `</s>` or its limit).
+ */
+async function decodeLoop(model: LoadedModel, srcs: EncodedSource[], k: number, states: boolean): Promise<Decoded> {
+  const session = model.greedy!
+  const { eos } = model.spec.special
+  const { ids, mask } = sourceBatch(model, srcs.map((s) => s.ids))
+  const B = srcs.length
+  const limits = srcs.map((s) => maxTargetLength(s.ids.length))
+  const kk = clampK(model, k)
+  const feeds: Record<string, ort.Tensor> = {
+    src_ids: ids,
+    [K_INPUT]: new ort.Tensor('int64', BigInt64Array.of(BigInt(kk)), [1]),
+    [LOOP_INPUTS.limits]: new ort.Tensor('int64', BigInt64Array.from(limits, BigInt), [B]),
+    [LOOP_INPUTS.maxSteps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(Math.max(...limits))), []),
+  }
+  if (session.inputNames.includes('src_mask')) feeds.src_mask = mask
+  const o = await session.run(feeds, states ? session.outputNames : session.outputNames.filter((n) => n !== 'encoder_out'))
+  const T = o[SEQ.tokens].dims[0]
+  const tokens = o[SEQ.tokens].data as BigInt64Array
+  const logp = o[SEQ.logp].data as Float32Array
+  const topIds = o[SEQ.ids].data as BigInt64Array
+  const seq = (c: string) => o[seqName(c)] as ort.Tensor | undefined
+  const [attention, scores, position, window, gaussian, align] = ['attention', 'scores', 'position', 'window', 'gaussian', 'align'].map(seq)
+  const steps = srcs.map((s, b) => {
+    const S = s.ids.length
+    const out: StepRecord[] = []
+    for (let t = 0; t < T; t++) {
+      const r = t * B + b
+      const top: RowTop = { ids: [], logp: [] }
+      for (let i = 0; i < kk; i++) {
+        top.ids.push(Number(topIds[r * kk + i]))
+        top.logp.push(logp[r * kk + i])
+      }
+      const w = row(window, r, 2)
+      const token = Number(tokens[r])
+      out.push({
+        token,
+        logProb: top.logp[0],
+        capture: {
+          alternatives: alternativesOf(model, top, k),
+          attention: row(attention, r, S),
+          scores: row(scores, r, S),
+          position: position ? (position.data as Float32Array)[r] : null,
+          window: w ? [w[0], w[1]] : null,
+          gaussian: row(gaussian, r, S),
+          align: row(align, r, S),
+        },
+      })
+      if (token === eos || t + 1 >= limits[b]) break
+    }
+    return out
+  })
+  const memory = states && o.encoder_out ? srcs.map((s, b) => memoryRows(o.encoder_out, s.ids.length, b)) : null
+  return { steps, memory }
 }
 
 /** Encoder states of sentence b as rows (its real tokens only; one row for `none`). */
-function memoryRows(enc: Awaited<ReturnType<typeof encode>>, b: number): number[][] {
-  const [, L, M] = enc.memory.dims
-  const data = enc.memory.data as Float32Array
-  const n = L === 1 ? 1 : enc.lengths[b]
+function memoryRows(memory: ort.Tensor, length: number, b: number): number[][] {
+  const [, L, M] = memory.dims
+  const data = memory.data as Float32Array
+  const n = L === 1 ? 1 : length
   return Array.from({ length: n }, (_, s) => Array.from(data.subarray((b * L + s) * M, (b * L + s + 1) * M)))
 }
 
-export async function greedyBatch(model: LoadedModel, texts: string[], topKCount = DEFAULT_TOP_K, signal?: AbortSignal): Promise<Translation[]> {
-  const started = performance.now()
-  const srcs = texts.map((t) => encodeSource(model, t))
-  const { steps, memory } = await decodeBatch(model, srcs, { topK: topKCount, signal })
-  return srcs.map((s, b) => toTranslation(model, s, steps[b], { mode: 'greedy', beam: 1, encoderStates: memory[b] }, started))
+export interface GreedyOptions {
+  topK?: number
+  signal?: AbortSignal
+  /** Return each sentence's encoder states (default true). */
+  encoderStates?: boolean
 }
 
+export async function greedyBatch(model: LoadedModel, texts: string[], opts: GreedyOptions = {}): Promise<Translation[]> {
+  const started = performance.now()
+  const topK = opts.topK ?? DEFAULT_TOP_K
+  const states = opts.encoderStates ?? true
+  checkCancel(opts.signal)
+  const srcs = texts.map((t) => encodeSource(model, t))
+  const { steps, memory } = model.greedy ? await decodeLoop(model, srcs, topK, states) : await decodeSteps(model, srcs, { topK, signal: opts.signal }, states)
+  return srcs.map((s, b) => toTranslation(model, s, steps[b], { mode: 'greedy', beam: 1, encoderStates: memory?.[b] ?? [] }, started))
+}
+
+/** A beam hypothesis: its last step and a pointer to the one it grew from. */
 interface Hyp {
-  steps: StepRecord[]
+  parent: Hyp | null
+  rec: StepRecord | null
+  length: number
+  /** Row of the step output holding this hypothesis' state. */
   state: number
   score: number
   done: boolean
 }
 
-/** Beam search over one sentence; the beam is one batch of K rows. */
-async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alpha: number, k: number, signal?: AbortSignal): Promise<{ steps: StepRecord[]; memory: number[][] }> {
+function stepsOf(h: Hyp): StepRecord[] {
+  const out: StepRecord[] = []
+  for (let x: Hyp | null = h; x?.rec; x = x.parent) out.push(x.rec)
+  return out.reverse()
+}
+
+/**
+ * Beam search over one sentence, the rule of training/README.md ("Decoding rules shared with the
+ * app", rule 3): the beam is one batch of K rows, each step's top-k comes from the graph.
+ */
+async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alpha: number, k: number, signal?: AbortSignal): Promise<{ steps: StepRecord[]; memory: number[][]; tried: Hyp[]; best: Hyp | null }> {
   const { special } = model.spec
-  const enc = await encode(model, [src.ids])
+  const enc: Encoded = await encode(model, [src.ids])
   const S = src.ids.length
   const maxLen = maxTargetLength(S)
-  const tiles = new Map<number, { memory: ReturnType<typeof tileRows>; mask: ReturnType<typeof tileRows> }>()
+  const tiles = new Map<number, { memory: ort.Tensor; mask: ort.Tensor; keys: Record<string, ort.Tensor> }>()
   const tiled = (n: number) => {
-    if (!tiles.has(n)) tiles.set(n, { memory: tileRows(enc.memory, n), mask: tileRows(enc.mask, n) })
+    if (!tiles.has(n)) {
+      const keys = Object.fromEntries(Object.entries(enc.keys).map(([name, t]) => [name, tileRows(t, n)]))
+      tiles.set(n, { memory: tileRows(enc.memory, n), mask: tileRows(enc.mask, n), keys })
+    }
     return tiles.get(n)!
   }
-  const norm = (h: Hyp) => h.score / Math.pow(Math.max(h.steps.length, 1), alpha)
-  let alive: Hyp[] = [{ steps: [], state: 0, score: 0, done: false }]
+  const norm = (h: Hyp) => h.score / Math.pow(Math.max(h.length, 1), alpha)
+  let alive: Hyp[] = [{ parent: null, rec: null, length: 0, state: 0, score: 0, done: false }]
   let state = enc.init
   const finished: Hyp[] = []
+  // Every candidate, for the beam view's tree (src/engine/beam-tree.ts).
+  const tried: Hyp[] = []
+  const ranked = Math.max(K, k)
   for (let t = 0; t < maxLen && alive.length > 0; t++) {
     checkCancel(signal)
-    const { memory, mask } = tiled(alive.length)
-    const o = await step(model, { prev: alive.map((h) => h.steps.at(-1)?.token ?? special.bos), state, memory, mask, t })
+    const { memory, mask, keys } = tiled(alive.length)
+    const o = await step(model, { prev: alive.map((h) => h.rec?.token ?? special.bos), state, memory, mask, keys, t, k: ranked })
     const candidates: Hyp[] = []
     alive.forEach((h, b) => {
-      const r = logitRow(o.logits, b)
-      const alternatives = alternativesOf(model, r, k)
-      for (const tok of topK(r.x, K)) {
-        candidates.push({ steps: [...h.steps, record(o, b, S, r, tok, alternatives)], state: b, score: h.score + r.x[tok] - r.lse, done: tok === special.eos })
+      const top = rowTop(model, o, b, ranked)
+      const cap = capture(model, o, b, S, top, k)
+      for (let i = 0; i < Math.min(K, top.ids.length); i++) {
+        const tok = top.ids[i]
+        const rec = { token: tok, logProb: top.logp[i], capture: cap }
+        candidates.push({ parent: h, rec, length: h.length + 1, state: b, score: h.score + top.logp[i], done: tok === special.eos })
       }
     })
     candidates.sort((a, b) => b.score - a.score)
+    tried.push(...candidates)
     const next: Hyp[] = []
     for (const c of candidates) {
       if (next.length === K) break
@@ -239,7 +355,7 @@ async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alp
   }
   const pool = finished.length ? finished : alive
   pool.sort((a, b) => norm(b) - norm(a))
-  return { steps: pool[0]?.steps ?? [], memory: memoryRows(enc, 0) }
+  return { steps: pool[0] ? stepsOf(pool[0]) : [], memory: memoryRows(enc.memory, S, 0), tried, best: pool[0] ?? null }
 }
 
 export async function translate(model: LoadedModel, text: string, opts: DecodeOptions = {}, signal?: AbortSignal): Promise<Translation> {
@@ -248,11 +364,13 @@ export async function translate(model: LoadedModel, text: string, opts: DecodeOp
   const k = Math.min(Math.max(Math.round(opts.topK ?? DEFAULT_TOP_K), 1), 20)
   const alpha = opts.lengthPenalty ?? 1
   if (!(Number.isFinite(alpha) && alpha >= 0 && alpha <= 3)) throw new Error('The length penalty must be a number from 0 to 3.')
-  if (beam === 1) return (await greedyBatch(model, [text], k, signal))[0]
+  const states = opts.encoderStates ?? true
+  if (beam === 1) return (await greedyBatch(model, [text], { topK: k, signal, encoderStates: states }))[0]
   const started = performance.now()
   const src = encodeSource(model, text)
-  const { steps, memory } = await beamDecode(model, src, beam, alpha, k, signal)
-  return toTranslation(model, src, steps, { mode: 'beam', beam, encoderStates: memory }, started)
+  const { steps, memory, tried, best } = await beamDecode(model, src, beam, alpha, k, signal)
+  const t = toTranslation(model, src, steps, { mode: 'beam', beam, encoderStates: states ? memory : [] }, started)
+  return { ...t, beamTree: beamTreeOf(tried, best, model.spec.tgtVocab, model.spec.special.eos, beam, t.tgtTokens) }
 }
 
 /** The alignment and log-probabilities of a given target, token by token. */
@@ -263,9 +381,9 @@ export async function forcedDecode(model: LoadedModel, text: string, target: str
   const toks = tokenize(target, tgtTokenizer).slice(0, maxTargetLength(src.ids.length) - 1)
   const index = vocabIndex(tgtVocab)
   const ids = [...toks.map((t) => index.get(t) ?? special.unk), special.eos]
-  const { steps, memory } = await decodeBatch(model, [src], { topK: DEFAULT_TOP_K, forced: [ids] })
+  const { steps, memory } = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, forced: [ids] })
   const unknown = [...ids.slice(0, -1).map((id) => id === special.unk), false]
-  return toTranslation(model, src, steps[0], { mode: 'forced', beam: 1, tgtUnknown: unknown, encoderStates: memory[0] }, started)
+  return toTranslation(model, src, steps[0], { mode: 'forced', beam: 1, tgtUnknown: unknown, encoderStates: memory![0] }, started)
 }
 
 /** The weights a what-if run puts at one step, over S source positions. */
@@ -298,23 +416,29 @@ export function overrideWeights(req: Pick<WhatIfRequest, 'mode' | 'sourceIndex' 
   return w
 }
 
-/** Decodes twice, with the model's own attention and with the override, and marks what changed. */
+/**
+ * Decodes twice, with the model's own attention and with the override, and marks what changed.
+ * Both runs go step by step through the same step part, so the steps before the first override
+ * are bit for bit the same.
+ */
 export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<WhatIfResult> {
   if (model.spec.attention === 'none') throw new Error('This model has no attention to override.')
   if (!model.stepInputs.has('attn_override') || !model.stepInputs.has('override_on')) {
     throw new Error('This model\'s decoder step has no attn_override/override_on inputs, so its attention cannot be overridden.')
   }
-  const original = (await greedyBatch(model, [req.text]))[0]
-  const started = performance.now()
+  let started = performance.now()
   const src = encodeSource(model, req.text)
+  const own = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K })
+  const original = toTranslation(model, src, own.steps[0], { mode: 'greedy', beam: 1, encoderStates: own.memory![0] }, started)
+  started = performance.now()
   const S = src.ids.length
   const T = original.tgtTokens.length
   const chosen = req.steps === 'all' ? null : new Set(req.steps)
-  const { steps, memory } = await decodeBatch(model, [src], {
+  const { steps, memory } = await decodeSteps(model, [src], {
     topK: DEFAULT_TOP_K,
     override: (t) => (chosen === null || chosen.has(t) ? overrideWeights(req, t, S, T) : null),
   })
-  const modified = toTranslation(model, src, steps[0], { mode: 'what-if', beam: 1, encoderStates: memory[0] }, started)
+  const modified = toTranslation(model, src, steps[0], { mode: 'what-if', beam: 1, encoderStates: memory![0] }, started)
   const n = Math.max(original.tgtTokens.length, modified.tgtTokens.length)
   const changed = Array.from({ length: n }, (_, t) => original.tgtTokens[t] !== modified.tgtTokens[t])
   return { original, modified, changed }

@@ -86,7 +86,7 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   }
   const key = createHash('sha256')
     .update(await fileHash(model.path))
-    .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v2')
+    .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v3')
     .digest('hex')
   const cacheFile = opts.cacheDir ? join(opts.cacheDir, `${key}.json`) : null
   if (cacheFile) {
@@ -101,7 +101,7 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   for (let i = 0; i < order.length; i += batch) {
     if (opts.signal?.aborted) throw new CancelledError('The evaluation was cancelled.')
     const idx = order.slice(i, i + batch)
-    const out = await greedyBatch(model, idx.map((j) => srcs[j]), 1)
+    const out = await greedyBatch(model, idx.map((j) => srcs[j]), { topK: 1, encoderStates: false, signal: opts.signal })
     idx.forEach((j, k) => (hyps[j] = out[k].text))
     for (const t of out) stats.add(t.attention)
     opts.onProgress?.({ done: Math.min(i + batch, order.length), total: order.length })

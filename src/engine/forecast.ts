@@ -10,6 +10,9 @@ import { row } from './steps'
  * `history` steps of [scaled value, calendar features], the step part is run `horizon` times,
  * each time fed its own previous forecast and the calendar of the step it predicts.
  */
+/** What the encoder part may read: the history, and a mask of ones (every history step is real). */
+export const FORECAST_ENCODER_FEEDS = ['history', 'src_mask'] as const
+
 export interface SeriesInput {
   timestamps: string[]
   values: number[]
@@ -80,7 +83,7 @@ interface Run {
 }
 
 /** Forecasts from several origins of one series as one batch. */
-async function run(model: LoadedModel, s: SeriesInput, origins: number[], capture: boolean): Promise<Run> {
+async function run(model: LoadedModel, s: SeriesInput, origins: number[], capture: boolean, override?: AttentionOverride): Promise<Run> {
   const f = spec(model)
   const B = origins.length
   const H = f.history
@@ -96,7 +99,9 @@ async function run(model: LoadedModel, s: SeriesInput, origins: number[], captur
     }
     prev[b] = (s.values[o - 1] - f.mean) / f.std
   })
-  const enc = await model.encoder.run({ history: new ort.Tensor('float32', hist, [B, H, F]) })
+  const encFeeds: Record<string, ort.Tensor> = { history: new ort.Tensor('float32', hist, [B, H, F]) }
+  if (model.encoder.inputNames.includes('src_mask')) encFeeds.src_mask = new ort.Tensor('float32', new Float32Array(B * H).fill(1), [B, H])
+  const enc = await model.encoder.run(encFeeds)
   const memory = enc.encoder_out
   const memLen = memory.dims[1]
   let state = enc.decoder_init
@@ -115,6 +120,12 @@ async function run(model: LoadedModel, s: SeriesInput, origins: number[], captur
     for (let b = 0; b < B; b++) feats.set(featureVector(f.stepFeatures, times[b][t], 0), b * Fs)
     const feeds: Record<string, ort.Tensor> = { ...constant, state, prev_value: new ort.Tensor('float32', prevValue, [B]), step_features: new ort.Tensor('float32', feats, [B, Fs]) }
     if (want.has('step')) feeds.step = new ort.Tensor('float32', new Float32Array(B).fill(t), [B])
+    const w = override?.(t, memLen) ?? null
+    if (w && want.has('attn_override') && want.has('override_on')) {
+      // One origin per what-if run (forecastWhatIf): the weights are row 0's.
+      feeds.attn_override = new ort.Tensor('float32', w, [1, memLen])
+      feeds.override_on = new ort.Tensor('float32', Float32Array.of(1), [1])
+    }
     const o = await model.step.run(feeds)
     const y = o.forecast.data as Float32Array
     for (let b = 0; b < B; b++) forecast[b][t] = y[b] * f.std + f.mean
@@ -162,13 +173,16 @@ function naive(f: ForecastModelSpec, s: SeriesInput, origin: number): (number | 
   })
 }
 
+/** The attention weights to force at forecast step t over memLen history steps, or null for the model's own (forecast-whatif.ts). */
+export type AttentionOverride = (t: number, memLen: number) => Float32Array | null
+
 /** One forecast with its attention, p_t and errors, for the forecasting view. */
-export async function forecastAt(model: LoadedModel, s: SeriesInput, origin: number): Promise<ForecastResult> {
+export async function forecastAt(model: LoadedModel, s: SeriesInput, origin: number, override?: AttentionOverride): Promise<ForecastResult> {
   const f = spec(model)
   const problem = seriesProblem(f, s, origin)
   if (problem) throw new ContractError(problem)
   const t0 = performance.now()
-  const r = await run(model, s, [origin], true)
+  const r = await run(model, s, [origin], true, override)
   const decodeMs = performance.now() - t0
   const S = r.memLen
   const matrix = (name: string) => (r.steps[0]?.[name] ? r.steps.map((o) => row(o[name], 0, S)!) : null)

@@ -48,6 +48,7 @@ const handlers: Handlers = {
     return cancellable((signal) => service.evaluate(p, srcs, refs, { cacheDir, signal, onProgress: (progress) => send({ id, progress }) }))
   },
   forecast: (p, series, origin) => service.forecast(p, series, origin),
+  forecastWhatIf: (p, series, origin, req) => service.forecastWhatIf(p, series, origin, req),
   evaluateForecast: (p, series, origins) => service.evaluateForecast(p, series, origins),
   close: (p) => service.close(p),
   crash: async () => {

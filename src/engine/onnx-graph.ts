@@ -1,6 +1,6 @@
 import { ScalarType, type DescField } from '@bufbuild/protobuf'
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire'
-import { fromBinary, ModelProtoSchema, toBinary, type GraphProto, type ModelProto, type NodeProto, type ValueInfoProto } from './onnx-proto'
+import { create, fromBinary, ModelProtoSchema, toBinary, ValueInfoProtoSchema, type GraphProto, type ModelProto, type NodeProto, type ValueInfoProto } from './onnx-proto'
 
 /** A parsed ONNX file: the ModelProto plus what the contract checks read from it. */
 export interface OnnxFile {
@@ -176,8 +176,8 @@ export function extractGraph(graph: GraphProto, outputs: string[], stopAt: Reado
     initializer: graph.initializer.filter((t) => needed.has(t.name) && !stopAt.has(t.name)),
     sparseInitializer: graph.sparseInitializer.filter((t) => needed.has(t.values?.name ?? '')),
     input: [...graph.input.filter((v) => needed.has(v.name) && !stopAt.has(v.name)), ...[...stopAt.values()].filter((v) => needed.has(v.name))],
-    output: outputs.map((o) => declared.get(o) ?? ({ ...graph.output[0], name: o, type: undefined } as ValueInfoProto)),
-    valueInfo: graph.valueInfo.filter((v) => needed.has(v.name) && !stopAt.has(v.name) && !declared.has(v.name)),
+    output: outputs.map((o) => declared.get(o) ?? create(ValueInfoProtoSchema, { name: o })),
+    valueInfo: graph.valueInfo.filter((v) => needed.has(v.name) && !stopAt.has(v.name)),
     quantizationAnnotation: graph.quantizationAnnotation.filter((a) => needed.has(a.tensorName)),
   }
 }

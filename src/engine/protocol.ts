@@ -1,6 +1,7 @@
 import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
 import type { EncodedError } from '../shared/errors'
-import type { ModelDescription } from './service'
+import type { ForecastOverrideRequest, ModelDescription } from './service'
+import type { ForecastWhatIfResult } from '../shared/teaching'
 
 /** The calls the engine process answers (see host.ts). */
 export interface EngineMethods {
@@ -16,6 +17,7 @@ export interface EngineMethods {
   /** Corpus evaluation; sends progress messages and stops on a cancel message. */
   evaluate(path: string, srcs: string[], refs: string[], cacheDir?: string): EvalResult
   forecast(path: string, series: { timestamps: string[]; values: number[] }, origin: number): ForecastResult
+  forecastWhatIf(path: string, series: { timestamps: string[]; values: number[] }, origin: number, req: ForecastOverrideRequest): ForecastWhatIfResult<ForecastResult>
   evaluateForecast(path: string, series: { timestamps: string[]; values: number[] }, origins: number[]): ForecastEval
   /** Releases the model's sessions; the next call that needs it opens it again. */
   close(path: string): void

@@ -1,10 +1,29 @@
 import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
-import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ModelInfo, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
+import type {
+  CheckFeature,
+  CheckFinding,
+  DecodeOptions,
+  EvalResult,
+  ForecastEval,
+  ForecastResult,
+  ModelInfo,
+  ProviderInfo,
+  Translation,
+  WhatIfRequest,
+  WhatIfResult,
+} from '../shared/api'
+import { LensError } from '../shared/errors'
+import { blocked, FEATURE_NAMES, openingFindings } from './check'
 import { checkContract, ContractError, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateCorpus, type EvalOptions } from './evaluate'
 import { evaluateForecast, forecastAt, type SeriesInput } from './forecast'
+import { forecastWhatIf } from './forecast-whatif'
+import type { ForecastWhatIfRequest, ForecastWhatIfResult } from '../shared/teaching'
+
+/** What a forecast what-if overrides: the steps and the weights. */
+export type ForecastOverrideRequest = Pick<ForecastWhatIfRequest, 'steps' | 'mode' | 'lag' | 'lags'>
 import { LoadedModel } from './model'
 import { parseOnnx } from './onnx-graph'
 import { MAX_OPEN_MODELS } from './limits'
@@ -22,6 +41,7 @@ function describeSpec(path: string, spec: ModelSpec): ModelDescription {
     srcLang: spec.srcLang,
     tgtLang: spec.tgtLang,
     windowD: spec.windowD,
+    ...(spec.localScore ? { localScore: spec.localScore } : {}),
     srcVocabSize: spec.srcVocab.length,
     tgtVocabSize: spec.tgtVocab.length,
     trainingData: spec.trainingData,
@@ -87,11 +107,49 @@ export class InferenceService {
     }
   }
 
-  async open(path: string): Promise<ModelDescription & { provider: string; providerNote: string | null }> {
-    return this.using(path, async (model) => ({ ...describeSpec(path, model.spec), provider: model.provider, providerNote: model.providerNote }))
+  async open(path: string): Promise<ModelDescription & { provider: string; providerNote: string | null; findings: CheckFinding[] }> {
+    return this.using(path, async (model) => ({
+      ...describeSpec(path, model.spec),
+      provider: model.provider,
+      providerNote: model.providerNote,
+      findings: await this.findingsFor(path, model),
+    }))
+  }
+
+  // What the checks at opening found, by path, for as long as the file and the provider stay the
+  // same: a model reopened after eviction is not decoded through again.
+  private checked = new Map<string, { stamp: string; findings: Promise<CheckFinding[]> }>()
+
+  /** The checks of src/engine/check.ts on a newly opened model; a model that cannot be used is closed and refused. */
+  private async findingsFor(path: string, model: LoadedModel): Promise<CheckFinding[]> {
+    const info = await stat(path)
+    const stamp = `${info.size}:${info.mtimeMs}:${model.provider}`
+    let known = this.checked.get(path)
+    if (known?.stamp !== stamp) {
+      known = { stamp, findings: openingFindings(model) }
+      this.checked.set(path, known)
+    }
+    return known.findings.catch((e: unknown) => {
+      if (this.checked.get(path) === known) this.checked.delete(path)
+      void this.close(path)
+      throw e
+    })
+  }
+
+  /** Refuses, in one sentence, a feature the checks at opening found this model cannot use. */
+  private async allowed(path: string, feature: CheckFeature): Promise<void> {
+    const f = blocked(await this.checked.get(path)?.findings.catch(() => undefined), feature)
+    if (f) throw new ContractError(`This model cannot use ${FEATURE_NAMES[feature]}: ${f.message}`)
+  }
+
+  /** Batches that fail or that decode differently from single sentences are not used for this model. */
+  private async batchSize(path: string): Promise<number | undefined> {
+    const findings = await this.checked.get(path)?.findings.catch(() => undefined)
+    return findings?.some((f) => f.feature === 'batch') ? 1 : undefined
   }
 
   async translate(path: string, text: string, opts: DecodeOptions = {}, signal?: AbortSignal): Promise<Translation> {
+    if ((opts.beam ?? 1) > 1) await this.allowed(path, 'beam')
     return this.translating(path, (m) => translate(m, text, opts, signal))
   }
 
@@ -101,30 +159,52 @@ export class InferenceService {
   }
 
   async forced(path: string, text: string, target: string): Promise<Translation> {
+    await this.allowed(path, 'forced')
     return this.translating(path, (m) => forcedDecode(m, text, target))
   }
 
   async whatIf(path: string, req: WhatIfRequest): Promise<WhatIfResult> {
+    await this.allowed(path, 'what-if')
     return this.translating(path, (m) => whatIf(m, req))
   }
 
-  /** The same source through several models (the with/without attention comparison). */
+  /** The same source through several models (the with/without attention comparison); a failure names its model. */
   async compare(paths: string[], text: string, opts: DecodeOptions = {}): Promise<Translation[]> {
     const out: Translation[] = []
-    for (const p of paths) out.push(await this.translate(p, text, opts))
+    for (const p of paths) {
+      try {
+        out.push(await this.translate(p, text, opts))
+      } catch (e) {
+        if (!(e instanceof Error) || e.name === 'CancelledError') throw e
+        const name = await this.describe(p).then(
+          (d) => d.name,
+          () => basename(p),
+        )
+        const named = new LensError(`${name}: ${e.message}`, { name: e.name, code: e instanceof LensError ? e.code : 'error' })
+        throw named
+      }
+    }
     return out
   }
 
   async evaluate(path: string, srcs: string[], refs: string[], opts: EvalOptions = {}): Promise<EvalResult> {
-    return this.translating(path, (m) => evaluateCorpus(m, srcs, refs, opts))
+    const batchSize = (await this.batchSize(path)) ?? opts.batchSize
+    return this.translating(path, (m) => evaluateCorpus(m, srcs, refs, { ...opts, batchSize }))
   }
 
   async forecast(path: string, series: SeriesInput, origin: number): Promise<ForecastResult> {
     return this.using(path, (m) => forecastAt(m, series, origin))
   }
 
+  /** The forecast again with attention overridden (forecast-whatif.ts). */
+  async forecastWhatIf(path: string, series: SeriesInput, origin: number, req: ForecastOverrideRequest): Promise<ForecastWhatIfResult<ForecastResult>> {
+    await this.allowed(path, 'what-if')
+    return this.using(path, (m) => forecastWhatIf(m, series, origin, req))
+  }
+
   async evaluateForecast(path: string, series: SeriesInput, origins: number[]): Promise<ForecastEval> {
-    return this.using(path, (m) => evaluateForecast(m, series, origins))
+    const batch = await this.batchSize(path)
+    return this.using(path, (m) => evaluateForecast(m, series, origins, batch))
   }
 
   /** The paths of the open models, least recently used first. */

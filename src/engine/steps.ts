@@ -1,4 +1,5 @@
 import * as ort from 'onnxruntime-node'
+import { K_INPUT, TOPK_IDS, TOPK_LOGP } from './graph-surgery'
 import type { LoadedModel } from './model'
 
 /**
@@ -14,10 +15,13 @@ export interface Encoded {
   memory: ort.Tensor
   mask: ort.Tensor
   init: ort.Tensor
+  /** Per-sentence step values computed by the encoder part (src/engine/graph-surgery.ts), by name. */
+  keys: Record<string, ort.Tensor>
   lengths: number[]
 }
 
-export async function encode(model: LoadedModel, idLists: number[][]): Promise<Encoded> {
+/** Source ids padded into one [B, S] batch, and its mask. */
+export function sourceBatch(model: LoadedModel, idLists: number[][]): { ids: ort.Tensor; mask: ort.Tensor; S: number } {
   const B = idLists.length
   const S = Math.max(...idLists.map((l) => l.length))
   const ids = new BigInt64Array(B * S).fill(BigInt(model.spec.special.pad))
@@ -28,9 +32,16 @@ export async function encode(model: LoadedModel, idLists: number[][]): Promise<E
       mask[b * S + s] = 1
     })
   })
-  const maskT = new ort.Tensor('float32', mask, [B, S])
-  const o = await model.encoder.run({ src_ids: new ort.Tensor('int64', ids, [B, S]), src_mask: maskT })
-  return { B, S, memLen: o.encoder_out.dims[1], memory: o.encoder_out, mask: maskT, init: o.decoder_init, lengths: idLists.map((l) => l.length) }
+  return { ids: new ort.Tensor('int64', ids, [B, S]), mask: new ort.Tensor('float32', mask, [B, S]), S }
+}
+
+export async function encode(model: LoadedModel, idLists: number[][]): Promise<Encoded> {
+  const { ids, mask, S } = sourceBatch(model, idLists)
+  const feeds: Record<string, ort.Tensor> = { src_ids: ids }
+  if (model.encoder.inputNames.includes('src_mask')) feeds.src_mask = mask
+  const o = await model.encoder.run(feeds)
+  const keys = Object.fromEntries(model.keys.map((k) => [k, o[k] as ort.Tensor]))
+  return { B: idLists.length, S, memLen: o.encoder_out.dims[1], memory: o.encoder_out, mask, init: o.decoder_init, keys, lengths: idLists.map((l) => l.length) }
 }
 
 /** Repeats each row of a [B, ...] float tensor `times` times (beam search tiles one sentence). */
@@ -59,15 +70,31 @@ export interface StepInput {
   state: ort.Tensor
   memory: ort.Tensor
   mask: ort.Tensor
+  keys: Record<string, ort.Tensor>
   t: number
+  /** How many of the best tokens to rank per row (top-k in the graph). */
+  k: number
+  /** Fetch the full [B, V] logits too (forced decoding reads the forced token's). */
+  logits?: boolean
   /** Row-major [B, memLen] weights and a per-row switch, or null for the model's own attention. */
   override?: { weights: Float32Array; on: Float32Array } | null
+}
+
+const fetchCache = new WeakMap<LoadedModel, string[]>()
+/** Every step output but the logits: a model with top-k in the graph leaves them there. */
+function withoutLogits(model: LoadedModel): string[] {
+  let f = fetchCache.get(model)
+  if (!f) {
+    f = model.step.outputNames.filter((n) => n !== 'logits')
+    fetchCache.set(model, f)
+  }
+  return f
 }
 
 export async function step(model: LoadedModel, x: StepInput): Promise<ort.InferenceSession.ReturnType> {
   const B = x.prev.length
   const memLen = x.memory.dims[1]
-  const feeds: Record<string, ort.Tensor> = {}
+  const feeds: Record<string, ort.Tensor> = { ...x.keys }
   const want = model.stepInputs
   if (want.has('prev_token')) feeds.prev_token = new ort.Tensor('int64', BigInt64Array.from(x.prev, BigInt), [B])
   if (want.has('state')) feeds.state = x.state
@@ -78,29 +105,78 @@ export async function step(model: LoadedModel, x: StepInput): Promise<ort.Infere
     feeds.attn_override = new ort.Tensor('float32', x.override?.weights ?? new Float32Array(B * memLen), [B, memLen])
   }
   if (want.has('override_on')) feeds.override_on = new ort.Tensor('float32', x.override?.on ?? new Float32Array(B), [B])
-  return model.step.run(feeds)
+  if (!model.topKInGraph) return model.step.run(feeds)
+  feeds[K_INPUT] = new ort.Tensor('int64', BigInt64Array.of(BigInt(clampK(model, x.k))), [1])
+  return x.logits ? model.step.run(feeds) : model.step.run(feeds, withoutLogits(model))
+}
+
+/** k can rank every token but `<unk>`, no more. */
+export function clampK(model: LoadedModel, k: number): number {
+  return Math.max(1, Math.min(k, model.spec.tgtVocab.length - 1))
+}
+
+/** The k best tokens of one row, best first, `<unk>` never among them, and their log-probabilities. */
+export interface RowTop {
+  ids: number[]
+  logp: number[]
 }
 
 /**
- * Row b of a [B, V] logits tensor, without copying, and its log-sum-exp: log P(i) = x[i] − lse.
- * Ranking the raw logits ranks the probabilities, so no normalised copy is ever made.
+ * Row b's k best tokens: read from the graph's top-k outputs, or (a model opened plain) ranked
+ * here over the logits with `<unk>` set to −∞ first — the same rule (training/README.md, "Decoding
+ * rules shared with the app"): log-probabilities are renormalised over the tokens but `<unk>`.
+ */
+export function rowTop(model: LoadedModel, o: ort.InferenceSession.ReturnType, b: number, k: number): RowTop {
+  const ids = o[TOPK_IDS]
+  if (ids) {
+    const K = ids.dims[1]
+    const n = Math.min(k, K)
+    const idData = ids.data as BigInt64Array
+    const lp = o[TOPK_LOGP].data as Float32Array
+    return { ids: Array.from({ length: n }, (_, i) => Number(idData[b * K + i])), logp: Array.from(lp.subarray(b * K, b * K + n)) }
+  }
+  const r = logitRow(o.logits, b, model.spec.special.unk)
+  const best = topK(r.x, clampK(model, k))
+  return { ids: best, logp: best.map((i) => r.x[i] - r.lse) }
+}
+
+/**
+ * The log-probability of a given token in row b (forced decoding; the step ran with `logits`):
+ * renormalised over the tokens but `<unk>`, as the decoders rank them; `<unk>` itself, which they
+ * never pick, gets its probability under the model's full distribution.
+ */
+export function tokenLogProb(model: LoadedModel, o: ort.InferenceSession.ReturnType, b: number, token: number): number {
+  const { unk } = model.spec.special
+  const V = o.logits.dims[1]
+  const x = (o.logits.data as Float32Array).subarray(b * V, (b + 1) * V)
+  return x[token] - logSumExp(x, token === unk ? -1 : unk)
+}
+
+function logSumExp(x: Float32Array, skip: number): number {
+  let m = -Infinity
+  for (let i = 0; i < x.length; i++) if (i !== skip && x[i] > m) m = x[i]
+  let s = 0
+  for (let i = 0; i < x.length; i++) if (i !== skip) s += Math.exp(x[i] - m)
+  return m + Math.log(s)
+}
+
+/**
+ * Row b of a [B, V] logits tensor with token `masked` set to −∞ (in place: the tensor is this
+ * step's own output), and its log-sum-exp: log P(i) = x[i] − lse.
  */
 export interface LogitRow {
   x: Float32Array
   lse: number
 }
 
-export function logitRow(logits: ort.Tensor, b: number): LogitRow {
+export function logitRow(logits: ort.Tensor, b: number, masked: number): LogitRow {
   const V = logits.dims[1]
   const x = (logits.data as Float32Array).subarray(b * V, (b + 1) * V)
-  let m = -Infinity
-  for (let i = 0; i < V; i++) if (x[i] > m) m = x[i]
-  let s = 0
-  for (let i = 0; i < V; i++) s += Math.exp(x[i] - m)
-  return { x, lse: m + Math.log(s) }
+  if (masked >= 0 && masked < V) x[masked] = -Infinity
+  return { x, lse: logSumExp(x, masked) }
 }
 
-/** Indices of the k largest values, largest first. */
+/** Indices of the k largest values, largest first (the lower index first on ties). */
 export function topK(x: Float32Array, k: number): number[] {
   const best: number[] = []
   for (let i = 0; i < x.length; i++) {

@@ -29,6 +29,9 @@ export function lensHandlers(host: LensHost, transport: Transport): Handlers {
     'compare:run': (req) => host.compare(req),
     'whatif:run': (req) => host.whatIf(req),
     'forced:run': (req) => host.forced(req),
+    'score:sentence': async (req) => host.scoreSentence(req),
+    'examples:list': (req) => host.listExamples(req),
+    'translate:each': (req) => host.translateEach(req),
     'corpus:run': (req) => host.runCorpus(req),
     'corpus:cancel': () => host.cancelCorpus(),
     'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
@@ -37,6 +40,7 @@ export function lensHandlers(host: LensHost, transport: Transport): Handlers {
     'app:notice': () => host.takeNotice(),
     'forecast:series': () => host.forecastSeries(),
     'forecast:run': (req) => host.forecast(req),
+    'forecast:whatif': (req) => host.forecastWhatIf(req),
     'providers:list': () => host.listProviders(),
     'providers:set': (name) => host.setProvider(name),
   }

@@ -26,8 +26,14 @@ import type { ModelDescription } from '../engine/service'
 import { SettingsStore, type StoredSettings } from './settings-store'
 import { parseSeriesCsv } from '../shared/series'
 import { BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from './paths'
+import type { ExampleList, ExampleQuery, ForecastWhatIfRequest, ForecastWhatIfResult, SentenceScore } from '../shared/teaching'
+import { pickExamples } from '../engine/examples'
+import { scoreSentence } from '../engine/sentence-score'
 
 const MAX_RECENT = 8
+
+/** The bundled test sets (resources/testsets/README.md), by language pair. */
+const TEST_SETS: Record<string, string> = { 'en-fr': 'Multi30K test_2016_flickr', 'zh-en': 'Tatoeba cmn-eng test split' }
 
 /**
  * The app's side of the API, shared by the Electron main process and the browser-mode server:
@@ -180,7 +186,7 @@ export class LensHost {
     this.translateAbort?.abort()
     const abort = new AbortController()
     this.translateAbort = abort
-    const opts = { beam: req.beam, lengthPenalty: req.lengthPenalty, topK: req.topK }
+    const opts = { beam: req.beam, lengthPenalty: req.lengthPenalty, topK: req.topK, encoderStates: req.encoderStates }
     const t = await this.engine.callWith({ signal: abort.signal }, 'translate', path, req.text, opts)
     return { ...t, modelId: req.modelId }
   }
@@ -205,22 +211,55 @@ export class LensHost {
     return { ...t, modelId: req.modelId }
   }
 
-  /** Scores the models on the bundled test set of their (common) language pair. */
+  /** Sentence BLEU and chrF of the model's output against a reference. */
+  scoreSentence(req: { hypothesis: string; reference: string }): SentenceScore {
+    return scoreSentence(String(req.hypothesis), String(req.reference))
+  }
+
+  /** The sentences of a test set are read once and kept: a picker filters them on every keystroke. */
+  private testSets = new Map<string, Promise<[string[], string[]]>>()
+
+  async listExamples(q: ExampleQuery): Promise<ExampleList> {
+    const pair = String(q.pair)
+    if (!/^[a-z]{2,3}-[a-z]{2,3}$/.test(pair)) throw new Error(`"${pair}" is not a language pair.`)
+    let set = this.testSets.get(pair)
+    if (!set) {
+      const [src, tgt] = pair.split('-')
+      const read = (lang: string) => readFile(join(this.dirs.testsets, `${pair}.${lang}`), 'utf8').then((t) => t.replace(/\n$/, '').split('\n'))
+      set = Promise.all([read(src), read(tgt)])
+      this.testSets.set(pair, set)
+      set.catch(() => this.testSets.delete(pair))
+    }
+    const [srcs, refs] = await set.catch(() => {
+      throw new LensError(`There is no bundled test set for ${pair}, so there are no example sentences.`, { name: 'NoExamplesError', code: 'no-examples' })
+    })
+    return { pair, testSet: TEST_SETS[pair] ?? pair, ...pickExamples(srcs, refs, q) }
+  }
+
+  /** The same sentence through several models or beam widths, one after another (side by side). */
+  async translateEach(req: { text: string; runs: { modelId: string; beam?: number }[] }): Promise<Translation[]> {
+    const out: Translation[] = []
+    for (const r of req.runs) {
+      const t = await this.engine.call('translate', this.pathOf(r.modelId), String(req.text), { beam: r.beam })
+      out.push({ ...t, modelId: r.modelId })
+    }
+    return out
+  }
+
+  /**
+   * Scores the models on the user's test set (a source file and a reference file, line by line)
+   * or, without one, on the bundled test set of their (common) language pair. Results are cached
+   * by the engine under the hash of the model file and the test set's text.
+   */
   async runCorpus(req: CorpusRequest): Promise<CorpusResult> {
     const ids = req.modelIds.map(String)
     if (ids.length === 0) throw new Error('Choose at least one model.')
     const infos = await Promise.all(ids.map((id) => this.engine.call('describe', this.pathOf(id))))
+    const forecaster = infos.find((d) => d.task === 'forecasting')
+    if (forecaster) throw new Error(`${forecaster.name} is a forecasting model; BLEU scores translations.`)
     const pair = `${infos[0].srcLang}-${infos[0].tgtLang}`
     if (infos.some((d) => `${d.srcLang}-${d.tgtLang}` !== pair)) throw new Error('The models must share one language pair.')
-    const [src, tgt] = [infos[0].srcLang, infos[0].tgtLang]
-    const read = (lang: string) =>
-      readFile(join(this.dirs.testsets, `${pair}.${lang}`), 'utf8').then(
-        (t) => t.replace(/\n$/, '').split('\n'),
-        () => {
-          throw new Error(`There is no bundled test set for ${pair}.`)
-        },
-      )
-    const [srcs, refs] = await Promise.all([read(src), read(tgt)])
+    const { srcs, refs, testSet } = await this.testSet(pair, infos[0].srcLang, infos[0].tgtLang, req)
     this.corpusAbort?.abort()
     const abort = new AbortController()
     this.corpusAbort = abort
@@ -234,7 +273,33 @@ export class LensHost {
       results.push({ ...r, hypotheses: [], modelId: ids[i], attention: infos[i].attention })
       onProgress({ done: srcs.length, total: srcs.length })
     }
-    return { pair, testSet: pair === 'en-fr' ? 'Multi30K test_2016_flickr' : 'Tatoeba cmn-eng test split', results }
+    return { pair, testSet, results }
+  }
+
+  /** The sentences to score: the user's files when given, else the pair's bundled test set. */
+  private async testSet(pair: string, src: string, tgt: string, req: CorpusRequest): Promise<{ srcs: string[]; refs: string[]; testSet: string }> {
+    const lines = (text: string) => {
+      const t = text.replace(/^\uFEFF/, '').replace(/\r?\n$/, '')
+      return t === '' ? [] : t.split(/\r?\n/)
+    }
+    if (req.source || req.reference) {
+      if (!req.source || !req.reference) throw new Error('Choose both a source file and a reference file (one sentence per line).')
+      const srcs = lines(req.source.text)
+      const refs = lines(req.reference.text)
+      if (srcs.length === 0) throw new Error(`The source file ${req.source.name} is empty.`)
+      if (srcs.length !== refs.length) {
+        throw new Error(
+          `The source file ${req.source.name} has ${srcs.length} lines but the reference file ${req.reference.name} has ${refs.length}; they must match line by line.`,
+        )
+      }
+      return { srcs, refs, testSet: `${req.source.name} → ${req.reference.name}` }
+    }
+    const read = (lang: string) =>
+      readFile(join(this.dirs.testsets, `${pair}.${lang}`), 'utf8').then(lines, () => {
+        throw new Error(`There is no bundled test set for ${pair}: choose a source file and a reference file (one sentence per line).`)
+      })
+    const [srcs, refs] = await Promise.all([read(src), read(tgt)])
+    return { srcs, refs, testSet: pair === 'en-fr' ? 'Multi30K test_2016_flickr' : pair === 'zh-en' ? 'Tatoeba cmn-eng test split' : pair }
   }
 
   async forecastSeries(): Promise<SeriesData> {
@@ -248,6 +313,12 @@ export class LensHost {
   async forecast(req: ForecastRequest): Promise<ForecastResult> {
     const r = await this.engine.call('forecast', this.pathOf(req.modelId), { timestamps: req.timestamps, values: req.values }, req.origin)
     return { ...r, modelId: req.modelId }
+  }
+
+  async forecastWhatIf(req: ForecastRequest & ForecastWhatIfRequest): Promise<ForecastWhatIfResult<ForecastResult>> {
+    const { steps, mode, lag, lags } = req
+    const r = await this.engine.call('forecastWhatIf', this.pathOf(req.modelId), { timestamps: req.timestamps, values: req.values }, req.origin, { steps, mode, lag, lags })
+    return { original: { ...r.original, modelId: req.modelId }, modified: { ...r.modified, modelId: req.modelId } }
   }
 
   /** Figures render on a worker thread, so a 4× PNG freezes neither the window nor the server. */

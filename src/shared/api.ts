@@ -3,6 +3,7 @@
  * types travel over Electron IPC and over the browser mode's HTTP transport.
  */
 import { ATTENTION_KINDS, type AttentionKind } from './attention-kinds'
+import type { BeamTree } from './teaching'
 
 export { ATTENTION_KINDS, type AttentionKind }
 
@@ -65,6 +66,22 @@ export interface ModelInfo extends ModelSummary {
   provider: string
   /** One line when the chosen provider failed to start and the model fell back to CPU. */
   providerNote: string | null
+  /** Local attention only: how a source position is scored inside the window (`al.score`). */
+  localScore?: LocalScore
+  /** What the checks at opening found (`attention-lens check` reports the same): features that will not work, and why. */
+  findings?: CheckFinding[]
+}
+
+export type LocalScore = 'dot' | 'general' | 'concat'
+
+/** What a finding concerns; an `error` finding means the app keeps that feature off for the model. */
+export type CheckFeature = 'translate' | 'batch' | 'beam' | 'what-if' | 'forced' | 'attention' | 'local' | 'forecast'
+
+export interface CheckFinding {
+  /** `error`: the feature will not work; `warning`: it works, but the model looks wrong. */
+  level: 'error' | 'warning'
+  feature: CheckFeature
+  message: string
 }
 
 export interface DecodeOptions {
@@ -74,6 +91,8 @@ export interface DecodeOptions {
   lengthPenalty?: number
   /** How many alternatives to keep per output position. */
   topK?: number
+  /** Ship the encoder states (the step-through and with/without views draw them); default true. */
+  encoderStates?: boolean
 }
 
 export interface TranslateRequest extends DecodeOptions {
@@ -142,8 +161,15 @@ export interface Translation {
   alternatives: Alternative[][]
   /** For forced decoding: target tokens the vocabulary lacks. */
   tgtUnknown: boolean[] | null
+  /**
+   * Per output position: the source word copied in place of `<unk>` (unknown-word replacement),
+   * the source position attended to most and its weight; null where the model's own token stands.
+   */
+  replaced?: ({ source: string; sourceIndex: number; attention: number } | null)[]
   mode: 'greedy' | 'beam' | 'forced' | 'what-if'
   beam: number
+  /** Beam search only: every hypothesis the search tried, as a tree (src/shared/teaching.ts). */
+  beamTree?: BeamTree
   /** Sum of the chosen tokens' log-probabilities. */
   logProb: number
   truncated: boolean
@@ -243,6 +269,14 @@ export interface EvalResult {
 
 export interface CorpusRequest {
   modelIds: string[]
+  /** The user's test set: a source file and its reference translations, line by line. Without them, the pair's bundled test set. */
+  source?: TestSetFile
+  reference?: TestSetFile
+}
+
+export interface TestSetFile {
+  name: string
+  text: string
 }
 
 export interface CorpusProgress extends EvalProgress {

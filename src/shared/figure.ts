@@ -19,10 +19,10 @@ export const SIZE_PRESETS = {
   'slide-16x9': { width: 960, height: 540 },
   /** 10 × 7.5 in */
   'slide-4x3': { width: 720, height: 540 },
-  /** 3.5 × 2.625 in: one column of a two-column paper */
-  'paper-single': { width: 252, height: 189 },
-  /** 7 × 3 in: the full text width */
-  'paper-double': { width: 504, height: 216 },
+  /** 3.5 × 3 in: one column of a two-column paper */
+  'paper-single': { width: 252, height: 216 },
+  /** 7 × 3.5 in: the full text width */
+  'paper-double': { width: 504, height: 252 },
 } as const
 export type SizePreset = keyof typeof SIZE_PRESETS | 'custom'
 
@@ -163,8 +163,27 @@ const TranslationSchema = v.pipe(
     tokenLogProbs: numbers(MAX_TOKENS),
     alternatives: list(list(obj({ token: str(1000), p: finite }), 64, 'alternatives'), MAX_TOKENS, 'steps'),
     tgtUnknown: v.nullable(flags),
+    replaced: v.optional(list(v.nullable(obj({ source: str(1000), sourceIndex: whole(0, MAX_TOKENS), attention: finite })), MAX_TOKENS)),
     mode: v.picklist(['greedy', 'beam', 'forced', 'what-if'], 'must be greedy, beam, forced or what-if'),
     beam: whole(1, 16),
+    beamTree: v.optional(
+      obj({
+        width: whole(1, 64),
+        nodes: list(
+          obj({
+            parent: whole(-1, 1e7),
+            step: whole(0, MAX_TOKENS),
+            token: str(1000),
+            logProb: finite,
+            score: finite,
+            attention: numbers(MAX_TOKENS),
+            status: v.picklist(['chosen', 'finished', 'kept', 'pruned'], 'must be chosen, finished, kept or pruned'),
+          }),
+          1_000_000,
+          'nodes',
+        ),
+      }),
+    ),
     logProb: finite,
     truncated: flag,
     decodeMs: finite,

@@ -17,6 +17,7 @@ import type {
   Translation,
   WhatIfResult,
 } from './api'
+import type { ExampleList, ForecastWhatIfResult, SentenceScore } from './teaching'
 import { RefusedError, type Envelope } from './errors'
 import { FigureArgs } from './figure'
 import { MAX_SERIES_ROWS } from './series'
@@ -52,9 +53,12 @@ const decode = {
   beam: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(16))),
   lengthPenalty: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3))),
   topK: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
+  encoderStates: v.optional(v.boolean()),
 }
 const ids = v.pipe(v.array(id), v.minLength(1), v.maxLength(32))
 const none = v.strictTuple([])
+/** A test-set file the user picked: its name and its text, one sentence per line. */
+const testFile = v.strictObject({ name: v.pipe(v.string(), v.maxLength(255)), text: v.pipe(v.string(), v.maxLength(50_000_000)) })
 
 // The figure's data and spec, checked in full by their one schema (src/shared/figure.ts).
 const figure = FigureArgs
@@ -85,8 +89,36 @@ export const routes = {
     ]),
   ),
   'forced:run': call<Translation>()('forced', v.strictTuple([v.strictObject({ modelId: id, text, target: text })])),
-  /** Scores models on their language pair's bundled test set; progress comes as corpus:progress events. */
-  'corpus:run': call<CorpusResult>()('runCorpus', v.strictTuple([v.strictObject({ modelIds: ids })])),
+  /** Sentence BLEU and chrF of a hypothesis against a reference (sacreBLEU's definitions). */
+  'score:sentence': call<SentenceScore>()('scoreSentence', v.strictTuple([v.strictObject({ hypothesis: text, reference: text })])),
+  /** Example sentences (with references) from the bundled test set of a language pair. */
+  'examples:list': call<ExampleList>()(
+    'listExamples',
+    v.strictTuple([
+      v.strictObject({
+        pair: v.pipe(v.string(), v.regex(/^[a-z]{2,3}-[a-z]{2,3}$/)),
+        search: v.optional(v.pipe(v.string(), v.maxLength(200))),
+        minLength: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000))),
+        maxLength: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000))),
+        random: v.optional(v.boolean()),
+        seed: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+        limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50))),
+      }),
+    ]),
+  ),
+  /**
+   * One sentence through several models or decodings (side by side), each run to the end: unlike
+   * translate:run, a call does not stop the one before it.
+   */
+  'translate:each': call<Translation[]>()(
+    'translateEach',
+    v.strictTuple([v.strictObject({ text, runs: v.pipe(v.array(v.strictObject({ modelId: id, beam: decode.beam })), v.minLength(1), v.maxLength(4)) })]),
+  ),
+  /** Scores models on the user's test set (source and reference text), or on their language pair's bundled one; progress comes as corpus:progress events. */
+  'corpus:run': call<CorpusResult>()(
+    'runCorpus',
+    v.strictTuple([v.strictObject({ modelIds: ids, source: v.optional(testFile), reference: v.optional(testFile) })]),
+  ),
   'corpus:cancel': call<void>()('cancelCorpus', none),
   /** Renders a figure and saves it (a save dialog); null when cancelled. Browser mode answers the figure's bytes instead. */
   'export:figure': call<string | null>()('exportFigure', figure),
@@ -106,6 +138,22 @@ export const routes = {
         timestamps: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.maxLength(MAX_SERIES_ROWS)),
         values: v.pipe(v.array(v.number()), v.maxLength(MAX_SERIES_ROWS)),
         origin: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      }),
+    ]),
+  ),
+  /** A forecast again with the attention overridden at one step or all (uniform, one lag, or weights at lags). */
+  'forecast:whatif': call<ForecastWhatIfResult<ForecastResult>>()(
+    'forecastWhatIf',
+    v.strictTuple([
+      v.strictObject({
+        modelId: id,
+        timestamps: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.maxLength(MAX_SERIES_ROWS)),
+        values: v.pipe(v.array(v.number()), v.maxLength(MAX_SERIES_ROWS)),
+        origin: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        steps: v.union([v.literal('all'), v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(0))), v.maxLength(1000))]),
+        mode: v.picklist(['uniform', 'onehot', 'custom']),
+        lag: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+        lags: v.optional(v.pipe(v.array(v.strictObject({ lag: v.pipe(v.number(), v.integer(), v.minValue(1)), weight: v.pipe(v.number(), v.minValue(0)) })), v.maxLength(1000))),
       }),
     ]),
   ),

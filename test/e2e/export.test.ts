@@ -3,11 +3,12 @@ import { join } from 'node:path'
 import { PNG } from 'pngjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, type Running, openAndType } from './harness'
+import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, type Running, openAndType, waitForTranslationOf } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 const MODELS = process.env.AL_E2E_MODELS ?? FIXTURE_MODELS
 const MODEL = process.env.AL_E2E_MODELS ? 'bundled:en-fr-local-p.onnx' : 'bundled:tiny-local-p.onnx'
+const SENTENCE = 'A little girl in a pink dress is running on the beach.'
 
 let app: Running
 let browser: Browser
@@ -28,7 +29,7 @@ describe('the Export dialog', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url })
     page = await context.newPage()
     await page.goto(app.url)
-    await openAndType(page, MODEL, 'A little girl in a pink dress is running on the beach.')
+    await openAndType(page, MODEL, SENTENCE)
     await page.getByTestId('tab-heatmap').click()
   })
   afterAll(async () => {
@@ -36,15 +37,24 @@ describe('the Export dialog', () => {
     await app?.stop()
   })
 
-  it('saves a PNG of the heatmap at the size and scale chosen', async () => {
+  it('saves a PNG of the heatmap at the size and resolution chosen, with a preview at the page\'s aspect ratio', async () => {
+    await page.evaluate(() => localStorage.removeItem('attention-lens:export'))
     await page.getByTestId('export-open').click()
     await page.getByTestId('export-size').selectOption('slide-4x3')
-    await page.getByTestId('export-scale').fill('2')
+    await page.getByTestId('export-resolution').selectOption('192')
     await page.getByTestId('export-title').fill('local-p: where each word looks')
+    // 10 × 7.5 in at 192 dpi.
+    await expect.poll(() => page.getByTestId('export-pixels').textContent()).toBe('1920 × 1440 pixels')
+    const preview = page.getByTestId('export-preview')
+    await expect.poll(async () => [await preview.getAttribute('data-width'), await preview.getAttribute('data-height')]).toEqual(['720', '540'])
+    const box = (await preview.boundingBox())!
+    expect(box.width / box.height).toBeCloseTo(720 / 540, 1)
+    // The preview draws the figure itself: its title, the tokens, the key.
+    await expect.poll(() => preview.locator('svg text').allTextContents()).toEqual(expect.arrayContaining(['local-p: where each word looks', 'girl', 'source', 'p_t']))
     await screenshot(page, 'export-dialog')
     const path = await saveDownload(() => page.getByTestId('export-save').click(), 'export-heatmap.png')
     const img = PNG.sync.read(readFileSync(path))
-    expect([img.width, img.height]).toEqual([2048, 1536])
+    expect([img.width, img.height]).toEqual([1920, 1440])
   })
 
   it('saves SVG and PDF, and the matrix as CSV and JSON', async () => {
@@ -55,6 +65,8 @@ describe('the Export dialog', () => {
     await page.getByTestId('export-format').selectOption('pdf')
     const pdf = readFileSync(await saveDownload(() => page.getByTestId('export-save').click(), 'export-heatmap.pdf'))
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-')
+    // The page is the slide's physical size in points.
+    expect(pdf.toString('latin1')).toMatch(/\/MediaBox \[0 0 720 540\]/)
     const csv = readFileSync(await saveDownload(() => page.getByTestId('export-csv').click(), 'export-matrix.csv'), 'utf8')
     const lines = csv.trim().split('\n')
     expect(lines[0].split(',').slice(1, 4)).toEqual(['a', 'little', 'girl'])
@@ -81,7 +93,8 @@ describe('the Export dialog', () => {
         const post = (channel: string, args: unknown[]) =>
           fetch(`/api/${channel}`, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) })
         const translation = ((await (await post('translate:run', [{ modelId, text }])).json()) as { result: unknown }).result
-        const spec = { format: 'png', width: 1280, height: 720, scale: 4, theme: 'light', fontSize: 20, legend: true, localOverlay: true, colormap: 'viridis' }
+        // 13.33 × 7.5 in at 384 dpi (4×).
+        const spec = { format: 'png', width: 960, height: 540, dpi: 384, theme: 'light', fontSize: 20, lang: 'en', legend: true, localOverlay: true, colormap: 'viridis' }
         let exported = false
         const png = post('export:figure', [{ view: 'heatmap', translation }, spec]).then(async (res) => {
           exported = true
@@ -106,8 +119,60 @@ describe('the Export dialog', () => {
   })
 
   it('a bad size is refused in the dialog, before anything is written', async () => {
-    await page.getByTestId('export-width').fill('20')
+    await page.getByTestId('export-unit').selectOption('in')
+    await page.getByTestId('export-width').fill('0.2')
     await expect.poll(() => page.getByTestId('export-save').isDisabled()).toBe(true)
-    await page.getByTestId('export-width').fill('1280')
+    await page.getByTestId('export-width').fill('10')
+    await expect.poll(() => page.getByTestId('export-save').isDisabled()).toBe(false)
+  })
+
+  it('Escape closes the dialog, and it opens again with the last settings', async () => {
+    await page.getByTestId('export-size').selectOption('paper-single')
+    await page.getByTestId('export-format').selectOption('pdf')
+    await page.getByTestId('export-font').selectOption('paper')
+    await page.keyboard.press('Escape')
+    await page.getByTestId('export-dialog').waitFor({ state: 'detached' })
+    await page.getByTestId('export-open').click()
+    expect(await page.getByTestId('export-size').inputValue()).toBe('paper-single')
+    expect(await page.getByTestId('export-format').inputValue()).toBe('pdf')
+    expect(await page.getByTestId('export-font').inputValue()).toBe('paper')
+    await expect.poll(() => page.getByTestId('export-physical').textContent()).toBe('3.5 × 3 in')
+    await page.reload()
+    await waitForTranslationOf(page, SENTENCE)
+    await page.getByTestId('tab-heatmap').click()
+    await page.getByTestId('export-open').click()
+    expect(await page.getByTestId('export-size').inputValue()).toBe('paper-single')
+    await page.getByTestId('export-close').click()
+  })
+
+  // Every view with a figure has Export: each saves a PDF of its own figure.
+  it.each([
+    ['local', 'export-open', 'source'],
+    ['local', 'export-open-positions', 'output step'],
+    ['step', 'export-open', '1  scores e_tj'],
+    ['lines', 'export-open', 'output'],
+  ])('the %s view (%s) exports its figure', async (tab, button, text) => {
+    await page.getByTestId(`tab-${tab}`).click()
+    await page.getByTestId(button).click()
+    await expect.poll(() => page.getByTestId('export-preview').locator('svg text').allTextContents()).toContain(text)
+    await page.getByTestId('export-format').selectOption('svg')
+    const svg = readFileSync(await saveDownload(() => page.getByTestId('export-save').click(), `export-${tab}-${button}.svg`), 'utf8')
+    expect(svg).toMatch(/^<svg width="252pt" height="216pt"/)
+    expect(svg).toContain(`>${text}</text>`)
+    await page.keyboard.press('Escape')
+    await page.getByTestId('export-dialog').waitFor({ state: 'detached' })
+  })
+
+  it('the what-if view exports the outputs before and after with the weights used', async () => {
+    await page.getByTestId('tab-whatif').click()
+    await page.getByTestId('whatif-run').click()
+    await page.getByTestId('whatif-result').waitFor()
+    await page.getByTestId('export-open').click()
+    await expect.poll(() => page.getByTestId('export-preview').locator('svg text').allTextContents()).toEqual(expect.arrayContaining(['original', 'with the override']))
+    await screenshot(page, 'export-dialog-whatif')
+    await page.getByTestId('export-format').selectOption('pdf')
+    const pdf = readFileSync(await saveDownload(() => page.getByTestId('export-save').click(), 'export-whatif.pdf'))
+    expect(pdf.toString('latin1')).toMatch(/\/MediaBox \[0 0 252 216\]/)
+    await page.getByTestId('export-close').click()
   })
 })

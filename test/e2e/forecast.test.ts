@@ -152,6 +152,9 @@ describe('forecasting view', () => {
     await pick('taylor-none.onnx')
     await expect.poll(() => page.getByTestId('forecast-selection').innerText()).toMatch(/no attention/)
     await expect.poll(() => num('data-cells')).toBe(0)
+    // No empty heatmap frame: the series chart alone, with no grid left for a heatmap.
+    expect(await num('data-rows')).toBe(0)
+    await screenshot(page, 'forecast-none')
     await pick('tiny-bahdanau.onnx')
     await page.getByTestId('source').waitFor()
     expect(await page.getByTestId('forecast-view').count()).toBe(0)

@@ -58,7 +58,8 @@ export async function launchChromium(): Promise<Browser> {
   })
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** A screenshot of the whole page, or with `fullPage: false` of the viewport only (what a 1280 × 720 projector shows). */
+export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true })
   // ECharts puts heatmap cells on an incremental layer that zrender paints ~15 ms per frame, so
   // a large heatmap (48 × 384) can still be half drawn: wait until the canvases stop changing.
@@ -74,7 +75,7 @@ export async function screenshot(page: Page, name: string): Promise<string> {
     }
   })
   const path = join(ARTIFACTS, `${name}.png`)
-  await page.screenshot({ path, fullPage: true })
+  await page.screenshot({ path, fullPage: opts.fullPage ?? true })
   return path
 }
 

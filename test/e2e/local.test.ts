@@ -80,7 +80,8 @@ describe('local attention view', () => {
     const box = (await plot.boundingBox())!
     await plot.click({ position: { x: xs[1], y: box.height / 2 } })
     await expect.poll(() => attr('local-pt', 'data-step')).toBe('1')
-    expect(await page.getByTestId('local-pt').innerText()).toContain(`“${await steps.nth(1).innerText()}”`)
+    // Steps are numbered from 1 in the interface: data-step 1 is the second step.
+    expect(await page.getByTestId('local-pt').innerText()).toContain(`Step 2: “${await steps.nth(1).innerText()}”`)
 
     // Hovering the charts shows their tooltips without errors.
     const spot = page.getByTestId('local-spotlight')
@@ -92,7 +93,7 @@ describe('local attention view', () => {
 
   it('reads in Chinese too', async () => {
     await page.getByTestId('lang-select').selectOption('zh')
-    await expect.poll(() => page.getByTestId('local-pt').innerText()).toMatch(/第 1 步/)
+    await expect.poll(() => page.getByTestId('local-pt').innerText()).toMatch(/第 2 步/)
     expect(await page.getByTestId('local-about').innerText()).toMatch(/local-p 学习该看哪里/)
     await screenshot(page, 'local-view-zh')
     await page.getByTestId('lang-select').selectOption('en')

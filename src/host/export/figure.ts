@@ -2,8 +2,11 @@
  * Figures without a window: the shared chart builders rendered by ECharts' server-side SVG
  * renderer, then rasterised (resvg) or laid into a PDF as vectors (PDFKit). The app's Export
  * dialog and `attention-lens export` both come here, so they produce the same file.
+ *
+ * The layout unit is the point (1/72 in): a figure W points wide is a PDF page W points wide, an
+ * SVG W pt wide and a PNG of W/72 inches at its resolution, with text at the size asked for.
  */
-import { existsSync } from 'node:fs'
+import { crc32 } from 'node:zlib'
 import { Resvg } from '@resvg/resvg-js'
 import * as echarts from 'echarts/core'
 import PDFDocument from 'pdfkit'
@@ -12,115 +15,40 @@ import { BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart } from 'ec
 import { GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, TooltipComponent, VisualMapComponent } from 'echarts/components'
 import { LegacyGridContainLabel } from 'echarts/features'
 import { SVGRenderer } from 'echarts/renderers'
-import { buildComparisonOption } from '../../shared/charts/comparison'
-import { buildCorpusOption } from '../../shared/charts/corpus'
-import { buildForecastOption } from '../../shared/charts/forecast'
-import { buildHeatmapOption } from '../../shared/charts/heatmap'
-import { buildSpotlightOption } from '../../shared/charts/local'
-import type { FigureData, FigureSpec } from '../../shared/figure'
+import { buildFigureOption } from '../../shared/charts/figure'
+import { CENTRE_TO_BASELINE } from '../../shared/charts/frame'
+import { pngPixels, type FigureData, type FigureSpec } from '../../shared/figure'
+import { CJK_FAMILY, face, fontFiles, LATIN_FAMILY, measureCssFont, measureText, textRuns } from './fonts'
 
 echarts.use([BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart, GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, TooltipComponent, VisualMapComponent, SVGRenderer, LegacyGridContainLabel])
 
 export type { FigureData }
+export { FONT_FAMILY } from './fonts'
 
-// Without a canvas, ECharts guesses text widths too narrow for the fonts resvg and PDFKit use
-// (DejaVu Sans, Noto Sans CJK), and labels get clipped; measure with their real proportions.
-echarts.setPlatformAPI({
-  measureText(text: string, font?: string) {
-    const size = Number(/(\d+(?:\.\d+)?)px/.exec(font ?? '')?.[1] ?? 12)
-    let em = 0
-    for (const ch of text) em += /[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]/.test(ch) ? 1 : /[A-Z@MWmw%]/.test(ch) ? 0.78 : /[iljtf.,:;'|!I()\[\] ]/.test(ch) ? 0.34 : 0.6
-    return { width: em * size }
-  },
-})
+// Without a canvas ECharts guesses text widths; give it the widths the fonts really have.
+echarts.setPlatformAPI({ measureText: (text: string, font?: string) => ({ width: measureCssFont(text, font) }) })
 
-/** Latin first, then CJK: resvg and PDFKit pick the first family that has a glyph. */
-export const FONT_FAMILY = 'DejaVu Sans, Noto Sans CJK SC, sans-serif'
-const CJK_FONTS = ['/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc', '/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc']
-const LATIN_FONTS = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf']
-
-export function cjkFont(): string | null {
-  return CJK_FONTS.find(existsSync) ?? null
+/** The figure's ECharts option, laid out with the fonts' real metrics. */
+export function figureOption(data: FigureData, spec: FigureSpec): Record<string, unknown> {
+  return buildFigureOption(data, spec, measureText)
 }
 
-const BACKGROUND = { light: '#ffffff', dark: '#111827', transparent: 'transparent' } as const
-
-export function buildFigureOption(data: FigureData, spec: FigureSpec): Record<string, unknown> {
-  let option: Record<string, unknown>
-  switch (data.view) {
-    case 'heatmap': {
-      const t = data.translation
-      option = buildHeatmapOption({
-        srcTokens: t.srcTokens,
-        tgtTokens: t.tgtTokens,
-        attention: t.attention,
-        positions: spec.localOverlay ? t.positions : null,
-        windows: spec.localOverlay ? t.windows : null,
-        colormap: spec.colormap,
-        fontSize: spec.fontSize,
-        labels: 'auto',
-      })
-      if (!spec.legend) (option.visualMap as Record<string, unknown>).show = false
-      break
-    }
-    case 'local': {
-      const t = data.translation
-      const i = data.step
-      option = buildSpotlightOption({
-        srcTokens: t.srcTokens,
-        align: t.align![i],
-        gaussian: t.gaussian![i],
-        attention: t.attention[i],
-        position: t.positions![i],
-        window: t.windows![i],
-        windowD: data.windowD,
-        kind: t.gaussian![i].some((g) => g > 0 && g < 1) ? 'local-p' : 'local-m',
-      })
-      break
-    }
-    case 'comparison':
-      option = buildComparisonOption({ translations: data.translations, names: data.names })
-      break
-    case 'corpus':
-      option = buildCorpusOption(data.corpus)
-      break
-    case 'forecast':
-      option = buildForecastOption({ result: data.forecast, width: spec.width, selectedStep: data.step, colormap: spec.colormap, fontSize: spec.fontSize, dark: spec.theme === 'dark' })
-      if (!spec.legend && option.visualMap) (option.visualMap as Record<string, unknown>).show = false
-      break
-  }
-  const dark = spec.theme === 'dark'
-  const fg = dark ? '#e5e7eb' : '#111827'
-  const titles: Record<string, unknown>[] = []
-  if (spec.title) titles.push({ text: spec.title, left: 'center', top: 8, textStyle: { fontSize: spec.fontSize + 4, color: fg } })
-  if (spec.caption) titles.push({ text: spec.caption, left: 'center', bottom: 6, textStyle: { fontSize: spec.fontSize - 2, fontWeight: 'normal', color: fg } })
-  // A figure with several grids (the forecast) moves its first grid down and its last one up.
-  const grids = (Array.isArray(option.grid) ? option.grid : [option.grid]).map((g) => ({ ...(g as Record<string, unknown>) }))
-  const [first, last] = [grids[0], grids[grids.length - 1]]
-  if (spec.title && typeof (first.top ?? 60) === 'number') first.top = Number(first.top ?? 60) + spec.fontSize + 16
-  if (spec.caption && typeof (last.bottom ?? 10) === 'number') last.bottom = Number(last.bottom ?? 10) + spec.fontSize + 12
-  const grid = Array.isArray(option.grid) ? grids : grids[0]
-  // A title takes the top band, so the legend (if any) moves below it.
-  const legend = option.legend && spec.title ? { ...(option.legend as Record<string, unknown>), top: Number((option.legend as { top?: number }).top ?? 0) + spec.fontSize + 18 } : option.legend
-  return {
-    ...option,
-    legend,
-    grid,
-    title: titles,
-    backgroundColor: BACKGROUND[spec.theme],
-    textStyle: { fontFamily: FONT_FAMILY, fontSize: spec.fontSize, color: fg },
-    tooltip: undefined,
-  }
-}
-
-export function renderSvg(data: FigureData, spec: FigureSpec): string {
-  const chart = echarts.init(null, spec.theme === 'dark' ? 'dark' : undefined, { renderer: 'svg', ssr: true, width: spec.width, height: spec.height })
+function withChart<T>(data: FigureData, spec: FigureSpec, use: (chart: echarts.EChartsType) => T): T {
+  const chart = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width: spec.width, height: spec.height })
   try {
-    chart.setOption(buildFigureOption(data, spec))
-    return chart.renderToSVGString()
+    chart.setOption(figureOption(data, spec))
+    return use(chart)
   } finally {
     chart.dispose()
   }
+}
+
+/**
+ * The figure as SVG in layout units (points as pixels), every text placed on its alphabetic
+ * baseline: what resvg rasterises and PDFKit lays out.
+ */
+export function renderSvg(data: FigureData, spec: FigureSpec): string {
+  return splitFontRuns(normaliseText(withChart(data, spec, (chart) => chart.renderToSVGString())))
 }
 
 /**
@@ -135,56 +63,138 @@ export function expandFontShorthand(svg: string): string {
   )
 }
 
-export async function renderPng(svg: string, scale: number): Promise<Buffer> {
-  svg = expandFontShorthand(svg)
-  const fontFiles = [...LATIN_FONTS.filter(existsSync), ...(cjkFont() ? [cjkFont()!] : [])]
-  const r = new Resvg(svg, {
-    fitTo: { mode: 'zoom', value: scale },
-    font: { loadSystemFonts: fontFiles.length === 0, fontFiles, defaultFontFamily: 'DejaVu Sans' },
+/**
+ * ECharts centres text on `y` with dominant-baseline="central", which each renderer resolves with
+ * other font metrics (PDFKit from the font's bounding box, so its labels sat lower than resvg's).
+ * Every text moves to its alphabetic baseline instead, computed once from DejaVu Sans' ascent and
+ * descent, so PNG, SVG and PDF put it in the same place.
+ */
+export function normaliseText(svg: string): string {
+  return expandFontShorthand(svg).replace(/<text\b([^>]*)>/g, (tag, attrs: string) => {
+    if (!/dominant-baseline="central"/.test(attrs)) return tag
+    const size = Number(/font-size:\s*([\d.]+)px/.exec(attrs)?.[1] ?? 12)
+    const y = Number(/\sy="(-?[\d.e+-]+)"/.exec(attrs)?.[1] ?? 0)
+    const baseline = +(y + CENTRE_TO_BASELINE * size).toFixed(3)
+    const rest = attrs.replace(/\s*dominant-baseline="central"/, '').replace(/\sy="[^"]*"/, '')
+    return `<text${rest} y="${baseline}">`
   })
-  return Buffer.from(r.render().asPng())
 }
 
-export async function renderPdf(svg: string, width: number, height: number): Promise<Buffer> {
-  svg = expandFontShorthand(svg)
+/** The SVG file: its size in points, so it is placed at its physical size. */
+export function svgFile(svg: string, spec: FigureSpec): string {
+  return svg.replace(/^<svg width="[\d.]+" height="[\d.]+"/, `<svg width="${spec.width}pt" height="${spec.height}pt"`)
+}
+
+/** A PNG's pHYs chunk: its resolution, so a page layout program places it at its physical size. */
+function withResolution(png: Buffer, dpi: number): Buffer {
+  const ppm = Math.round(dpi / 0.0254)
+  const body = Buffer.alloc(13)
+  body.write('pHYs', 0, 'latin1')
+  body.writeUInt32BE(ppm, 4)
+  body.writeUInt32BE(ppm, 8)
+  body.writeUInt8(1, 12)
+  const chunk = Buffer.alloc(21)
+  chunk.writeUInt32BE(9, 0)
+  body.copy(chunk, 4)
+  chunk.writeUInt32BE(crc32(body) >>> 0, 17)
+  // Right after the signature (8 bytes) and IHDR (25 bytes).
+  return Buffer.concat([png.subarray(0, 33), chunk, png.subarray(33)])
+}
+
+export async function renderPng(svg: string, spec: Pick<FigureSpec, 'width' | 'height' | 'dpi'>): Promise<Buffer> {
+  const [w] = pngPixels(spec)
+  const files = fontFiles()
+  const r = new Resvg(svg, {
+    fitTo: { mode: 'width', value: w },
+    font: { loadSystemFonts: files.length === 0, fontFiles: files, defaultFontFamily: LATIN_FAMILY },
+  })
+  return withResolution(Buffer.from(r.render().asPng()), spec.dpi)
+}
+
+const unescape = (s: string) => s.replace(/&(lt|gt|amp|quot|#39|apos);/g, (_m, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", apos: "'" })[e]!)
+const escape = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!)
+
+/**
+ * Each text of mixed scripts cut into texts of one font each, placed one after the other by the
+ * widths the layout measured: PDFKit sets a text in one font, and resvg, given runs of both
+ * fonts, sets the Latin ones in the regular weight. `all`: every text names its one font (the PDF
+ * path, where the font is chosen by family).
+ */
+export function splitFontRuns(svg: string, all = false): string {
+  return svg.replace(/<text\b([^>]*)>([^<]*)<\/text>/g, (whole, attrs: string, body: string) => {
+    const runs = textRuns(unescape(body))
+    if (!all && runs.length < 2) return whole
+    const family = (script: string) => (script === 'cjk' ? CJK_FAMILY : LATIN_FAMILY)
+    const style = /\sstyle="([^"]*)"/.exec(attrs)?.[1] ?? ''
+    const kept = style.replace(/font-family:[^;"]*;?/, '').replace(/;?\s*$/, '')
+    const restyle = (script: string) => ` style="${kept ? `${kept};` : ''}font-family:${family(script)};"`
+    const plain = attrs.replace(/\sstyle="[^"]*"/, '')
+    if (runs.length < 2) return `<text${plain}${restyle(runs[0]?.script ?? 'latin')}>${body}</text>`
+    const size = Number(/font-size:\s*([\d.]+)px/.exec(style)?.[1] ?? 12)
+    const bold = /font-weight:\s*(bold|[6-9]00)/.test(style)
+    const widths = runs.map((r) => measureText(r.text, size, bold))
+    const total = widths.reduce((a, b) => a + b, 0)
+    const anchor = /\stext-anchor="(\w+)"/.exec(attrs)?.[1] ?? 'start'
+    const x = Number(/\sx="([^"]*)"/.exec(attrs)?.[1] ?? 0)
+    let at = anchor === 'middle' ? x - total / 2 : anchor === 'end' ? x - total : x
+    const rest = plain.replace(/\stext-anchor="[^"]*"/, '').replace(/\sx="[^"]*"/, '').replace(/\sxml:space="[^"]*"/, '')
+    return runs
+      .map((r, i) => {
+        const out = `<text${rest} text-anchor="start" x="${+at.toFixed(3)}"${/\s/.test(r.text) ? ' xml:space="preserve"' : ''}${restyle(r.script)}>${escape(r.text)}</text>`
+        at += widths[i]
+        return out
+      })
+      .join('')
+  })
+}
+
+export async function renderPdf(svg: string, spec: Pick<FigureSpec, 'width' | 'height'>): Promise<Buffer> {
+  const { width, height } = spec
   const doc = new PDFDocument({ size: [width, height], margin: 0, info: { Title: 'Attention Lens figure', Creator: 'Attention Lens' } })
-  const latin = LATIN_FONTS.find(existsSync)
-  const cjk = cjkFont()
-  if (latin) doc.registerFont('latin', latin)
-  if (cjk) doc.registerFont('cjk', cjk, 'NotoSansCJKsc-Regular')
+  const registered = new Set<string>()
+  for (const script of ['latin', 'cjk'] as const) {
+    for (const weight of ['regular', 'bold'] as const) {
+      const f = face(script, weight)
+      if (f) {
+        doc.registerFont(`${script}-${weight}`, f.path, f.postscriptName ?? '')
+        registered.add(`${script}-${weight}`)
+      }
+    }
+  }
   const chunks: Buffer[] = []
   doc.on('data', (c: Buffer) => chunks.push(c))
   const done = new Promise<void>((resolve) => doc.on('end', () => resolve()))
-  SVGtoPDF(doc, svg, 0, 0, {
+  SVGtoPDF(doc, splitFontRuns(svg, true), 0, 0, {
     width,
     height,
     assumePt: true,
-    // Noto Sans CJK covers Latin and CJK alike, so one embedded font serves every label.
-    fontCallback: () => (cjk ? 'cjk' : latin ? 'latin' : 'Helvetica'),
+    fontCallback: (family: string, bold: boolean) => {
+      const script = family.startsWith(CJK_FAMILY) ? 'cjk' : 'latin'
+      const name = `${script}-${bold ? 'bold' : 'regular'}`
+      if (registered.has(name)) return name
+      return registered.has(`${script}-regular`) ? `${script}-regular` : bold ? 'Helvetica-Bold' : 'Helvetica'
+    },
   })
   doc.end()
   await done
   return Buffer.concat(chunks)
 }
 
-/** Where a heatmap cell's centre and size land in the figure, in layout pixels (for tests). */
+/** Where a heatmap cell's centre and size land in the figure, in layout units (for tests). */
 export function locateCell(data: FigureData, spec: FigureSpec, s: number, t: number): { x: number; y: number; w: number; h: number } {
-  const chart = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width: spec.width, height: spec.height })
-  try {
-    chart.setOption(buildFigureOption(data, spec))
+  return withChart(data, spec, (chart) => {
     const at = (a: number, b: number) => chart.convertToPixel({ xAxisIndex: 0, yAxisIndex: 0 }, [a, b]) as number[]
     const [x, y] = at(s, t)
     const [x1, y1] = at(s + 1, t + 1)
     return { x, y, w: Math.abs(x1 - x), h: Math.abs(y1 - y) }
-  } finally {
-    chart.dispose()
-  }
+  })
 }
 
 /** One figure file's bytes. */
 export async function renderFigure(data: FigureData, spec: FigureSpec): Promise<Buffer> {
   const svg = renderSvg(data, spec)
-  if (spec.format === 'svg') return Buffer.from(svg, 'utf8')
-  if (spec.format === 'png') return renderPng(svg, spec.scale)
-  return renderPdf(svg, spec.width, spec.height)
+  if (spec.format === 'svg') return Buffer.from(svgFile(svg, spec), 'utf8')
+  if (spec.format === 'png') return renderPng(svg, spec)
+  return renderPdf(svg, spec)
 }
+

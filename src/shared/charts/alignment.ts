@@ -5,6 +5,8 @@
  * same figure and it can be unit tested. Token widths come in from the caller (measured text
  * width, or `estimateTextWidth`).
  */
+import { FIGURE_TEXT } from './figure-text'
+import { keyElements, keyHeight, textElement, textHeight, type Frame, type KeyItem } from './frame'
 
 export interface AlignmentInput {
   /** Width in px of each source token's text. */
@@ -225,3 +227,74 @@ export function buildAlignment(input: AlignmentInput): AlignmentLayout {
   lines.sort((a, b) => a.weight - b.weight || a.t - b.t || a.s - b.s)
   return { width, height, src, tgt, lines, srcY, tgtY }
 }
+
+export interface AlignmentFigureInput {
+  srcTokens: string[]
+  tgtTokens: string[]
+  attention: number[][]
+  threshold: number
+  frame: Frame
+}
+
+/**
+ * Alignment lines on a page, laid out by buildAlignment with the page's text measured: "source"
+ * over the source row, "output" under the output row, a line of key at the bottom. Tokens too
+ * many for the width at the page's text size are set smaller, as far as that takes.
+ */
+export function buildAlignmentFigure(input: AlignmentFigureInput): Record<string, unknown> {
+  const f = input.frame
+  const L = FIGURE_TEXT[f.lang]
+  const lh = textHeight(f.fontSize)
+  const gap = f.fontSize * 0.4
+  const key: KeyItem[] = [{ label: L.lineKey(input.threshold), symbol: 'line', color: LINE_COLOR }]
+  const keyH = keyHeight(key, f.width, f.fontSize, f.measure) + gap
+  const geometry = (fs: number) => {
+    const o: Partial<AlignmentLayoutOptions> = {
+      padX: fs * 0.35,
+      minBox: fs * 1.6,
+      gap: fs * 0.35,
+      maxExtraGap: fs * 4,
+      boxHeight: textHeight(fs) + fs * 0.5,
+      marginX: 0,
+      marginY: 0,
+      minStroke: Math.max(0.4, fs / 25),
+      maxStroke: fs * 0.45,
+    }
+    o.span = Math.max(fs, f.height - 2 * (lh + gap) - keyH - 2 * o.boxHeight!)
+    return buildAlignment({
+      srcWidths: input.srcTokens.map((t) => f.measure(t, fs)),
+      tgtWidths: input.tgtTokens.map((t) => f.measure(t, fs)),
+      attention: input.attention,
+      threshold: input.threshold,
+      minWidth: f.width,
+      layout: o,
+    })
+  }
+  let fs = f.fontSize
+  let lay = geometry(fs)
+  while (lay.width > f.width + 1 && fs > 2) {
+    fs = Math.max(2, fs * Math.min(0.95, f.width / lay.width))
+    lay = geometry(fs)
+  }
+  const x0 = f.x
+  const y0 = f.y + lh + gap
+  const elements: Record<string, unknown>[] = [
+    textElement(L.source, f.x + f.width / 2, f.y + lh / 2, f, { align: 'center', color: f.ink.muted }),
+    ...lay.lines.map((l) => ({ type: 'line', silent: true, shape: { x1: x0 + l.x1, y1: y0 + l.y1, x2: x0 + l.x2, y2: y0 + l.y2 }, style: { stroke: LINE_COLOR, lineWidth: l.width, opacity: l.opacity, lineCap: 'round' } })),
+  ]
+  const ff = { ...f, fontSize: fs }
+  for (const [boxes, tokens] of [[lay.src, input.srcTokens], [lay.tgt, input.tgtTokens]] as const) {
+    for (const b of boxes) {
+      elements.push({ type: 'rect', silent: true, shape: { x: x0 + b.x, y: y0 + b.y, width: b.width, height: b.height, r: fs * 0.25 }, style: { fill: f.ink.background, stroke: f.ink.axis, lineWidth: Math.max(0.5, fs / 20) } })
+      elements.push(textElement(tokens[b.i], x0 + b.cx, y0 + b.y + b.height / 2, ff, { align: 'center' }))
+    }
+  }
+  const bottom = y0 + lay.height
+  elements.push(textElement(L.output, f.x + f.width / 2, bottom + gap + lh / 2, f, { align: 'center', color: f.ink.muted }))
+  elements.push(...keyElements(key, f.x, f.y + f.height - keyH + gap, f.width, f).elements)
+  if (!lay.lines.length) elements.push(textElement(L.noLines, f.x + f.width / 2, y0 + lay.srcY + lay.height / 2, f, { align: 'center', color: f.ink.muted }))
+  return { animation: false, graphic: { elements } }
+}
+
+/** The colour of alignment lines (the view's as well). */
+export const LINE_COLOR = '#2563eb'

@@ -1,4 +1,7 @@
 import type { Translation } from '../api'
+import { comparableTokens } from '../end-token'
+import { FIGURE_TEXT } from './figure-text'
+import { cartesianAxes, cartesianLayout, keyElements, keyHeight, tokenRowElements, type Frame, type KeyItem } from './frame'
 
 /** Positions of `a` that are not part of a longest common subsequence with `b`. */
 export function differing(a: string[], b: string[]): boolean[] {
@@ -26,15 +29,25 @@ export interface ComparisonInput {
   translations: Translation[]
   names: string[]
   title?: string
+  /** A page to lay the figure out on (export): each model's output words above the chart. */
+  frame?: Frame
 }
 
-const PALETTE = ['#6b7280', '#2563eb', '#c2410c', '#059669', '#7c3aed', '#db2777', '#0891b2']
+/** The translation the others are compared with: the one without attention, else the first. */
+export function referenceIndex(translations: Translation[]): number {
+  const none = translations.findIndex((t) => t.attention.length === 0)
+  return none >= 0 ? none : 0
+}
+
+// No orange: it marks the words that differ.
+const PALETTE = ['#6b7280', '#2563eb', '#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04']
 
 /**
  * Per-token probability of each model's output, one line per model over output positions: the
  * no-attention model's confidence falls as the sentence goes on, the attention models' holds.
  */
 export function buildComparisonOption(input: ComparisonInput): Record<string, unknown> {
+  if (input.frame) return comparisonFigure(input, input.frame)
   const T = Math.max(0, ...input.translations.map((t) => t.tgtTokens.length))
   return {
     animation: false,
@@ -76,5 +89,48 @@ export function buildVectorStripOption(values: number[], title?: string): Record
     yAxis: { type: 'category', data: ['c'], show: false },
     visualMap: { min: -max, max, show: false, inRange: { color: ['#2563eb', '#f8fafc', '#c2410c'] } },
     series: [{ type: 'heatmap', data: values.map((v, i) => [i, 0, v]) }],
+  }
+}
+
+/**
+ * With and without attention on a page: each model's output words (those that differ from the
+ * reference's underlined), then the probability of each word against its position.
+ */
+function comparisonFigure(input: ComparisonInput, f: Frame): Record<string, unknown> {
+  const L = FIGURE_TEXT[f.lang]
+  const { translations, names } = input
+  const fs = f.fontSize
+  const ref = referenceIndex(translations)
+  const T = Math.max(1, ...translations.map((t) => t.tgtTokens.length))
+  const dashed = (k: number) => translations[k].attention.length === 0
+  const symbol = (k: number): KeyItem => ({ label: names[k], symbol: dashed(k) ? 'dashed' : 'line', color: PALETTE[k % PALETTE.length] })
+  const rows = translations.map((t, k) => {
+    const marks = k === ref ? t.tgtTokens.map(() => false) : differing(comparableTokens(t), comparableTokens(translations[ref]))
+    return { head: names[k], symbol: symbol(k), tokens: t.tgtTokens.map((text, i) => ({ text, mark: marks[i] })) }
+  })
+  const diffKey: KeyItem[] = translations.length > 1 ? [{ label: L.differs(names[ref]), symbol: 'underline', color: f.ink.accent }] : []
+  const keyH = diffKey.length ? keyHeight(diffKey, f.width, fs, f.measure) : 0
+  const words = tokenRowElements(rows, f.x, f.y, f.width, f.height * 0.5 - keyH, f)
+  const key = keyElements(diffKey, f.x, f.y + words.height + fs * 0.2, f.width, f)
+  const below = words.height + keyH + fs * 0.8
+  const chart = { ...f, y: f.y + below, height: f.height - below }
+  const xLabels = Array.from({ length: T }, (_, i) => ({ text: String(i + 1) }))
+  const lay = cartesianLayout(chart, { xLabels, xTitle: L.outputPosition, y: { min: 0, max: 1 }, yTitle: L.probability })
+  const axes = cartesianAxes(chart, lay, { n: T })
+  return {
+    animation: false,
+    color: PALETTE,
+    grid: { ...lay.grid, containLabel: false },
+    cramped: lay.cramped,
+    graphic: { elements: [...words.elements, ...key.elements, ...lay.elements] },
+    xAxis: axes.xAxis,
+    yAxis: axes.yAxis,
+    series: translations.map((t, k) => ({
+      type: 'line',
+      name: names[k],
+      symbolSize: Math.max(4, fs * 0.4),
+      lineStyle: { width: Math.max(1.5, fs / 10), type: dashed(k) ? 'dashed' : 'solid' },
+      data: t.tokenLogProbs.map((lp) => Math.exp(lp)),
+    })),
   }
 }

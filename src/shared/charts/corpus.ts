@@ -1,11 +1,15 @@
 import type { CorpusResult } from '../api'
+import { FIGURE_TEXT } from './figure-text'
+import { cartesianAxes, cartesianLayout, type Frame } from './frame'
 
-const PALETTE = ['#6b7280', '#2563eb', '#c2410c', '#059669', '#7c3aed', '#db2777', '#0891b2']
+// No orange: it marks the words that differ.
+const PALETTE = ['#6b7280', '#2563eb', '#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04']
 
 /** BLEU against source length, one line per model: Bahdanau et al.'s figure, measured. */
-export function buildCorpusOption(corpus: CorpusResult, title?: string): Record<string, unknown> {
+export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: Frame): Record<string, unknown> {
   const buckets = [...new Set(corpus.results.flatMap((r) => r.byLength.map((b) => b.bucket)))]
   const counts = new Map(corpus.results[0]?.byLength.map((b) => [b.bucket, b.sentences]) ?? [])
+  if (frame) return corpusFigure(corpus, buckets, counts, frame)
   return {
     animation: false,
     color: PALETTE,
@@ -27,6 +31,34 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string): Record<
       name: `${r.model} (${r.bleu.toFixed(1)})`,
       symbolSize: 8,
       lineStyle: { width: r.attention === 'none' ? 3 : 2, type: r.attention === 'none' ? 'dashed' : 'solid' },
+      data: buckets.map((b) => r.byLength.find((x) => x.bucket === b)?.bleu ?? null),
+    })),
+  }
+}
+
+/** BLEU by length on a page: the models' key on top, the buckets (and their sentence counts) along the bottom. */
+function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<string, number>, f: Frame): Record<string, unknown> {
+  const L = FIGURE_TEXT[f.lang]
+  const fs = f.fontSize
+  const none = (k: number) => corpus.results[k].attention === 'none'
+  const key = corpus.results.map((r, k) => ({ label: `${r.model} (${r.bleu.toFixed(1)})`, symbol: none(k) ? ('dashed' as const) : ('line' as const), color: PALETTE[k % PALETTE.length] }))
+  const max = Math.max(1, ...corpus.results.flatMap((r) => r.byLength.map((b) => b.bleu)))
+  const xLabels = buckets.map((b) => ({ text: `${b} (${counts.get(b) ?? 0})` }))
+  const lay = cartesianLayout(f, { xLabels, xTitle: L.sourceLength, y: { min: 0, max }, yTitle: L.bleu, key })
+  const axes = cartesianAxes(f, lay, { n: buckets.length })
+  return {
+    animation: false,
+    color: PALETTE,
+    grid: { ...lay.grid, containLabel: false },
+    cramped: lay.cramped,
+    graphic: { elements: lay.elements },
+    xAxis: axes.xAxis,
+    yAxis: axes.yAxis,
+    series: corpus.results.map((r, k) => ({
+      type: 'line',
+      name: r.model,
+      symbolSize: Math.max(4, fs * 0.45),
+      lineStyle: { width: Math.max(1.5, fs / 10) * (none(k) ? 1.3 : 1), type: none(k) ? 'dashed' : 'solid' },
       data: buckets.map((b) => r.byLength.find((x) => x.bucket === b)?.bleu ?? null),
     })),
   }

@@ -37,6 +37,7 @@ export interface FigureText {
   stepN: (n: number, tok: string) => string
   sentences: string
   noLines: string
+  lineKey: (threshold: number) => string
 }
 
 export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
@@ -73,6 +74,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     stepN: (n, tok) => `step ${n} (${tok})`,
     sentences: 'sentences',
     noLines: 'no line at this threshold',
+    lineKey: (th) => `line width ∝ attention weight (below ${th.toFixed(2)}: no line)`,
   },
   zh: {
     source: '源语言',
@@ -107,5 +109,6 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     stepN: (n, tok) => `第 ${n} 步（${tok}）`,
     sentences: '句',
     noLines: '此阈值下没有连线',
+    lineKey: (th) => `线宽 ∝ 注意力权重（低于 ${th.toFixed(2)} 不画线）`,
   },
 }

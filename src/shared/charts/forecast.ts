@@ -1,7 +1,8 @@
 import type { ForecastResult } from '../api'
 import { seasonalNaiveLag, timestampMinutes } from '../series'
 import { COLORMAPS, type ColormapName } from './colormaps'
-import { windowCells } from './heatmap'
+import { colorBarElements, windowCells } from './heatmap'
+import { keyElements, labelStep, textElement, textHeight, tickText, niceTicks, widest, type Frame, type KeyItem } from './frame'
 import { escapeHtml } from './html'
 
 /**
@@ -22,6 +23,14 @@ export interface ForecastChartInput {
   labels?: Partial<ForecastLabels>
   /** Drawn on a dark background (figure export). */
   dark?: boolean
+  /** A page to lay the figure out on (export): measured margins, a key, no dimming unless the frame asks. */
+  frame?: Frame
+  /** With a frame: draw the colour scale. */
+  colorScale?: boolean
+  /** Dates and times in the UI language (src/shared/time-format.ts); default: English. */
+  time?: (ts: string, withDay: boolean) => string
+  /** The chart's height in pixels, when known: step labels are then spaced so they never overlap. */
+  height?: number
 }
 
 export interface ForecastLabels {
@@ -75,6 +84,8 @@ export function timeLabel(ts: string, withDay: boolean): string {
   return hhmm === '00:00' ? day : `${day} ${hhmm}`
 }
 
+const englishTime = (ts: string, withDay: boolean) => timeLabel(ts, withDay)
+
 function isMidnight(ts: string): boolean {
   return timestampMinutes(ts) % 1440 === 0
 }
@@ -94,9 +105,28 @@ function kilo(v: number): string {
   return Math.abs(v) >= 10_000 ? `${Math.round(v / 1000)}k` : String(Math.round(v))
 }
 
+/** "1 天", "1 周", "12 小时". */
+export function spanZh(minutes: number): string {
+  if (minutes === 10080) return '1 周'
+  if (minutes % 1440 === 0) return `${minutes / 1440} 天`
+  return minutes % 60 === 0 ? `${minutes / 60} 小时` : `${minutes} 分钟`
+}
+
+export const FORECAST_LABELS_ZH: ForecastLabels = {
+  history: '历史',
+  actual: '实际值',
+  forecast: '预测',
+  naive: (minutes) => (minutes === 10080 ? '上周同一时刻' : minutes === 1440 ? '昨天同一时刻' : `${spanZh(minutes)}前`),
+  attention: '所选步的注意力',
+  origin: '起点',
+  lag: (lag, minutes) => `滞后 ${lag} · ${spanZh(minutes)}`,
+}
+
 export function buildForecastOption(input: ForecastChartInput): Record<string, unknown> {
+  if (input.frame) return forecastFigure(input, input.frame)
   const r = input.result
   const L = { ...FORECAST_LABELS_EN, ...input.labels }
+  const timeLabel = input.time ?? englishTime
   const H = r.history.length
   const T = r.forecast.length
   const N = H + T
@@ -105,6 +135,11 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
   const cmap = input.colormap ?? 'viridis'
   const hasAttention = r.attention.length === T && T > 0
   const ink = INK[input.dark ? 'dark' : 'light']
+  // Rows of the step heatmap are a few pixels tall: a label needs this many rows of room, so the
+  // regular labels next to the selected step's make way for it.
+  const rowPx = ((input.height ?? 640) * 0.44 - (28 + fontSize)) / Math.max(1, T)
+  const labelRows = Math.max(1, Math.ceil((fontSize + 2) / Math.max(0.5, rowPx)))
+  const stepLabelShown = (t: number) => t === sel || ((t === 0 || (t + 1) % 12 === 0) && (sel === null || Math.abs(t - sel) >= labelRows))
 
   // Both grids span the same pixels; the heatmap stops where the history does.
   // Room for the step labels ("+24 11:30") at this text size.
@@ -193,10 +228,13 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
 
   return {
     animation: false,
-    grid: [
-      { left, right, top: 36 + fontSize, height: '34%' },
-      { left, right: heatRight, top: '56%', bottom: 28 + fontSize },
-    ],
+    // Without attention there is no heatmap: the series takes the whole chart, with no empty frame below.
+    grid: hasAttention
+      ? [
+          { left, right, top: 36 + fontSize, height: '34%' },
+          { left, right: heatRight, top: '56%', bottom: 28 + fontSize },
+        ]
+      : [{ left, right, top: 36 + fontSize, bottom: 28 + fontSize }],
     legend: {
       top: 4,
       left: left,
@@ -204,10 +242,10 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
       data: [actualName, L.forecast, naiveName, ...(selRow ? [L.attention] : [])],
     },
     tooltip: { trigger: 'item', confine: true },
-    axisPointer: { link: [{ xAxisIndex: [0, 1] }] },
+    axisPointer: hasAttention ? { link: [{ xAxisIndex: [0, 1] }] } : undefined,
     xAxis: [
       { type: 'category', gridIndex: 0, data: categories, boundaryGap: true, axisTick: { show: false }, axisLabel: lineAxisLabel },
-      {
+      ...(hasAttention ? [{
         type: 'category',
         gridIndex: 1,
         data: categories.slice(0, H),
@@ -222,12 +260,12 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
           },
           fontSize: fontSize - 2,
         },
-      },
+      }] : []),
     ],
     yAxis: [
       { type: 'value', gridIndex: 0, scale: true, axisLabel: { formatter: kilo, fontSize: fontSize - 2 }, splitLine: { lineStyle: { color: ink.grid } } },
       { type: 'value', gridIndex: 0, min: 0, max: selMax * 3, show: false },
-      {
+      ...(hasAttention ? [{
         type: 'category',
         gridIndex: 1,
         inverse: true,
@@ -235,7 +273,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
         triggerEvent: true,
         axisTick: { show: false },
         axisLabel: {
-          interval: (t: number) => t === sel || (t + 1) % 12 === 0 || t === 0,
+          interval: (t: number) => stepLabelShown(t),
           formatter: (v: string) => {
             const t = Number(v)
             const text = `+${t + 1} ${timeLabel(r.times[t] ?? '', false)}`
@@ -244,7 +282,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
           rich: { sel: { fontWeight: 'bold', color: '#c2410c', fontSize: fontSize - 2 } },
           fontSize: fontSize - 2,
         },
-      },
+      }] : []),
     ],
     visualMap: hasAttention
       ? {
@@ -312,7 +350,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
         itemStyle: { color: ACCENT.attention, opacity: 0.75 },
         tooltip: { formatter: (p: { dataIndex: number; value: number }) => `${timeLabel(times[p.dataIndex], true)}<br/>${L.attention}: <b>${p.value.toFixed(4)}</b>` },
       },
-      {
+      ...(hasAttention ? [{
         name: 'attention',
         type: 'heatmap',
         xAxisIndex: 1,
@@ -329,7 +367,177 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
           },
         },
         markLine: guides.length ? { silent: true, symbol: 'none', data: guides } : undefined,
+      }] : []),
+    ],
+  }
+}
+
+/**
+ * The forecast on a page: a key on top, the series with the origin named, the day labels, the lag
+ * guides named over the heatmap, the forecast steps labelled as often as they fit, a colour bar
+ * under the forecast part. Rows are dimmed only when the frame highlights one.
+ */
+function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unknown> {
+  const r = input.result
+  const L = { ...(f.lang === 'zh' ? FORECAST_LABELS_ZH : FORECAST_LABELS_EN), ...input.labels }
+  const fs = f.fontSize
+  const m = f.measure
+  const lh = textHeight(fs)
+  const gap = fs * 0.4
+  const H = r.history.length
+  const T = r.forecast.length
+  const N = H + T
+  const sel = input.selectedStep ?? null
+  const lit = f.highlightRow !== null && f.highlightRow < T ? f.highlightRow : null
+  const cmap = input.colormap ?? 'viridis'
+  const hasAttention = r.attention.length === T && T > 0
+  const ink = f.ink
+  const times = [...r.historyTimes, ...r.times]
+  const pad = (vals: (number | null)[], from: number) => [...new Array<null>(from).fill(null), ...vals, ...new Array<null>(N - from - vals.length).fill(null)]
+  const actualName = r.unit ? `${L.actual} (${r.unit})` : L.actual
+  const naiveName = L.naive(seasonalNaiveLag(r.seasonalLags) * r.periodMinutes)
+  const selRow = sel !== null && hasAttention ? r.attention[sel] : null
+  const lagDay = r.seasonalLags.length ? Math.min(...r.seasonalLags) : null
+  const lagWeek = r.seasonalLags.length > 1 ? Math.max(...r.seasonalLags) : null
+  const perDay = Math.max(1, Math.round(1440 / r.periodMinutes))
+  const key: KeyItem[] = [
+    { label: actualName, symbol: 'line', color: INK[ink.dark ? 'dark' : 'light'].actual },
+    { label: L.forecast, symbol: 'line', color: ACCENT.forecast },
+    { label: naiveName, symbol: 'dashed', color: INK[ink.dark ? 'dark' : 'light'].naive },
+    ...(selRow ? [{ label: `${L.attention} (+${sel! + 1})`, symbol: 'bar' as const, color: ACCENT.attention }] : []),
+  ]
+  const keyBlock = keyElements(key, f.x, f.y, f.width, f)
+  // The value axis' labels and the step labels share the left margin.
+  const stepText = (t: number) => `+${t + 1} ${timeLabel(r.times[t] ?? '', false)}`
+  const values = [...r.history, ...r.forecast, ...r.actual.filter((v): v is number => v !== null)]
+  const lineTop = f.y + keyBlock.height + gap + lh + gap
+  const heatBottom = f.y + f.height - lh - gap
+  const avail = heatBottom - lineTop
+  const lineH = avail * 0.42
+  const yTicks = niceTicks(Math.min(...values), Math.max(...values), lineH, lh * 1.8)
+  const yTexts: string[] = []
+  for (let v = yTicks.min; v <= yTicks.max + yTicks.interval / 2; v += yTicks.interval) yTexts.push(tickText(v))
+  const left = f.x + Math.max(widest(yTexts, fs, m), widest(Array.from({ length: T }, (_, t) => stepText(t)), fs, m, lit !== null)) + gap
+  const plot = Math.max(fs, f.x + f.width - left)
+  const pitch = plot / N
+  const xOf = (i: number) => left + (i + 0.5) * pitch
+  const heatW = pitch * H
+  // Day labels under the series, lag names over the heatmap, then the heatmap.
+  const dayTop = lineTop + lineH + gap
+  const guideY = dayTop + lh + gap + lh / 2
+  const heatTop = guideY + lh / 2 + gap
+  const heatH = Math.max(fs, heatBottom - heatTop)
+  const cramped = heatBottom - heatTop < 2 * lh || lineH < 3 * lh || plot < 8 * fs
+  const elements: Record<string, unknown>[] = [...keyBlock.elements]
+  // The origin's name, right of its line, over the series.
+  elements.push(textElement(L.origin, xOf(H) - pitch / 2 - gap / 2, lineTop - gap - lh / 2, f, { align: 'right', color: ink.text }))
+  // Day labels at midnight, every one that fits.
+  const midnights = times.map((ts, i) => (isMidnight(ts) ? i : -1)).filter((i) => i >= 0)
+  let lastEnd = -Infinity
+  for (const i of midnights) {
+    const text = timeLabel(times[i], true)
+    const w = m(text, fs)
+    const x = xOf(i)
+    if (x - w / 2 < lastEnd + fs * 0.6 || x - w / 2 < left || x + w / 2 > f.x + f.width) continue
+    elements.push(textElement(text, x, dayTop + lh / 2, f, { align: 'center', color: ink.text }))
+    lastEnd = x + w / 2
+  }
+  // Lag guides over the heatmap, named where their names fit.
+  const guides: unknown[] = []
+  let guideEnd = -Infinity
+  for (const [lag, color] of [
+    [lagWeek, '#fda4af'],
+    [lagDay, '#f8fafc'],
+  ] as [number | null, string][]) {
+    if (lag === null || lag > H) continue
+    guides.push({ xAxis: String(H - lag), lineStyle: { color, type: 'dashed', width: Math.max(1, fs / 14) }, label: { show: false } })
+    const name = L.lag(lag, lag * r.periodMinutes)
+    const w = m(name, fs)
+    const x = Math.min(Math.max(xOf(H - lag), left + w / 2), left + heatW - w / 2)
+    if (x - w / 2 >= guideEnd + fs * 0.6) {
+      elements.push(textElement(name, x, guideY, f, { align: 'center', color: ink.text }))
+      guideEnd = x + w / 2
+    }
+    const first = columnAtLag(H, 0, lag)
+    const lastT = Math.min(T - 1, lag - 1)
+    const last = columnAtLag(H, lastT, lag)
+    if (first !== null && last !== null && lastT > 0) guides.push([{ coord: [String(first), '0'], lineStyle: { color, type: 'dotted', width: 1 }, label: { show: false } }, { coord: [String(last), String(lastT)] }])
+  }
+  // Step labels: every k-th (k a divisor-friendly step), and the highlighted row's in bold.
+  const rowPitch = heatH / T
+  const k = [1, 2, 3, 4, 6, 8, 12, 24, 48].find((n) => n >= labelStep(T, rowPitch, lh, fs * 0.05)) ?? T
+  const shown = (t: number) => (lit !== null ? t === lit || (Math.abs(t - lit) * rowPitch >= lh && (t + 1) % k === 0) : (t + 1) % k === 0 || (t === 0 && k * rowPitch >= lh))
+  // The selected step's attention, on the series' own scale.
+  const selMax = selRow ? Math.max(...selRow) : 1
+  let maxW = 0
+  for (const row of r.attention) for (const w of row) if (w > maxW) maxW = w
+  const heat: unknown[] = []
+  if (hasAttention) {
+    for (let t = 0; t < T; t++) {
+      for (let j = 0; j < H; j++) {
+        const w = r.attention[t][j] ?? 0
+        const value = [j, t, maxW > 0 ? w / maxW : 0, w]
+        heat.push(lit === null || lit === t ? value : { value, itemStyle: { opacity: DIM } })
+      }
+    }
+    const scaleW = f.x + f.width - (left + heatW) - gap
+    const texts = [maxW.toFixed(3), '0']
+    if (input.colorScale !== false && scaleW >= Math.max(widest(texts, fs, m), fs)) {
+      elements.push(...colorBarElements(left + heatW + gap + scaleW / 2, heatTop, heatH, COLORMAPS[cmap], texts, f))
+    }
+  }
+  const lineMarks: unknown[] = [{ xAxis: String(H), lineStyle: { color: ink.text, type: 'solid', width: 1 }, label: { show: false } }]
+  if (sel !== null) lineMarks.push({ xAxis: String(H + sel), lineStyle: { color: ACCENT.forecast, type: 'dashed', width: 1.5 }, label: { show: false } })
+  const categories = times.map((_, i) => String(i))
+  const dark = INK[ink.dark ? 'dark' : 'light']
+  return {
+    animation: false,
+    grid: [
+      { left, width: plot, top: lineTop, height: lineH, containLabel: false },
+      { left, width: heatW, top: heatTop, height: heatH, containLabel: false },
+    ],
+    cramped,
+    graphic: { elements },
+    xAxis: [
+      { type: 'category', gridIndex: 0, data: categories, boundaryGap: true, axisTick: { show: false }, axisLabel: { show: false }, axisLine: { lineStyle: { color: ink.axis } } },
+      {
+        type: 'category',
+        gridIndex: 1,
+        data: categories.slice(0, H),
+        boundaryGap: true,
+        axisTick: { show: false },
+        axisLine: { show: false },
+        // Days back from the origin; a label that would stand out left of the heatmap is left out.
+        axisLabel: { interval: (i: number) => (H - i) % perDay === 0 && (i + 0.5) * pitch >= m(`−${(H - i) / perDay}d`, fs) / 2 + gap, formatter: (v: string) => `−${(H - Number(v)) / perDay}d`, fontSize: fs, margin: gap, color: ink.text },
       },
+    ],
+    yAxis: [
+      { type: 'value', gridIndex: 0, min: yTicks.min, max: yTicks.max, interval: yTicks.interval, axisLabel: { formatter: (v: number) => tickText(v), fontSize: fs, margin: gap, color: ink.text }, splitLine: { lineStyle: { color: ink.grid } } },
+      { type: 'value', gridIndex: 0, min: 0, max: selMax * 3, show: false },
+      {
+        type: 'category',
+        gridIndex: 1,
+        inverse: true,
+        data: Array.from({ length: T }, (_, t) => String(t)),
+        axisTick: { show: false },
+        axisLine: { show: false },
+        axisLabel: {
+          interval: (t: number) => shown(t),
+          formatter: (v: string) => (Number(v) === lit ? `{sel|${stepText(Number(v))}}` : stepText(Number(v))),
+          rich: { sel: { fontWeight: 'bold', color: ink.accent, fontSize: fs } },
+          fontSize: fs,
+          margin: gap,
+          color: ink.text,
+        },
+      },
+    ],
+    visualMap: hasAttention ? { show: false, min: 0, max: 1, dimension: 2, seriesIndex: 4, inRange: { color: [...COLORMAPS[cmap]] } } : undefined,
+    series: [
+      { type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: pad([...r.history, ...r.actual], 0), showSymbol: false, lineStyle: { width: Math.max(1, fs / 14), color: dark.actual }, markLine: { silent: true, symbol: 'none', data: lineMarks } },
+      { type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: pad([r.history[H - 1], ...r.forecast], H - 1), showSymbol: false, lineStyle: { width: Math.max(1.5, fs / 10), color: ACCENT.forecast } },
+      { type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: pad(r.seasonalNaive, H), showSymbol: false, lineStyle: { width: Math.max(1, fs / 16), type: 'dashed', color: dark.naive } },
+      { type: 'bar', xAxisIndex: 0, yAxisIndex: 1, data: selRow ? [...selRow, ...new Array<null>(T).fill(null)] : [], barCategoryGap: 0, itemStyle: { color: ACCENT.attention, opacity: 0.75 } },
+      { type: 'heatmap', xAxisIndex: 1, yAxisIndex: 2, data: heat, progressive: 0, itemStyle: { borderWidth: 0 }, markLine: guides.length ? { silent: true, symbol: 'none', data: guides } : undefined },
     ],
   }
 }

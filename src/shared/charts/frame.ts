@@ -152,19 +152,32 @@ export function keyHeight(items: KeyItem[], width: number, fs: number, measure: 
   return keyRows(items, width, fs, measure).length * keyMetrics(fs).pitch
 }
 
-function keyRows(items: KeyItem[], width: number, fs: number, measure: Measure): { item: KeyItem; x: number; w: number }[][] {
+type KeyRow = { item: KeyItem; x: number; w: number; lines: string[] }[]
+
+/** The key's items in rows no wider than `width`; an item wider than a row on its own wraps its label. */
+function keyRows(items: KeyItem[], width: number, fs: number, measure: Measure): KeyRow[] {
   const k = keyMetrics(fs)
-  const rows: { item: KeyItem; x: number; w: number }[][] = []
-  let row: { item: KeyItem; x: number; w: number }[] = []
+  const rows: KeyRow[] = []
+  let row: KeyRow = []
   let x = 0
   for (const item of items) {
     const w = k.symbol + k.gap + measure(item.label, fs)
+    if (w > width) {
+      if (row.length) rows.push(row)
+      const lines = wrapText(item.label, Math.max(fs, width - k.symbol - k.gap), fs, measure)
+      rows.push([{ item, x: 0, w: k.symbol + k.gap + widest(lines, fs, measure), lines }])
+      // The item's further lines take rows of their own.
+      for (let i = 1; i < lines.length; i++) rows.push([])
+      row = []
+      x = 0
+      continue
+    }
     if (row.length && x + w > width) {
       rows.push(row)
       row = []
       x = 0
     }
-    row.push({ item, x, w })
+    row.push({ item, x, w, lines: [item.label] })
     x += w + k.between
   }
   if (row.length) rows.push(row)
@@ -181,13 +194,14 @@ export function keyElements(items: KeyItem[], x: number, y: number, width: numbe
   const rows = keyRows(items, width, fs, f.measure)
   const elements: Record<string, unknown>[] = []
   rows.forEach((row, r) => {
+    if (!row.length) return
     const used = row[row.length - 1].x + row[row.length - 1].w
     const x0 = x + (align === 'center' ? Math.max(0, (width - used) / 2) : 0)
     const cy = y + r * k.pitch + k.pitch / 2
-    for (const { item, x: dx } of row) {
+    for (const { item, x: dx, lines } of row) {
       const sx = x0 + dx
       elements.push(...keySymbol(item, sx, cy, k.symbol, fs))
-      elements.push(textElement(item.label, sx + k.symbol + k.gap, cy, f))
+      lines.forEach((line, i) => elements.push(textElement(line, sx + k.symbol + k.gap, cy + i * k.pitch, f)))
     }
   })
   return { elements, height: rows.length * k.pitch }
@@ -233,10 +247,15 @@ export function triangleDown(cx: number, top: number, size: number): [number, nu
 export function niceTicks(min: number, max: number, length: number, minGap: number): { min: number; max: number; interval: number } {
   const span = max - min || 1
   const most = Math.max(1, Math.floor(length / minGap))
-  const raw = span / most
-  const p = 10 ** Math.floor(Math.log10(raw))
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw - 1e-12) ?? 10 * p
-  return { min: Math.floor(min / step + 1e-9) * step, max: Math.ceil(max / step - 1e-9) * step, interval: step }
+  // The first round step whose rounded-out range has at most `most` intervals.
+  const p = 10 ** Math.floor(Math.log10(span / most))
+  for (const k of [1, 2, 2.5, 5, 10, 20, 25, 50, 100]) {
+    const step = k * p
+    const lo = Math.floor(min / step + 1e-9) * step
+    const hi = Math.ceil(max / step - 1e-9) * step
+    if ((hi - lo) / step <= most + 1e-9) return { min: lo, max: hi, interval: step }
+  }
+  return { min, max: min + span, interval: span }
 }
 
 /** A tick value as short text: 0.25, 1.5, 40, 1.2k. */
@@ -252,4 +271,236 @@ export function tickText(v: number): string {
 export function labelStep(n: number, pitch: number, extent: number, gap: number): number {
   if (n <= 1 || pitch <= 0) return 1
   return Math.max(1, Math.ceil((extent + gap) / pitch - 1e-9))
+}
+
+export interface ColumnLabel {
+  text: string
+  bold?: boolean
+  color?: string
+}
+
+/**
+ * Labels of n columns `pitch` wide: each upright when it fits its column (a single CJK character
+ * always does once a column is 1.3 em wide), else turned a quarter to read upwards; every step-th
+ * one when even turned labels are too close. `extent` is the height the tallest takes.
+ */
+export function columnLabels(labels: ColumnLabel[], pitch: number, f: Pick<Frame, 'fontSize' | 'measure'>): { upright: boolean[]; step: number; extent: number } {
+  const fs = f.fontSize
+  const lh = textHeight(fs)
+  const widths = labels.map((l) => f.measure(l.text, fs, l.bold))
+  const upright = widths.map((w) => w <= pitch - fs * 0.3)
+  const step = upright.every(Boolean) ? 1 : labelStep(labels.length, pitch, lh, fs * 0.15)
+  let extent = 0
+  labels.forEach((_, i) => {
+    if (i % step === 0) extent = Math.max(extent, upright[i] ? lh : widths[i])
+  })
+  return { upright, step, extent }
+}
+
+/** Column labels as graphic elements, below (`y` the axis, labels under it) or above the columns. */
+export function columnLabelElements(labels: ColumnLabel[], x0: number, pitch: number, y: number, side: 'below' | 'above', f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>): Record<string, unknown>[] {
+  const fs = f.fontSize
+  const lh = textHeight(fs)
+  const gap = fs * 0.4
+  const { upright, step } = columnLabels(labels, pitch, f)
+  const out: Record<string, unknown>[] = []
+  labels.forEach((l, i) => {
+    if (i % step) return
+    const cx = x0 + (i + 0.5) * pitch
+    const o = { bold: l.bold, color: l.color }
+    if (upright[i]) out.push(textElement(l.text, cx, side === 'below' ? y + gap + lh / 2 : y - gap - lh / 2, f, { ...o, align: 'center' }))
+    // Turned to read upwards: below the axis it ends at the axis, above it starts there.
+    else out.push(textElement(l.text, cx, side === 'below' ? y + gap : y - gap, f, { ...o, align: side === 'below' ? 'right' : 'left', rotate: true }))
+  })
+  return out
+}
+
+export interface CartesianInput {
+  /** Category labels along the bottom, one per column. */
+  xLabels: ColumnLabel[]
+  xTitle?: string
+  /** The value axis' range; its ticks are chosen to fit. */
+  y: { min: number; max: number }
+  /** Tick labels of the value axis from a tick value. */
+  yText?: (v: number) => string
+  yTitle?: string
+  /** Every label the value axis may show, when its ticks are not plain numbers (reserves their width). */
+  yLabels?: string[]
+  key?: KeyItem[]
+  /** Room to keep free right of the plot (a label at the end of a marker line). */
+  right?: number
+  /** Room to keep free above the plot, under the key (value labels over the bars). */
+  above?: number
+}
+
+export interface CartesianLayout {
+  grid: { left: number; top: number; width: number; height: number }
+  /** The page is too small for the chart at this text size (its plot would be squeezed to nothing). */
+  cramped: boolean
+  ticks: { min: number; max: number; interval: number }
+  /** Key, column labels, axis titles. */
+  elements: Record<string, unknown>[]
+}
+
+/**
+ * A chart with columns along the bottom and a value axis on the left laid out on a frame: the
+ * key on top, the value axis' labels and title on the left, the column labels (upright when they
+ * fit, else turned) and title below, all measured, so none of them overlaps another or the page edge.
+ */
+export function cartesianLayout(f: Frame, o: CartesianInput): CartesianLayout {
+  const fs = f.fontSize
+  const m = f.measure
+  const lh = textHeight(fs)
+  const gap = fs * 0.4
+  const n = Math.max(1, o.xLabels.length)
+  const key = o.key?.length ? keyElements(o.key, f.x, f.y, f.width, f) : { elements: [], height: 0 }
+  const top = f.y + key.height + (key.height ? gap : 0) + (o.above ?? 0) + lh / 2
+  const yText = o.yText ?? tickText
+  const ticksFor = (length: number) => niceTicks(o.y.min, o.y.max, length, lh * 1.8)
+  const tickLabels = (t: { min: number; max: number; interval: number }) => {
+    const out: string[] = []
+    for (let v = t.min; v <= t.max + t.interval / 2; v += t.interval) out.push(yText(+v.toFixed(10)))
+    return out
+  }
+  const yTitleW = o.yTitle ? lh + gap : 0
+  const place = (ticks: { min: number; max: number; interval: number }, labelsH: number) => {
+    const labelW = Math.max(widest(tickLabels(ticks), fs, m), widest(o.yLabels ?? [], fs, m))
+    const left = f.x + yTitleW + labelW + gap
+    const right = Math.max(o.right ?? 0, gap)
+    const width = f.x + f.width - right - left
+    const height = f.y + f.height - (labelsH + gap + (o.xTitle ? lh + gap : 0)) - top
+    return { left, width: Math.max(fs, width), height: Math.max(fs, height), cramped: width < 4 * fs || height < 2 * lh }
+  }
+  // The column labels' height depends on the plot's width, which depends on the value labels' width.
+  let ticks = ticksFor(f.height * 0.6)
+  let g = place(ticks, lh)
+  let cols = columnLabels(o.xLabels, g.width / n, f)
+  ticks = ticksFor(place(ticks, cols.extent).height)
+  g = place(ticks, cols.extent)
+  cols = columnLabels(o.xLabels, g.width / n, f)
+  g = place(ticks, cols.extent)
+  const grid = { left: g.left, top, width: g.width, height: g.height }
+  const elements = [...key.elements, ...columnLabelElements(o.xLabels, grid.left, grid.width / n, top + grid.height, 'below', f)]
+  if (o.yTitle) elements.push(textElement(o.yTitle, f.x + lh / 2, top + g.height / 2, f, { align: 'center', rotate: true, color: f.ink.muted }))
+  if (o.xTitle) elements.push(textElement(o.xTitle, g.left + g.width / 2, f.y + f.height - lh / 2, f, { align: 'center', color: f.ink.muted }))
+  return { grid, cramped: g.cramped, ticks, elements }
+}
+
+/** ECharts axes for a cartesian layout: a category x axis and a value y axis, styled for the frame. */
+export function cartesianAxes(f: Frame, lay: CartesianLayout, o: { yText?: (v: number) => string; n: number }): { xAxis: Record<string, unknown>; yAxis: Record<string, unknown> } {
+  const fs = f.fontSize
+  const gap = fs * 0.4
+  return {
+    // Column labels are drawn by the layout, each upright or turned as it fits.
+    xAxis: {
+      type: 'category',
+      data: Array.from({ length: o.n }, (_, i) => String(i)),
+      axisTick: { show: false },
+      axisLine: { lineStyle: { color: f.ink.axis } },
+      axisLabel: { show: false },
+    },
+    yAxis: {
+      type: 'value',
+      min: lay.ticks.min,
+      max: lay.ticks.max,
+      interval: lay.ticks.interval,
+      axisLine: { show: true, onZero: false, lineStyle: { color: f.ink.axis } },
+      splitLine: { lineStyle: { color: f.ink.grid } },
+      axisLabel: { formatter: (v: number) => (o.yText ?? tickText)(+v.toFixed(10)), fontSize: fs, margin: gap, color: f.ink.text },
+    },
+  }
+}
+
+export interface TokenRow {
+  /** The row's name, in bold, with an optional key symbol before it. */
+  head: string
+  symbol?: KeyItem
+  tokens: { text: string; mark?: boolean }[]
+}
+
+/** Token rows at a text size: lines of each row, and the height they take. */
+function flowTokens(rows: TokenRow[], width: number, fs: number, m: Measure): { headW: number; lines: { row: number; items: { text: string; mark?: boolean; x: number }[] }[]; height: number } {
+  const k = keyMetrics(fs)
+  const space = fs * 0.45
+  const headW = Math.min(width * 0.35, Math.max(...rows.map((r) => (r.symbol ? k.symbol + k.gap : 0) + m(r.head, fs, true)))) + fs * 0.8
+  // Room kept at the end of a line for the "…" of a row cut short.
+  const flow = Math.max(fs, width - headW - m('…', fs) - fs * 0.3)
+  const lines: { row: number; items: { text: string; mark?: boolean; x: number }[] }[] = []
+  rows.forEach((r, row) => {
+    let line: { text: string; mark?: boolean; x: number }[] = []
+    let x = 0
+    for (const tok of r.tokens) {
+      let text = tok.text
+      // A token wider than the whole line is cut short.
+      while (m(text, fs, tok.mark) > flow && [...text].length > 1) text = [...text].slice(0, -2).join('') + '…'
+      const w = m(text, fs, tok.mark)
+      if (line.length && x + w > flow) {
+        lines.push({ row, items: line })
+        line = []
+        x = 0
+      }
+      line.push({ text, mark: tok.mark, x })
+      x += w + space
+    }
+    lines.push({ row, items: line })
+  })
+  const rowGap = fs * 0.35
+  return { headW, lines, height: lines.length * linePitch(fs) + (rows.length - 1) * rowGap }
+}
+
+/**
+ * Rows of tokens (a model's output, the text before and after an override): the row's name on
+ * the left, its tokens flowing into lines on the right, marked tokens bold, in the accent colour
+ * and underlined. The text shrinks (to 60 %) when the rows would take more than `maxHeight`;
+ * lines that still do not fit end the row with "…".
+ */
+export function tokenRowElements(rows: TokenRow[], x: number, y: number, width: number, maxHeight: number, f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>): { elements: Record<string, unknown>[]; height: number } {
+  let fs = f.fontSize
+  let flow = flowTokens(rows, width, fs, f.measure)
+  while (flow.height > maxHeight && fs > f.fontSize * 0.6) {
+    fs = Math.max(f.fontSize * 0.6, fs * 0.9)
+    flow = flowTokens(rows, width, fs, f.measure)
+  }
+  const pitch = linePitch(fs)
+  const rowGap = fs * 0.35
+  const k = keyMetrics(fs)
+  const ff = { ...f, fontSize: fs }
+  // Lines past the room left are dropped; the last one kept ends in "…".
+  const most = Math.max(rows.length, Math.floor((maxHeight - (rows.length - 1) * rowGap) / pitch))
+  const perRow = Math.max(1, Math.floor(most / rows.length))
+  const elements: Record<string, unknown>[] = []
+  let cy = y
+  let shown = 0
+  rows.forEach((r, row) => {
+    const lines = flow.lines.filter((l) => l.row === row)
+    const kept = lines.slice(0, perRow)
+    const headY = cy + pitch / 2
+    let hx = x
+    if (r.symbol) {
+      elements.push(...keySymbol(r.symbol, hx, headY, k.symbol, fs))
+      hx += k.symbol + k.gap
+    }
+    elements.push(textElement(r.head, hx, headY, ff, { bold: true }))
+    kept.forEach((line, i) => {
+      const ly = cy + (i + 0.5) * pitch
+      const cut = i === kept.length - 1 && kept.length < lines.length
+      line.items.forEach((tok) => {
+        const tx = x + flow.headW + tok.x
+        elements.push(textElement(tok.text, tx, ly, ff, tok.mark ? { bold: true, color: f.ink.accent } : {}))
+        if (tok.mark) {
+          const w = f.measure(tok.text, fs, true)
+          const uy = ly + textHeight(fs) / 2
+          elements.push({ type: 'line', silent: true, shape: { x1: tx, y1: uy, x2: tx + w, y2: uy }, style: { stroke: f.ink.accent, lineWidth: Math.max(1, fs / 12) } })
+        }
+      })
+      if (cut) {
+        const last = line.items[line.items.length - 1]
+        const end = last ? last.x + f.measure(last.text, fs, last.mark) + fs * 0.3 : 0
+        elements.push(textElement('…', x + flow.headW + end, ly, ff))
+      }
+    })
+    cy += kept.length * pitch + rowGap
+    shown += kept.length
+  })
+  return { elements, height: shown * pitch + (rows.length - 1) * rowGap }
 }

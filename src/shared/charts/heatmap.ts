@@ -1,6 +1,6 @@
 import { COLORMAPS, colorAt, textColorOn, type ColormapName } from './colormaps'
 import { FIGURE_TEXT } from './figure-text'
-import { keyElements, keyHeight, labelStep, textElement, textHeight, triangleDown, widest, type Frame, type KeyItem } from './frame'
+import { columnLabelElements, columnLabels, keyElements, keyHeight, labelStep, textElement, textHeight, triangleDown, widest, type Frame, type KeyItem } from './frame'
 import { pieceGroups } from './tokens'
 import { escapeHtml } from './html'
 
@@ -110,7 +110,7 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
 const valueText = (w: number) => w.toFixed(2).replace(/^0\./, '.')
 
 /** The cells as ECharts data: [s, t, colour value, weight], dimmed off the selection. */
-function cells(input: HeatmapInput, row: number | null, col: number | null, labelled: boolean): unknown[] {
+function cells(input: HeatmapInput, row: number | null, col: number | null, labelled: boolean, moves?: Map<number, [number, number]>): unknown[] {
   const { srcTokens, tgtTokens, attention } = input
   const cmap = input.colormap ?? 'viridis'
   const data: unknown[] = []
@@ -123,7 +123,10 @@ function cells(input: HeatmapInput, row: number | null, col: number | null, labe
       const lit = (row === null && col === null) || t === row || s === col
       const item: Record<string, unknown> = { value: [s, t, v, w] }
       if (!lit) item.itemStyle = { opacity: DIM }
-      if (labelled) item.label = { color: textColorOn(colorAt(cmap, v)) }
+      if (labelled) {
+        const offset = moves?.get(t * srcTokens.length + s)
+        item.label = offset ? { color: textColorOn(colorAt(cmap, v)), offset } : { color: textColorOn(colorAt(cmap, v)) }
+      }
       data.push(item)
     }
   }
@@ -250,7 +253,7 @@ export interface HeatmapLayout {
 }
 
 /** The heatmap laid out on a page: axis titles, upright or rotated column labels, a key, a colour bar. */
-export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { colStep: number; rowStep: number; valueSize: number; marker: number; scaleW: number; keyH: number; titleH: number } {
+export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { colStep: number; rowStep: number; valueSize: number; marker: number; colExtent: number; moves: Map<number, [number, number]>; stroke: number; scaleW: number; keyH: number; titleH: number; cramped: boolean } {
   const { srcTokens, tgtTokens, attention } = input
   const S = Math.max(1, srcTokens.length)
   const T = Math.max(1, tgtTokens.length)
@@ -265,28 +268,21 @@ export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { 
   const titleH = lh + gap
   // A highlighted row's label is bold: measure every row so.
   const rowLabelW = widest(tgtTokens, fs, m, f.highlightRow !== null)
-  const colLabelW = widest(srcTokens, fs, m)
+  const labels = srcTokens.map((text) => ({ text }))
   const left0 = f.x + titleH + rowLabelW + gap
   const width0 = Math.max(fs, f.x + f.width - scaleW - left0)
-  const layoutFor = (rotated: boolean) => {
-    const labelH = rotated ? colLabelW : lh
-    const top = f.y + titleH + labelH + gap
-    const height = Math.max(fs, f.y + f.height - keyH - top)
-    return { top, height, labelH }
+  // Column labels upright where they fit, turned where they do not: their height follows the
+  // columns' width, which cells no more than twice as wide as tall may narrow.
+  const layoutFor = (width: number) => {
+    const cols = columnLabels(labels, width / S, f)
+    const top = f.y + titleH + cols.extent + gap
+    return { top, height: Math.max(fs, f.y + f.height - keyH - top), cols, cramped: f.y + f.height - keyH - top < 2 * lh }
   }
-  // Upright when the widest label fits its column; rotated a quarter turn otherwise.
-  const upright = (cw: number) => colLabelW <= cw - fs * 0.3
-  let rotated = !upright(width0 / S)
-  let v = layoutFor(rotated)
   let width = width0
-  // Cells no more than twice as wide as tall (and the other way round).
-  if (width / S > (2 * v.height) / T) {
+  let v = layoutFor(width)
+  for (let i = 0; i < 3 && width / S > (2 * v.height) / T + 1e-9; i++) {
     width = (2 * v.height * S) / T
-    if (!rotated && !upright(width / S)) {
-      rotated = true
-      v = layoutFor(true)
-      width = Math.min(width, (2 * v.height * S) / T)
-    }
+    v = layoutFor(width)
   }
   let height = v.height
   if (height / T > (2 * width) / S) height = (2 * width * T) / S
@@ -294,14 +290,26 @@ export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { 
   const ch = height / T
   const left = left0 + (width0 - width) / 2
   const top = v.top
-  // Values when every one fits its cell, beside the p_t marker.
-  const valueSize = fs * 0.85
+  const rotated = v.cols.upright.some((u) => !u)
+  // Values when every one fits its cell and none is under a p_t marker.
+  const valueSize = fs * 0.75
+  const valueH = textHeight(valueSize)
   const valueW = widest(attention.flatMap((r) => r.map(valueText)), valueSize, m)
-  const markerMost = Math.max(3, fs * 0.45)
-  const wantMarker = overlay ? Math.min(markerMost, ch * 0.3) : 0
-  let values = input.labels === 'on' || (input.labels !== 'off' && valueW <= cw - fs * 0.3 && textHeight(valueSize) + 2 * (wantMarker + 1) <= ch)
-  if (input.labels === 'on' && textHeight(valueSize) > ch) values = false
-  const marker = overlay ? Math.max(2, markerSize(ch, values ? textHeight(valueSize) : 0, markerMost)) : 0
+  const stroke = Math.max(1, fs / 10)
+  let values = input.labels !== 'off' && valueW <= cw - fs * 0.3 && valueH <= ch - 1
+  let marker = overlay ? Math.max(2.5, Math.min(fs * 0.45, ch * 0.3)) : 0
+  let moves = new Map<number, [number, number]>()
+  if (values && overlay) {
+    // The values under a marker move aside or down; where a cell has no room for that, the
+    // marker shrinks (not below a size still seen) to fit over a value moved down.
+    const smaller = ch - valueH - 2.5 - stroke
+    const moved = moveValues(input, cw, ch, valueSize, marker, stroke, m) ?? (smaller >= Math.max(2.5, fs * 0.2) ? moveValues(input, cw, ch, valueSize, (marker = Math.min(marker, smaller)), stroke, m) : null)
+    if (moved) moves = moved
+    else {
+      values = false
+      marker = Math.max(2.5, Math.min(fs * 0.45, ch * 0.3))
+    }
+  }
   return {
     left,
     top,
@@ -310,14 +318,68 @@ export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { 
     cell: { w: cw, h: ch },
     rotated,
     values,
-    colStep: labelStep(S, cw, rotated ? lh : colLabelW, fs * 0.15),
-    rowStep: labelStep(T, ch, lh, fs * 0.1),
+    colStep: v.cols.step,
+    colExtent: v.cols.extent,
+    rowStep: labelStep(T, ch, lh, fs * 0.05),
     valueSize,
     marker,
+    moves,
+    stroke,
     scaleW,
     keyH,
     titleH,
+    cramped: v.cramped || f.x + f.width - scaleW - left0 < 2 * fs,
   }
+}
+
+/**
+ * Where to move (dx, dy, keyed t·S + s) the value labels a p_t marker of this size would cover:
+ * sideways in their cell, away from it, or else down below it; null when some cell has no room.
+ */
+function moveValues(input: HeatmapInput, cw: number, ch: number, valueSize: number, marker: number, stroke: number, m: Frame['measure']): Map<number, [number, number]> | null {
+  const S = input.srcTokens.length
+  const moves = new Map<number, [number, number]>()
+  const half = marker * 0.62 + stroke
+  const valueH = textHeight(valueSize)
+  // The label's top edge just under the marker, its centre that far below the cell's centre.
+  const down = stroke + marker + 1 + valueH / 2 - ch / 2
+  const roomBelow = down + valueH / 2 <= ch / 2 - 0.5
+  for (let t = 0; t < (input.positions?.length ?? 0) && t < input.tgtTokens.length; t++) {
+    const xp = (input.positions![t] + 0.5) * cw
+    for (let s = Math.max(0, Math.floor((xp - half) / cw)); s < S && s * cw < xp + half; s++) {
+      const w = m(valueText(input.attention[t]?.[s] ?? 0), valueSize)
+      const cx = (s + 0.5) * cw
+      if (cx + w / 2 <= xp - half - 1 || cx - w / 2 >= xp + half + 1) continue
+      const left = xp - half - 1 - (cx + w / 2)
+      const right = xp + half + 1 - (cx - w / 2)
+      const fitsLeft = cx - w / 2 + left >= s * cw + 1
+      const fitsRight = cx + w / 2 + right <= (s + 1) * cw - 1
+      if (fitsLeft || fitsRight) moves.set(t * S + s, [fitsLeft && (!fitsRight || -left <= right) ? left : right, 0])
+      else if (roomBelow) moves.set(t * S + s, [0, Math.max(0, down)])
+      else return null
+    }
+  }
+  return moves
+}
+
+/** A vertical colour bar centred on cx, `height` tall from `top`, its end values over and under it. */
+export function colorBarElements(cx: number, top: number, height: number, stops: readonly string[], ends: readonly [string, string] | string[], f: Pick<Frame, 'fontSize' | 'ink'>): Record<string, unknown>[] {
+  const fs = f.fontSize
+  const barW = fs * 0.9
+  const gap = fs * 0.4
+  const lh = textHeight(fs)
+  const barH = Math.max(fs * 0.5, height - 2 * (lh + gap))
+  const y0 = top + (height - barH) / 2
+  return [
+    {
+      type: 'rect',
+      silent: true,
+      shape: { x: cx - barW / 2, y: y0, width: barW, height: barH },
+      style: { fill: { type: 'linear', x: 0, y: 1, x2: 0, y2: 0, colorStops: stops.map((c, i) => ({ offset: i / (stops.length - 1), color: c })) }, stroke: f.ink.axis, lineWidth: 0.5 },
+    },
+    textElement(ends[0], cx, y0 - gap - lh / 2, f, { align: 'center' }),
+    textElement(ends[1], cx, y0 + barH + gap + lh / 2, f, { align: 'center' }),
+  ]
 }
 
 function keyItems(f: Frame): KeyItem[] {
@@ -340,35 +402,22 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
   const gap = fs * 0.4
   const lh = textHeight(fs)
   const overlay = input.positions && input.windows
-  const stroke = Math.max(1, fs / 10)
+  const stroke = lay.stroke
   const graphic: Record<string, unknown>[] = [
-    textElement(input.sourceTitle ?? L.source, lay.left + lay.width / 2, lay.top - gap - (lay.rotated ? widest(srcTokens, fs, f.measure) : lh) - gap - lh / 2, f, { align: 'center', color: f.ink.muted }),
+    textElement(input.sourceTitle ?? L.source, lay.left + lay.width / 2, lay.top - gap - lay.colExtent - gap - lh / 2, f, { align: 'center', color: f.ink.muted }),
+    ...columnLabelElements(srcTokens.map((text) => ({ text })), lay.left, lay.cell.w, lay.top, 'above', f),
     textElement(input.outputTitle ?? L.output, f.x + lh / 2, lay.top + lay.height / 2, f, { align: 'center', rotate: true, color: f.ink.muted }),
   ]
   if (overlay) graphic.push(...keyElements(keyItems(f), f.x, f.y + f.height - lay.keyH + gap, f.width, f).elements)
   if (input.colorScale !== false) {
-    const [hi, lo] = scaleEnds(input)
-    const barW = fs * 0.9
-    const cx = f.x + f.width - lay.scaleW / 2
-    const barH = Math.max(fs, Math.min(lay.height - 2 * (lh + gap), fs * 9))
-    const y0 = lay.top + (lay.height - barH) / 2
-    const stops = COLORMAPS[cmap]
-    graphic.push(
-      {
-        type: 'rect',
-        silent: true,
-        shape: { x: cx - barW / 2, y: y0, width: barW, height: barH },
-        style: { fill: { type: 'linear', x: 0, y: 1, x2: 0, y2: 0, colorStops: stops.map((c, i) => ({ offset: i / (stops.length - 1), color: c })) }, stroke: f.ink.axis, lineWidth: 0.5 },
-      },
-      textElement(hi, cx, y0 - gap - lh / 2, f, { align: 'center' }),
-      textElement(lo, cx, y0 + barH + gap + lh / 2, f, { align: 'center' }),
-    )
+    const total = Math.min(lay.height, fs * 9 + 2 * (lh + gap))
+    graphic.push(...colorBarElements(f.x + f.width - lay.scaleW / 2, lay.top + (lay.height - total) / 2, total, COLORMAPS[cmap], scaleEnds(input), f))
   }
-  const tokenLabel = (tokens: string[]) => (value: string) => tokens[Number(value)]
   const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
   return {
     animation: false,
     grid: { left: lay.left, top: lay.top, width: lay.width, height: lay.height, containLabel: false },
+    cramped: lay.cramped,
     xAxis: {
       type: 'category',
       position: 'top',
@@ -376,7 +425,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
       splitArea: { show: false },
       axisTick: { show: false },
       axisLine: { show: false },
-      axisLabel: { rotate: lay.rotated ? 90 : 0, interval: lay.colStep - 1, formatter: tokenLabel(srcTokens), fontSize: fs, margin: gap, color: f.ink.text },
+      axisLabel: { show: false },
     },
     yAxis: {
       type: 'category',
@@ -398,7 +447,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
     series: [
       {
         type: 'heatmap',
-        data: cells(input, row, null, lay.values),
+        data: cells(input, row, null, lay.values, lay.moves),
         progressive: 0,
         label: { show: lay.values, fontSize: lay.valueSize, formatter: (p: { value: number[] }) => valueText(p.value[3]) },
         itemStyle: { borderColor: f.ink.dark ? 'rgba(17,24,39,0.6)' : 'rgba(255,255,255,0.6)', borderWidth: S * T > 4000 ? 0 : Math.max(0.25, fs / 40) },

@@ -8,6 +8,8 @@
  * - The position plot: p_t against the output step, the diagonal for reference, and the window
  *   band around p_t.
  */
+import { FIGURE_TEXT } from './figure-text'
+import { cartesianAxes, cartesianLayout, textHeight, type Frame, type KeyItem } from './frame'
 import { escapeHtml } from './html'
 
 export type LocalKind = 'local-m' | 'local-p'
@@ -49,6 +51,8 @@ export interface SpotlightInput {
   kind?: LocalKind
   labels?: Partial<SpotlightLabels>
   title?: string
+  /** A page to lay the figure out on (export). */
+  frame?: Frame
 }
 
 export interface PositionLabels {
@@ -77,6 +81,8 @@ export interface PositionPlotInput {
   selected?: number | null
   labels?: Partial<PositionLabels>
   title?: string
+  /** A page to lay the figure out on (export). */
+  frame?: Frame
 }
 
 /** Series ids, so the renderer and tests can find a series whatever language its name is in. */
@@ -143,6 +149,7 @@ export function buildSpotlightOption(input: SpotlightInput): Record<string, unkn
       `${escapeHtml(L.weights)}: <b>${at(attention, s).toFixed(3)}</b>`,
     ].join('<br/>')
   }
+  if (input.frame) return spotlightFigure(input, input.frame)
   return {
     animation: false,
     title: input.title ? { text: input.title, left: 'center', textStyle: { fontSize: 14 } } : undefined,
@@ -295,6 +302,7 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
     ].join('<br/>')
   }
   const line = { symbol: 'none', silent: true, lineStyle: { opacity: 0 }, tooltip: { show: false } }
+  if (input.frame) return positionFigure(input, input.frame)
   return {
     animation: false,
     title: input.title ? { text: input.title, left: 'center', textStyle: { fontSize: 14 } } : undefined,
@@ -384,6 +392,121 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
           sel === null
             ? undefined
             : { silent: true, symbol: 'none', label: { show: false }, lineStyle: { color: C.selected, type: 'dotted', width: 1.5 }, data: [{ xAxis: sel }] },
+        z: 5,
+      },
+    ],
+  }
+}
+
+/** The spotlight on a page: the same bars and curve, a key in place of labels on the chart. */
+function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknown> {
+  const T = FIGURE_TEXT[f.lang]
+  const local = input.kind === 'local-m'
+  const L: SpotlightLabels = { align: T.align, gaussian: local ? T.box : T.gaussian, weights: local ? T.weightsM : T.weights, window: T.window, source: T.source, weight: T.weight, ...input.labels }
+  const { srcTokens, align, gaussian, attention, position, window: win } = input
+  const S = srcTokens.length
+  const fs = f.fontSize
+  const [x0, x1] = spotlightExtent(S)
+  const [lo, hi] = windowArea(win, S)
+  const at = (a: number[], s: number) => a[s] ?? 0
+  const key: KeyItem[] = [
+    { label: L.align, symbol: 'bar', color: C.alignBorder, fill: C.align },
+    { label: L.gaussian, symbol: 'dot', color: C.gaussian },
+    { label: L.weights, symbol: 'bar', color: C.weights },
+    { label: L.window, symbol: 'band', color: 'rgba(202, 138, 4, 0.8)', fill: C.window },
+    { label: `${T.pt} = ${fmt(position)}`, symbol: 'line', color: C.position },
+  ]
+  // Tokens inside the window in bold, the others muted.
+  const xLabels = srcTokens.map((text, s) => (inWindow(s, win) ? { text, bold: true } : { text, color: f.ink.muted }))
+  const lay = cartesianLayout(f, { xLabels, xTitle: L.source, y: { min: 0, max: 1 }, yTitle: L.weight, key })
+  const axes = cartesianAxes(f, lay, { n: S })
+  const hidden = { type: 'category', data: srcTokens.map((_, i) => String(i)), show: false }
+  return {
+    animation: false,
+    grid: { ...lay.grid, containLabel: false },
+    cramped: lay.cramped,
+    graphic: { elements: lay.elements },
+    xAxis: [axes.xAxis, hidden, { type: 'value', show: false, min: x0, max: x1 }],
+    yAxis: axes.yAxis,
+    series: [
+      { id: SPOTLIGHT_SERIES.align, type: 'bar', xAxisIndex: 0, barWidth: '70%', itemStyle: { color: C.align, borderColor: C.alignBorder, borderWidth: 1 }, data: srcTokens.map((_, s) => at(align, s)), z: 2 },
+      { id: SPOTLIGHT_SERIES.weights, type: 'bar', xAxisIndex: 1, barWidth: '34%', itemStyle: { color: C.weights }, data: srcTokens.map((_, s) => at(attention, s)), z: 3 },
+      {
+        id: SPOTLIGHT_SERIES.gaussian,
+        type: 'line',
+        xAxisIndex: 0,
+        smooth: local ? false : 0.3,
+        step: local ? 'middle' : false,
+        symbol: 'circle',
+        symbolSize: Math.max(3, fs * 0.3),
+        lineStyle: { color: C.gaussian, width: Math.max(1.5, fs / 10) },
+        itemStyle: { color: C.gaussian },
+        data: srcTokens.map((_, s) => at(gaussian, s)),
+        z: 4,
+      },
+      {
+        id: SPOTLIGHT_SERIES.window,
+        type: 'line',
+        xAxisIndex: 2,
+        data: [],
+        silent: true,
+        markArea: { silent: true, itemStyle: { color: C.window, borderColor: 'rgba(202, 138, 4, 0.6)', borderWidth: 1, borderType: 'dashed' }, label: { show: false }, data: [[{ xAxis: lo }, { xAxis: hi }]] },
+        markLine: { silent: true, symbol: 'none', animation: false, lineStyle: { color: C.position, type: 'solid', width: Math.max(1.5, fs / 10) }, label: { show: false }, data: [{ xAxis: clamp(position, x0, x1) }] },
+        z: 1,
+      },
+    ],
+  }
+}
+
+/** The position plot on a page: output tokens along the bottom, source tokens up the side. */
+function positionFigure(input: PositionPlotInput, f: Frame): Record<string, unknown> {
+  const T = FIGURE_TEXT[f.lang]
+  const L: PositionLabels = { position: T.pt, diagonal: T.diagonal, window: T.window, step: T.outputStep, source: T.sourcePosition, ...input.labels }
+  const { srcTokens, tgtTokens, positions, windows } = input
+  const S = srcTokens.length
+  const N = positions.length
+  const fs = f.fontSize
+  const lh = textHeight(fs)
+  const sel = f.highlightRow !== null && f.highlightRow < N ? f.highlightRow : null
+  const [y0, y1] = positionExtent(positions, S)
+  const band = windows.map((w) => {
+    const lo = clamp(w[0], y0, y1)
+    return [lo, clamp(w[1], y0, y1) - lo]
+  })
+  const key: KeyItem[] = [
+    { label: L.position, symbol: 'dot', color: C.position },
+    { label: L.diagonal, symbol: 'dashed', color: C.diagonal },
+    { label: L.window, symbol: 'band', color: 'rgba(202, 138, 4, 0.8)', fill: C.band },
+  ]
+  // The side axis names source tokens at whole positions: the layout sees them as its tick labels.
+  const tokenAt = (v: number) => (Number.isInteger(v) && v >= 0 && v < S ? srcTokens[v] : '')
+  const xLabels = tgtTokens.slice(0, N).map((text, t) => (t === sel ? { text, bold: true, color: f.ink.accent } : { text }))
+  const lay = cartesianLayout(f, { xLabels, xTitle: L.step, y: { min: y0, max: y1 }, yText: tokenAt, yLabels: srcTokens, yTitle: L.source, key })
+  // Whole positions only, every k-th so that the token labels keep a line between them.
+  const pitch = lay.grid.height / Math.max(1, y1 - y0)
+  const every = Math.max(1, Math.ceil((lh * 1.1) / pitch))
+  const axes = cartesianAxes(f, lay, { n: N, yText: tokenAt })
+  const yAxis = { ...axes.yAxis, min: y0, max: y1, interval: every }
+  const line = { symbol: 'none', silent: true, lineStyle: { opacity: 0 } }
+  return {
+    animation: false,
+    grid: { ...lay.grid, containLabel: false },
+    cramped: lay.cramped,
+    graphic: { elements: lay.elements },
+    xAxis: { ...axes.xAxis, axisLine: { onZero: false, lineStyle: { color: f.ink.axis } } },
+    yAxis,
+    series: [
+      { ...line, id: POSITION_SERIES.low, type: 'line', stack: 'window', stackStrategy: 'all', data: band.map((b) => b[0]) },
+      { ...line, id: POSITION_SERIES.band, type: 'line', stack: 'window', stackStrategy: 'all', areaStyle: { color: C.band }, data: band.map((b) => b[1]) },
+      { id: POSITION_SERIES.diagonal, type: 'line', silent: true, symbol: 'none', lineStyle: { color: C.diagonal, type: 'dashed', width: Math.max(1, fs / 12) }, data: N > 1 ? [[0, 0], [N - 1, S - 1]] : [[0, 0]] },
+      {
+        id: POSITION_SERIES.positions,
+        type: 'line',
+        symbol: 'circle',
+        symbolSize: Math.max(4, fs * 0.45),
+        lineStyle: { color: C.position, width: Math.max(1.5, fs / 10) },
+        itemStyle: { color: C.position },
+        data: positions.map((p, t) => (t === sel ? { value: p, symbolSize: Math.max(7, fs * 0.7), itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 2 } } : p)),
         z: 5,
       },
     ],

@@ -5,6 +5,8 @@
  * The bar charts share their horizontal layout (fixed pixel margins, one category per source
  * token), so when they are stacked the same source token sits in the same column in every stage.
  */
+import { FIGURE_TEXT } from './figure-text'
+import { columnLabelElements, columnLabels, keyElements, labelStep, linePitch, niceTicks, textElement, textHeight, tickText, widest, wrapText, type Frame, type KeyItem } from './frame'
 import { windowCells } from './heatmap'
 import { escapeHtml } from './html'
 
@@ -479,5 +481,174 @@ export function buildContextOption(input: ContextInput): Record<string, unknown>
         emphasis: { itemStyle: { borderColor: '#111827', borderWidth: 1.5 } },
       },
     ],
+  }
+}
+
+export interface StepFigureInput {
+  srcTokens: string[]
+  tgtTokens: string[]
+  step: number
+  /** e_tj, α_tj (in-window softmax for local models) and the final weights a_tj. */
+  scores: number[]
+  alpha: number[]
+  final: number[]
+  /** local-p only: the Gaussian factor per source token. */
+  gaussian: number[] | null
+  window: [number, number] | null
+  position: number | null
+  states: number[][]
+  dims: number
+  frame: Frame
+}
+
+/**
+ * The step-through stages of one output step on a page: the bar stages (scores, softmax and for
+ * local-p the Gaussian) stacked over shared token columns, and the context vector beside them (or
+ * under them on a narrow page): the encoder states faded by their weights and their weighted sum.
+ */
+export function buildStepFigure(input: StepFigureInput): Record<string, unknown> {
+  const f = input.frame
+  const L = FIGURE_TEXT[f.lang]
+  const fs = f.fontSize
+  const m = f.measure
+  const lh = textHeight(fs)
+  const gap = fs * 0.4
+  const S = input.srcTokens.length
+  // Side by side unless the page is portrait: stacked, the bar stages get too short.
+  const side = f.width >= f.height
+  const ctxShare = side ? 0.38 : 0.3
+  const bars = side ? { x: f.x, y: f.y, width: f.width * (1 - ctxShare) - fs, height: f.height } : { x: f.x, y: f.y, width: f.width, height: f.height * (1 - ctxShare) - fs * 0.5 }
+  const ctx = side ? { x: f.x + f.width * (1 - ctxShare), y: f.y, width: f.width * ctxShare, height: f.height } : { x: f.x, y: f.y + f.height * (1 - ctxShare) + fs * 0.5, width: f.width, height: f.height * ctxShare - fs * 0.5 }
+  const [lo, hi] = usedRange(S, input.window)
+  const local = input.window !== null
+  type Panel = { title: string; min: number; max: number; series: (grid: number) => Record<string, unknown>[] }
+  const pick = (a: number[], j: number) => a[j] ?? 0
+  const panels: Panel[] = [
+    {
+      title: `1  ${L.scores}`,
+      min: Math.min(0, ...input.scores),
+      max: Math.max(0, ...input.scores),
+      series: (g) => [{ type: 'bar', xAxisIndex: 2 * g, yAxisIndex: g, barMaxWidth: fs * 2, data: input.srcTokens.map((_, j) => ({ value: pick(input.scores, j), itemStyle: { color: j >= lo && j <= hi ? COLORS.score : COLORS.outside } })), markArea: windowArea(input.window, S) }],
+    },
+    {
+      title: `2  ${L.softmax}`,
+      min: 0,
+      max: Math.max(1e-6, ...input.alpha),
+      series: (g) => [{ type: 'bar', xAxisIndex: 2 * g, yAxisIndex: g, barMaxWidth: fs * 2, itemStyle: { color: COLORS.weight }, data: input.srcTokens.map((_, j) => pick(input.alpha, j)), markArea: windowArea(input.window, S) }],
+    },
+  ]
+  if (input.gaussian && input.window && input.position !== null) {
+    const curve = gaussianCurve(input.position, input.window, S)
+    panels.push({
+      title: `3  ${L.gaussianStage}`,
+      min: 0,
+      max: 1,
+      series: (g) => [
+        { type: 'bar', xAxisIndex: 2 * g, yAxisIndex: g, barMaxWidth: fs * 2, barGap: '-100%', itemStyle: { color: COLORS.align }, data: input.srcTokens.map((_, j) => pick(input.alpha, j)), markArea: windowArea(input.window, S) },
+        { type: 'bar', xAxisIndex: 2 * g, yAxisIndex: g, barMaxWidth: fs * 2, barGap: '-100%', itemStyle: { color: COLORS.final }, data: input.srcTokens.map((_, j) => pick(input.final, j)), z: 3 },
+        { type: 'line', xAxisIndex: 2 * g + 1, yAxisIndex: g, data: curve, showSymbol: false, silent: true, lineStyle: { color: COLORS.gaussian, width: Math.max(1.5, fs / 10) }, z: 4 },
+      ],
+    })
+  }
+  // Key for the local stages: window and p_t.
+  const key: KeyItem[] = local ? [{ label: L.window, symbol: 'band', color: COLORS.gaussian, fill: COLORS.window }, ...(input.position !== null ? [{ label: `${L.pt} = ${input.position.toFixed(2)}`, symbol: 'dashed' as const, color: f.ink.text }] : [])] : []
+  const keyBlock = keyElements(key, bars.x, bars.y, bars.width, f, 'left')
+  const top0 = bars.y + keyBlock.height + (key.length ? gap : 0)
+  const ticks = (p: Panel, h: number) => niceTicks(p.min, p.max, h, lh * 1.6)
+  const tickTexts = (t: { min: number; max: number; interval: number }) => {
+    const out: string[] = []
+    for (let v = t.min; v <= t.max + t.interval / 2; v += t.interval) out.push(tickText(+v.toFixed(10)))
+    return out
+  }
+  const n = panels.length
+  const panelH0 = (bars.height - (top0 - bars.y)) / n
+  let labelW = Math.max(...panels.map((p) => widest(tickTexts(ticks(p, panelH0 * 0.6)), fs, m)))
+  const left = bars.x + labelW + gap
+  const plotW = Math.max(fs, bars.x + bars.width - left)
+  const labels = input.srcTokens.map((text) => ({ text }))
+  const cols = columnLabels(labels, plotW / S, f)
+  const titleH = linePitch(fs)
+  // Each panel: its title, then its plot with half a line above and below for the end tick labels.
+  // Panel titles wrap to the column; each panel is its title, half a line, its plot, half a line.
+  const titles = panels.map((p) => wrapText(p.title, bars.width, fs, m, true))
+  const titlesH = titles.reduce((a, t) => a + t.length * titleH, 0)
+  const plotRoom = (bars.y + bars.height - top0 - cols.extent - gap - titlesH - n * lh) / n
+  const plotH = Math.max(fs, plotRoom)
+  const panelTop = (g: number) => top0 + titles.slice(0, g).reduce((a, t) => a + t.length * titleH, 0) + g * (lh + plotH)
+  const grids: Record<string, unknown>[] = []
+  const xAxes: Record<string, unknown>[] = []
+  const yAxes: Record<string, unknown>[] = []
+  const series: Record<string, unknown>[] = []
+  const elements: Record<string, unknown>[] = [...keyBlock.elements]
+  panels.forEach((p, g) => {
+    const y = panelTop(g) + titles[g].length * titleH + lh / 2
+    const t = ticks(p, plotH)
+    labelW = Math.max(labelW, widest(tickTexts(t), fs, m))
+    titles[g].forEach((line, i) => elements.push(textElement(line, bars.x, panelTop(g) + (i + 0.5) * titleH, f, { bold: true })))
+    grids.push({ left, top: y, width: plotW, height: plotH, containLabel: false })
+    xAxes.push({ type: 'category', gridIndex: g, data: input.srcTokens.map((_, j) => String(j)), axisTick: { show: false }, axisLabel: { show: false }, axisLine: { lineStyle: { color: f.ink.axis } } })
+    xAxes.push({ type: 'value', gridIndex: g, min: -0.5, max: S - 0.5, show: false })
+    yAxes.push({ type: 'value', gridIndex: g, min: t.min, max: t.max, interval: t.interval, axisLine: { show: true, onZero: false, lineStyle: { color: f.ink.axis } }, splitLine: { lineStyle: { color: f.ink.grid } }, axisLabel: { fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: number) => tickText(+v.toFixed(10)), showMinLabel: plotH >= lh * 1.1 } })
+    series.push(...p.series(g))
+    if (input.position !== null) series.push({ type: 'line', xAxisIndex: 2 * g + 1, yAxisIndex: g, data: [], silent: true, markLine: { symbol: 'none', silent: true, lineStyle: { color: f.ink.text, type: 'dashed', width: Math.max(1, fs / 14) }, label: { show: false }, data: [{ xAxis: input.position }] } })
+  })
+  const lastBottom = panelTop(n) - lh / 2
+  elements.push(...columnLabelElements(labels, left, plotW / S, lastBottom, 'below', f))
+  // The context: states (rows: source tokens) faded by weight, and their weighted sum.
+  const N = Math.max(1, Math.min(input.dims, input.states.reduce((w, r) => Math.max(w, r.length), 0)))
+  const c = contextVector(input.final, input.states, N)
+  const maxAlpha = Math.max(1e-9, ...input.final)
+  let hMax = 0
+  const cells: unknown[] = []
+  for (let j = 0; j < S; j++) {
+    const opacity = 0.15 + 0.85 * Math.min(1, pick(input.final, j) / maxAlpha)
+    for (let d = 0; d < N; d++) {
+      const v = input.states[j]?.[d] ?? 0
+      hMax = Math.max(hMax, Math.abs(v))
+      cells.push({ value: [d, j, v], itemStyle: { opacity } })
+    }
+  }
+  hMax = hMax || 1
+  const cMax = c.reduce((a, v) => Math.max(a, Math.abs(v)), 0) || 1
+  const ctxTitle = `${panels.length + 1}  ${L.context}`
+  const titleLines = wrapText(ctxTitle, ctx.width, fs, m, true)
+  titleLines.forEach((line, i) => elements.push(textElement(line, ctx.x, ctx.y + (i + 0.5) * titleH, f, { bold: true })))
+  const cName = `c_${input.step + 1}`
+  const scaleText = `h: ±${hMax.toFixed(2)}   ${cName}: ±${cMax.toFixed(2)}`
+  const rowLabelW = Math.max(widest(input.srcTokens, fs, m), m(cName, fs, true))
+  const hx = ctx.x + rowLabelW + gap
+  const hw = Math.max(fs, ctx.x + ctx.width - hx)
+  // Half a line over the first row and under the last, for row labels taller than their rows.
+  const hTop = ctx.y + titleLines.length * titleH + Math.max(gap, lh / 2)
+  const stripH = Math.max(lh, fs * 1.4)
+  const below = Math.max(gap, lh / 2)
+  // The two scales, on one line or two.
+  const scaleLines = wrapText(scaleText, ctx.width, fs, m)
+  const scaleH = scaleLines.length * titleH
+  const hh = Math.max(fs, ctx.y + ctx.height - hTop - below - stripH - gap - scaleH)
+  const cramped = ctx.y + ctx.height - hTop - below - stripH - gap - scaleH < lh || plotRoom < lh || bars.x + bars.width - left < 4 * fs
+  const rowStep = labelStep(S, hh / S, lh, fs * 0.05)
+  grids.push({ left: hx, top: hTop, width: hw, height: hh, containLabel: false })
+  grids.push({ left: hx, top: hTop + hh + below, width: hw, height: stripH, containLabel: false })
+  const gH = panels.length
+  xAxes.push({ type: 'category', gridIndex: gH, data: Array.from({ length: N }, (_, d) => String(d)), show: false })
+  xAxes.push({ type: 'category', gridIndex: gH + 1, data: Array.from({ length: N }, (_, d) => String(d)), show: false })
+  yAxes.push({ type: 'category', gridIndex: gH, inverse: true, data: input.srcTokens.map((_, j) => String(j)), axisTick: { show: false }, axisLine: { show: false }, axisLabel: { interval: rowStep - 1, fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: string) => input.srcTokens[Number(v)] } })
+  yAxes.push({ type: 'category', gridIndex: gH + 1, data: ['c'], axisTick: { show: false }, axisLine: { show: false }, axisLabel: { fontSize: fs, fontWeight: 'bold', margin: gap, color: f.ink.text, formatter: () => cName } })
+  series.push({ type: 'heatmap', xAxisIndex: 2 * gH, yAxisIndex: gH, data: cells, progressive: 0, itemStyle: { borderWidth: 0 } })
+  series.push({ type: 'heatmap', xAxisIndex: 2 * gH + 1, yAxisIndex: gH + 1, data: c.map((v, d) => [d, 0, v]), progressive: 0, itemStyle: { borderColor: f.ink.text, borderWidth: 0.5 } })
+  scaleLines.forEach((line, i) => elements.push(textElement(line, ctx.x, hTop + hh + below + stripH + gap + (i + 0.5) * titleH, f, { color: f.ink.muted })))
+  return {
+    animation: false,
+    grid: grids,
+    cramped,
+    xAxis: xAxes,
+    yAxis: yAxes,
+    visualMap: [
+      { show: false, seriesIndex: series.length - 2, min: -hMax, max: hMax, inRange: { color: [...DIVERGING] } },
+      { show: false, seriesIndex: series.length - 1, min: -cMax, max: cMax, inRange: { color: [...DIVERGING] } },
+    ],
+    graphic: { elements },
+    series,
   }
 }

@@ -138,7 +138,7 @@ describe('attention-lens forecast and forecast-eval', () => {
     const r = run(['forecast', '--model', taylor('local-p'), '--origin', '2000-08-16T06:00', '--out', out, '--step', '3', '--size', 'paper-double'])
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/taylor-local-p: forecast from 2000-08-16T06:00:00Z for 48 steps/)
-    expect(r.out).toMatch(/MAE \d+\.\d MW, MAPE \d+\.\d\d %; same time last week: MAE \d+\.\d MW/)
+    expect(r.out).toMatch(/MAE \d+\.\d MW, MAPE \d+\.\d\d %; same time last week \(lag 336\): MAE \d+\.\d MW/)
     expect(readFileSync(out, 'utf8')).toContain('>lag 336 · 1 week<')
   })
 

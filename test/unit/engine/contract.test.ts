@@ -19,7 +19,7 @@ async function refusal(path: string): Promise<string> {
 
 describe('opening a model under the contract', () => {
   it('opens the fixture model as two sessions with the documented inputs and outputs', async () => {
-    const m = await LoadedModel.open(tiny('local-p'))
+    const m = await LoadedModel.open(tiny('local-p'), 'cpu', { plain: true })
     expect([...m.encoder.inputNames].sort()).toEqual(['src_ids', 'src_mask'])
     expect(m.encoder.outputNames).toEqual(['encoder_out', 'decoder_init'])
     expect([...m.step.inputNames].sort()).toEqual(['attn_override', 'encoder_states', 'override_on', 'prev_token', 'src_mask', 'state'])
@@ -30,7 +30,7 @@ describe('opening a model under the contract', () => {
   })
 
   it('the no-attention model has a step part without attention outputs', async () => {
-    const m = await LoadedModel.open(tiny('none'))
+    const m = await LoadedModel.open(tiny('none'), 'cpu', { plain: true })
     expect(m.step.outputNames).toEqual(['logits', 'next_state'])
     expect(m.step.inputNames).not.toContain('attn_override')
     await m.release()
@@ -69,7 +69,7 @@ describe('opening a model under the contract', () => {
     const noVocab = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.tgt_vocab', null))
     expect(await refusal(noVocab)).toBe('The model\'s metadata lacks "al.tgt_vocab".')
     const badVocab = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.src_vocab', '["a", 3'))
-    expect(await refusal(badVocab)).toBe('The model\'s metadata "al.src_vocab" is not valid JSON.')
+    expect(await refusal(badVocab)).toBe('The model\'s metadata "al.src_vocab" is not valid JSON (it starts "["a", 3").')
     const badKind = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.attention', 'telepathy'))
     expect(await refusal(badKind)).toMatch(/attention kind "telepathy" is not one of/)
     const shortVocab = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.tgt_vocab', '["<pad>","<unk>","<s>","</s>","x"]'))
@@ -84,7 +84,7 @@ describe('opening a model under the contract', () => {
     })
     expect(await refusal(dtype)).toBe('The model\'s input "src_ids" is float32, not int64.')
     const traversal = editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.src_lang', 'x/../../../etc/passwd'))
-    expect(await refusal(traversal)).toBe('The model\'s "al.src_lang" is not a language code such as "en" or "zh".')
+    expect(await refusal(traversal)).toBe('The model\'s "al.src_lang" is "x/../../../etc/passwd", not a language code such as "en", "zh" or "pt-BR".')
     const nan = editedModel(tiny('bahdanau'), (m) => {
       const w = m.graph!.initializer.find((t) => t.name === 'model.init.weight')!
       const f = new Float32Array(Uint8Array.from(w.rawData).buffer)

@@ -134,7 +134,9 @@ describe('forecasting models', () => {
         setMeta(m, 'al.forecast', JSON.stringify(f))
       })
     await expect(service.describe(edit((f) => (f.step_features = ['value', 'tod_sin'])))).rejects.toThrow(/"step_features" cannot include "value"/)
-    await expect(service.describe(edit((f) => (f.seasonal_lags = [48, 400])))).rejects.toThrow('The model\'s seasonal lag 400 reaches further back than its history of 384 steps.')
+    await expect(service.describe(edit((f) => (f.seasonal_lags = [48, 400])))).rejects.toThrow(
+      'The model\'s seasonal lag 400 reaches further back than its history of 384 steps (a lag must not exceed "history").',
+    )
     // A malformed score is dropped; the model still opens.
     const badScore = editedModel(model('none'), (m) => setMeta(m, 'al.test_metrics', '{"mae": 1}'))
     expect((await service.describe(badScore)).forecastScore).toBeNull()

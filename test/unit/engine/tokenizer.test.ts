@@ -42,6 +42,12 @@ describe('char tokenizer with keep_spaces (character-level targets)', () => {
     for (const line of lines) expect(detokenize(tokenize(line, spec), spec)).toBe(line.normalize('NFKC').replace(/[\u2019\u2018\u02bc]/g, "'"))
   })
 
+  const py = (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/tokenizers/char-spaces-vectors.json'), 'utf8')) as { cases: Case[] }).cases
+  it.each(py.map((c) => [c.spec.type !== 'hf' && c.spec.lowercase, c.text!, c] as const))('as training/tokenizer.py (lowercase %s): %j', (_l, text, c) => {
+    expect(tokenize(text, c.spec)).toEqual(c.tokens)
+    expect(detokenize(c.tokens!, c.spec)).toBe(c.detok)
+  })
+
   it('without the flag stays the old tokenizer: spaces dropped', () => {
     const old: TokenizerSpec = { type: 'char', lowercase: true }
     expect(tokenize('Un chien', old)).toEqual(Array.from('unchien'))

@@ -10,7 +10,7 @@ import type { CorpusResult, ForecastResult, Translation } from '../../../src/sha
 import { colorAt, type ColormapName } from '../../../src/shared/charts/colormaps'
 import { DEFAULT_FIGURE, FigureArgs, matrixCsv, parseFigure, specProblem, type FigureSpec } from '../../../src/shared/figure'
 import { writeAtomic } from '../../../src/host/export/atomic'
-import { locateCell, renderFigure, type FigureData } from '../../../src/host/export/figure'
+import { figureOption, locateCell, renderFigure, type FigureData } from '../../../src/host/export/figure'
 import { FigureWorker, spawnFigureWorker } from '../../../src/host/export/pool'
 import { InferenceService } from '../../../src/engine/service'
 import { parseSeriesCsv } from '../../../src/shared/series'
@@ -30,27 +30,32 @@ function known(): Translation {
     tgtUnknown: null, mode: 'greedy', beam: 1, logProb: -0.6, truncated: false, decodeMs: 1, provider: 'cpu',
   }
 }
-const spec = (p: Partial<FigureSpec>): FigureSpec => ({ ...DEFAULT_FIGURE, width: 640, height: 400, fontSize: 14, ...p })
+// 480 × 300 pt: 640 × 400 pixels at 96 dpi (1×).
+const spec = (p: Partial<FigureSpec>): FigureSpec => ({ ...DEFAULT_FIGURE, width: 480, height: 300, fontSize: 11, ...p })
 const heatmap: FigureData = { view: 'heatmap', translation: known() }
 
 describe('figure export', () => {
-  it('PNG: the signature and the pixel size asked for', async () => {
-    for (const scale of [1, 3]) {
-      const png = await renderFigure(heatmap, spec({ format: 'png', scale }))
+  it('PNG: the page rasterised at the resolution asked for, which the file records (pHYs)', async () => {
+    for (const [dpi, size] of [[96, [640, 400]], [300, [2000, 1250]]] as const) {
+      const png = await renderFigure(heatmap, spec({ format: 'png', dpi }))
       expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
       const img = PNG.sync.read(png)
-      expect([img.width, img.height]).toEqual([640 * scale, 400 * scale])
+      expect([img.width, img.height]).toEqual(size)
+      const at = png.indexOf('pHYs')
+      expect(at).toBeGreaterThan(0)
+      // Pixels per metre, the same both ways, unit: metre.
+      expect([png.readUInt32BE(at + 4), png.readUInt32BE(at + 8), png[at + 12]]).toEqual([Math.round(dpi / 0.0254), Math.round(dpi / 0.0254), 1])
     }
   })
 
   it('PNG pixel check: the largest weight\'s cell has the colour the map gives that weight', async () => {
     for (const colormap of ['viridis', 'greys'] as const) {
-      const s = spec({ format: 'png', scale: 2, colormap })
+      const s = spec({ format: 'png', dpi: 144, colormap })
       const img = PNG.sync.read(await renderFigure(heatmap, s))
       const cell = locateCell(heatmap, s, 2, 1)
       // Sample near the cell's corner, away from its value label and border.
-      const px = Math.round((cell.x - cell.w / 2 + 4) * 2)
-      const py = Math.round((cell.y - cell.h / 2 + 4) * 2)
+      const px = Math.round((cell.x - cell.w / 2 + 3) * 2)
+      const py = Math.round((cell.y - cell.h / 2 + 3) * 2)
       const i = (py * img.width + px) * 4
       const got = [img.data[i], img.data[i + 1], img.data[i + 2]]
       const want = colorAt(colormap, 0.86)
@@ -62,7 +67,9 @@ describe('figure export', () => {
     const svg = (await renderFigure(heatmap, spec({ format: 'svg', title: '注意力 attention' }))).toString('utf8')
     expect(() => new Resvg(svg)).not.toThrow()
     const texts = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])
-    for (const tok of ['un', 'petit', '猫', '&lt;/s&gt;', 'a', 'small', 'cat', '注意力 attention']) expect(texts).toContain(tok)
+    for (const tok of ['un', 'petit', '猫', '&lt;/s&gt;', 'a', 'small', 'cat']) expect(texts).toContain(tok)
+    // A title of both scripts is one text per font, side by side.
+    expect(texts).toEqual(expect.arrayContaining(['注意力 ', 'attention']))
   })
 
   it('PDF: a vector file that pdftoppm turns into an image', async () => {
@@ -73,13 +80,13 @@ describe('figure export', () => {
     execFileSync('pdftoppm', ['-png', '-r', '36', join(dir, 'f.pdf'), join(dir, 'page')])
     const page = readdirSync(dir).find((f) => f.startsWith('page') && f.endsWith('.png'))!
     const img = PNG.sync.read(readFileSync(join(dir, page)))
-    expect(img.width).toBe(Math.round((640 * 36) / 72))
+    expect(img.width).toBe(Math.round((480 * 36) / 72))
   })
 
   it('themes: dark and transparent backgrounds', async () => {
-    const dark = PNG.sync.read(await renderFigure(heatmap, spec({ format: 'png', scale: 1, theme: 'dark' })))
+    const dark = PNG.sync.read(await renderFigure(heatmap, spec({ format: 'png', dpi: 96, theme: 'dark' })))
     expect([dark.data[0], dark.data[1], dark.data[2], dark.data[3]]).toEqual([0x11, 0x18, 0x27, 255])
-    const clear = PNG.sync.read(await renderFigure(heatmap, spec({ format: 'png', scale: 1, theme: 'transparent' })))
+    const clear = PNG.sync.read(await renderFigure(heatmap, spec({ format: 'png', dpi: 96, theme: 'transparent' })))
     expect(clear.data[3]).toBe(0)
   })
 
@@ -127,29 +134,36 @@ describe('forecast figure export', () => {
 
   it('PNG, SVG and PDF of the series and the 48 × 384 heatmap, with the lag guides as text', async () => {
     const data = await forecast()
-    const s = { ...DEFAULT_FIGURE, width: 1280, height: 720, title: 'Where each forecast step looks' }
+    const s = { ...DEFAULT_FIGURE, title: 'Where each forecast step looks' }
     // A live forecast passes the schema; a step past its horizon and a NaN in the history do not.
     expect(parseFigure(data, s).data).toEqual(data)
     const f = (data as Extract<FigureData, { view: 'forecast' }>).forecast
     expect(refused({ ...data, step: f.forecast.length }, s).message).toMatch(/: step: must be a step of the forecast, or null\.$/)
     expect(refused({ ...data, forecast: { ...f, history: [NaN, ...f.history.slice(1)] } }, s).message).toMatch(/: forecast\.history\.0: must be a finite number\.$/)
-    const png = PNG.sync.read(await renderFigure(data, { ...s, format: 'png', scale: 1 }))
+    const png = PNG.sync.read(await renderFigure(data, { ...s, format: 'png', dpi: 96 }))
     expect([png.width, png.height]).toEqual([1280, 720])
     mkdirSync(join(ROOT, 'test', 'artifacts'), { recursive: true })
     writeFileSync(join(ROOT, 'test', 'artifacts', 'export-forecast-figure.png'), PNG.sync.write(png))
     const svg = (await renderFigure(data, { ...s, format: 'svg' })).toString('utf8')
-    for (const text of ['lag 48 · 1 day', 'lag 336 · 1 week', 'origin', 'forecast', 'same time last week', 'Where each forecast step looks', '+8 03:30']) expect(svg).toContain(`>${text}<`)
+    for (const text of ['lag 48 · 1 day', 'lag 336 · 1 week', 'origin', 'forecast', 'same time last week', 'Where each forecast step looks', '+48 23:30']) expect(svg).toContain(`>${text}<`)
     // One rect per heatmap cell (18,432) at least: the matrix is drawn as vectors.
     expect((svg.match(/<path d="M\d/g) ?? []).length + (svg.match(/<rect/g) ?? []).length).toBeGreaterThan(48 * 384)
-    const dark = PNG.sync.read(await renderFigure(data, { ...s, format: 'png', scale: 1, theme: 'dark', fontSize: 14 }))
+    const dark = PNG.sync.read(await renderFigure(data, { ...s, format: 'png', dpi: 96, theme: 'dark', fontSize: 11 }))
     expect([dark.data[0], dark.data[1], dark.data[2]]).toEqual([0x11, 0x18, 0x27])
     writeFileSync(join(ROOT, 'test', 'artifacts', 'export-forecast-dark.png'), PNG.sync.write(dark))
+    // The selected step's attention is drawn on the series, but no row is dimmed unless asked for.
+    const dimmed = (spec: FigureSpec) => {
+      const heat = (figureOption(data, spec).series as { type: string; data: { itemStyle?: { opacity: number } }[] }[]).find((x) => x.type === 'heatmap')!
+      return heat.data.filter((d) => d.itemStyle?.opacity !== undefined && d.itemStyle.opacity < 1).length
+    }
+    expect(dimmed(s)).toBe(0)
+    expect(dimmed({ ...s, highlightRow: 7 })).toBe(47 * 384)
     const pdf = await renderFigure(data, { ...s, format: 'pdf' })
     const tmp = tempDir()
     writeFileSync(join(tmp, 'f.pdf'), pdf)
     execFileSync('pdftoppm', ['-png', '-r', '36', join(tmp, 'f.pdf'), join(tmp, 'page')])
     const page = PNG.sync.read(readFileSync(join(tmp, readdirSync(tmp).find((f) => f.startsWith('page'))!)))
-    expect(page.width).toBe(Math.round((1280 * 36) / 72))
+    expect(page.width).toBe(Math.round((960 * 36) / 72))
   }, 60_000)
 })
 
@@ -206,18 +220,21 @@ describe('the figure schema', () => {
     expect(parseFigure(heatmap, { ...ok, caption: 'two\nlines' }).spec.caption).toBe('two\nlines')
   })
 
-  it('sizes, scale, theme and font size have bounds; a PNG over 64 megapixels is refused', () => {
-    expect(specProblem({ ...ok, width: 99 })).toBe('width: must be a whole number of pixels from 100 to 8000.')
-    expect(specProblem({ ...ok, height: 720.5 })).toBe('height: must be a whole number of pixels from 100 to 8000.')
-    expect(specProblem({ ...ok, scale: 5 })).toBe('scale: must be a number from 1 to 4.')
-    expect(specProblem({ ...ok, fontSize: 100 })).toBe('fontSize: must be a number from 6 to 72.')
+  it('sizes, resolution, theme and font size have bounds; a PNG over 64 megapixels is refused', () => {
+    expect(specProblem({ ...ok, width: 35 })).toBe('width: must be a number of points from 36 to 6000 (0.5 to 83 in).')
+    expect(specProblem({ ...ok, height: 6000.5 })).toBe('height: must be a number of points from 36 to 6000 (0.5 to 83 in).')
+    expect(specProblem({ ...ok, height: 189.5 })).toBeNull()
+    expect(specProblem({ ...ok, dpi: 2401 })).toBe('dpi: must be a whole number from 36 to 2400.')
+    expect(specProblem({ ...ok, lang: 'fr' })).toBe('lang: must be en or zh.')
+    expect(specProblem({ ...ok, fontSize: 100 })).toBe('fontSize: must be a number from 4 to 72.')
     expect(specProblem({ ...ok, theme: 'sepia' })).toBe('theme: must be light, dark or transparent.')
     expect(specProblem({ ...ok, legend: 'yes' })).toBe('legend: must be true or false.')
-    expect(specProblem({ ...ok, width: 8000, height: 8000, scale: 1 })).toBeNull()
-    expect(specProblem({ ...ok, width: 8000, height: 8000, scale: 1.01 })).toBe('scale: must keep the PNG within 64 megapixels (width × height × scale²); choose a smaller size or scale.')
+    // 6000 pt at 96 dpi is 8000 pixels a side: 64 megapixels, the most.
+    expect(specProblem({ ...ok, width: 6000, height: 6000, dpi: 96 })).toBeNull()
+    expect(specProblem({ ...ok, width: 6000, height: 6000, dpi: 97 })).toBe('dpi: must keep the PNG within 64 megapixels; choose a smaller size or resolution.')
     // The same size as a vector file is fine: the limit is the raster's memory.
-    expect(specProblem({ ...ok, format: 'svg', width: 8000, height: 8000, scale: 4 })).toBeNull()
-    expect(specProblem({ ...ok, dpi: 300 })).toBe('dpi: is not a figure setting.')
+    expect(specProblem({ ...ok, format: 'svg', width: 6000, height: 6000, dpi: 600 })).toBeNull()
+    expect(specProblem({ ...ok, scale: 2 })).toBe('scale: is not a figure setting.')
   })
 
   it('a NaN or an infinity in a matrix is refused, naming the cell', () => {
@@ -236,7 +253,7 @@ describe('the figure schema', () => {
   })
 
   it('each view has its own data: an unknown view, a step outside the translation, names that do not match', async () => {
-    expect(refused({ view: 'pie', translation: known() }, ok).message).toBe('The figure data was refused: view: must be heatmap, local, comparison, corpus or forecast.')
+    expect(refused({ view: 'pie', translation: known() }, ok).message).toBe('The figure data was refused: view: must be heatmap, local, positions, step, lines, comparison, whatif, corpus or forecast.')
     expect(refused({ view: 'comparison', translations: [known()], names: [] }, ok).message).toMatch(/: names: must have one name per translation\.$/)
     expect(refused({ view: 'comparison', translations: [], names: [] }, ok).message).toMatch(/: translations: must have at least one translation\.$/)
     // A local model's translation has the per-step positions, windows, align and Gaussian rows.
@@ -257,7 +274,7 @@ describe('the figure worker', () => {
       // zrender numbers its ids and CSS classes per chart instance, so the two differ only there.
       const text = (b: Buffer) => b.toString('utf8').replace(/zr\d+-(cls-\d+)?/g, 'zr-')
       expect(text(await figures.render(heatmap, s))).toBe(text(await renderFigure(heatmap, s)))
-      const png = PNG.sync.read(await figures.render(heatmap, spec({ format: 'png', scale: 2 })))
+      const png = PNG.sync.read(await figures.render(heatmap, spec({ format: 'png', dpi: 192 })))
       expect([png.width, png.height]).toEqual([1280, 800])
       const e = await figures.render(heatmap, { ...s, colormap: 'jet' as never }).catch((x: Error) => x)
       expect(e).toBeInstanceOf(Error)
@@ -275,7 +292,7 @@ describe('the figure worker', () => {
       let rendering = true
       const spin = () => setImmediate(() => (turns++, rendering && spin()))
       spin()
-      const png = await figures.render(heatmap, { ...DEFAULT_FIGURE, format: 'png', scale: 4 })
+      const png = await figures.render(heatmap, { ...DEFAULT_FIGURE, format: 'png', dpi: 384 })
       rendering = false
       expect(PNG.sync.read(png).width).toBe(1280 * 4)
       // In-process, resvg blocks the loop for the whole render and it turns once or twice.

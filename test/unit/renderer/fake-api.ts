@@ -5,6 +5,7 @@
 import type { api as realApi } from '../../../src/renderer/src/lib/api'
 import type { ForecastResult, ModelInfo, ModelSummary, SeriesData, Translation } from '../../../src/shared/api'
 import { CancelledError } from '../../../src/shared/errors'
+import type { ForecastWhatIfResult, SentenceScore } from '../../../src/shared/teaching'
 
 type LensApi = typeof realApi
 
@@ -126,6 +127,9 @@ export function fakeApi() {
   const setProvider = waiting<ModelInfo | null>()
   const forecast = waiting<ForecastResult>()
   const forecastSeries = waiting<SeriesData>()
+  const forced = waiting<Translation>()
+  const scoreSentence = waiting<SentenceScore>()
+  const forecastWhatIf = waiting<ForecastWhatIfResult<ForecastResult>>()
   const statusListeners: ((s: { state: 'ready' | 'restarted'; message: string }) => void)[] = []
   let models: ModelSummary[] = []
   let cancels = 0
@@ -142,11 +146,13 @@ export function fakeApi() {
     },
     compare: unused,
     whatIf: unused,
-    forced: unused,
+    forced: forced.fn,
+    scoreSentence: scoreSentence.fn,
     runCorpus: unused,
     cancelCorpus: unused,
     forecastSeries: forecastSeries.fn,
     forecast: forecast.fn,
+    forecastWhatIf: forecastWhatIf.fn,
     exportFigure: unused,
     copyFigure: unused,
     saveData: unused,
@@ -167,6 +173,9 @@ export function fakeApi() {
     setProvider: setProvider.calls,
     forecast: forecast.calls,
     forecastSeries: forecastSeries.calls,
+    forced: forced.calls,
+    scoreSentence: scoreSentence.calls,
+    forecastWhatIf: forecastWhatIf.calls,
     setModels(list: ModelSummary[]) {
       models = list
     },

@@ -274,7 +274,7 @@ describe('LensState: models', () => {
 })
 
 describe('LensState: the session survives a restart', () => {
-  it('saves the model, text, view, heatmap style and beam, and a new start restores them', async () => {
+  it('saves the model, text, reference, view, heatmap style, beam and history, and a new start restores them', async () => {
     f.setModels([summary('a'), summary('b')])
     const lens = await opened('b')
     lens.setText('A dog runs')
@@ -284,9 +284,11 @@ describe('LensState: the session survives a restart', () => {
     expect(JSON.parse(localStorage.getItem(SAVED)!)).toEqual({
       model: 'b',
       text: 'A dog runs',
+      reference: '',
       view: 'step',
       heatmap: { colormap: 'greys', scale: 'linear', norm: 'row', labels: 'auto' },
       beam: 4,
+      history: [],
     })
 
     const again = new LensState()

@@ -1,4 +1,5 @@
 import type { ForecastResult, ModelInfo, SeriesData } from '../../../shared/api'
+import type { ForecastWhatIfRequest, ForecastWhatIfResult } from '../../../shared/teaching'
 import { parseSeriesCsv } from '../../../shared/series'
 import { api } from '../lib/api'
 
@@ -15,8 +16,13 @@ export class ForecastState {
   selectedStep = $state<number | null>(null)
   busy = $state(false)
   error = $state<string | null>(null)
+  /** A what-if run from the current origin: the forecast with the model's own attention and with the override. */
+  whatIf = $state.raw<ForecastWhatIfResult<ForecastResult> | null>(null)
+  whatIfError = $state<string | null>(null)
+  whatIfBusy = $state(false)
 
   private seq = 0
+  private whatIfSeq = 0
   private model = $state.raw<ModelInfo | null>(null)
 
   /** The origins a forecast can start from: the held-out weeks, or anywhere with enough history. */
@@ -32,7 +38,10 @@ export class ForecastState {
 
   async use(model: ModelInfo): Promise<void> {
     // Another model's forecast is not this one's: do not show it while the new one runs.
-    if (this.model && this.model.id !== model.id) this.result = null
+    if (this.model && this.model.id !== model.id) {
+      this.result = null
+      this.clearWhatIf()
+    }
     this.model = model
     if (!this.series) {
       let bundled: SeriesData
@@ -62,6 +71,7 @@ export class ForecastState {
         throw new Error(`The series has ${s.values.length} values; this model reads ${f.history} before each forecast.`)
       }
       this.series = s
+      this.clearWhatIf()
       // Forecast from the end of the user's data: the step a user most likely wants.
       this.origin = this.range()[1]
       this.error = null
@@ -77,6 +87,8 @@ export class ForecastState {
   }
 
   setOrigin(origin: number): void {
+    // A what-if result is for the origin it ran from.
+    this.clearWhatIf()
     this.origin = origin
     this.clamp()
     if (this.series?.heldOutStart !== null) localStorage.setItem(SAVED_KEY, String(this.origin))
@@ -85,6 +97,36 @@ export class ForecastState {
 
   select(step: number | null): void {
     this.selectedStep = step
+  }
+
+  /** Forecast again from the current origin with the attention overridden; an answer for older settings is dropped. */
+  async runWhatIf(o: Pick<ForecastWhatIfRequest, 'steps' | 'mode' | 'lag' | 'lags'>): Promise<void> {
+    const s = this.series
+    const model = this.model
+    const f = model?.forecast
+    if (!s || !model || !f) return
+    const seq = ++this.whatIfSeq
+    // Nothing stale under a new run's answer or its error.
+    this.whatIf = null
+    this.whatIfError = null
+    this.whatIfBusy = true
+    const from = this.origin - f.history
+    const to = Math.min(s.values.length, this.origin + f.horizon)
+    try {
+      const r = await api.forecastWhatIf({ modelId: model.id, timestamps: s.timestamps.slice(from, to), values: s.values.slice(from, to), origin: f.history, ...o })
+      if (seq === this.whatIfSeq) this.whatIf = r
+    } catch (e) {
+      if (seq === this.whatIfSeq) this.whatIfError = (e as Error).message
+    } finally {
+      if (seq === this.whatIfSeq) this.whatIfBusy = false
+    }
+  }
+
+  clearWhatIf(): void {
+    this.whatIfSeq++
+    this.whatIf = null
+    this.whatIfError = null
+    this.whatIfBusy = false
   }
 
   private clamp(): void {

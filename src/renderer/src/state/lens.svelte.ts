@@ -1,13 +1,48 @@
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
+import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
 import { api } from '../lib/api'
 
 /** Typing pauses this long before a sentence is sent: short enough to follow the typing. */
 export const DEBOUNCE_MS = 100
+/** A sentence joins the history once it has been translated and left alone this long. */
+export const HISTORY_MS = 1500
+export const MAX_HISTORY = 50
 
-export type ViewName = 'heatmap' | 'local' | 'step' | 'lines' | 'compare' | 'whatif' | 'corpus'
-export const VIEWS: ViewName[] = ['heatmap', 'local', 'step', 'lines', 'compare', 'whatif', 'corpus']
+export type ViewName = 'heatmap' | 'local' | 'step' | 'lines' | 'compare' | 'sidebyside' | 'beam' | 'whatif' | 'corpus'
+export const VIEWS: ViewName[] = ['heatmap', 'local', 'step', 'lines', 'compare', 'sidebyside', 'beam', 'whatif', 'corpus']
 const SAVED_KEY = 'attention-lens:session'
+
+/**
+ * What a view does with the selected output step and source token when it is opened. Views that
+ * show every step at once (heatmap, alignment lines) start from nothing selected, so a step picked
+ * in the step-through does not dim them; views about one step (local, step-through, what-if) keep
+ * it, so the same step is on show as you move between them. The rest have no selection.
+ */
+export const SELECTION_ON_ENTER: Record<ViewName, 'reset' | 'keep'> = {
+  heatmap: 'reset',
+  lines: 'reset',
+  local: 'keep',
+  step: 'keep',
+  whatif: 'keep',
+  compare: 'keep',
+  sidebyside: 'keep',
+  beam: 'keep',
+  corpus: 'keep',
+}
+
+/** Which decoding the single-translation views draw: the model's own output, or the reference forced through it. */
+export type Shown = 'model' | 'reference'
+
+interface Saved {
+  model?: string
+  text?: string
+  reference?: string
+  view?: ViewName
+  heatmap?: HeatmapStyle
+  beam?: number
+  history?: string[]
+}
 
 /** What the main view shows: the model, the sentence, its translation and the selection. */
 export class LensState {
@@ -15,6 +50,16 @@ export class LensState {
   model = $state.raw<ModelInfo | null>(null)
   text = $state('')
   translation = $state.raw<Translation | null>(null)
+  /** A reference translation (typed, or from an example) and the model's forced decoding of it. */
+  reference = $state('')
+  forced = $state.raw<Translation | null>(null)
+  /** Sentence BLEU and chrF of the model's output against the reference. */
+  score = $state.raw<SentenceScore | null>(null)
+  shown = $state<Shown>('model')
+  /** The last sentences translated, most recent first. */
+  history = $state.raw<string[]>([])
+  /** True from start until the first model is open (or failed to open), and while any model opens. */
+  loading = $state(false)
   busy = $state(false)
   error = $state<string | null>(null)
   notice = $state<string | null>(null)
@@ -28,21 +73,32 @@ export class LensState {
   provider = $state('cpu')
 
   private seq = 0
+  private refSeq = 0
+  private scoreSeq = 0
   private timer: ReturnType<typeof setTimeout> | undefined
+  private historyTimer: ReturnType<typeof setTimeout> | undefined
+
+  /** The translation the single-translation views draw: the model's output, or the forced reference. */
+  get current(): Translation | null {
+    return this.shown === 'reference' && this.forced ? this.forced : this.translation
+  }
 
   async init(): Promise<void> {
+    this.loading = true
     api.onEngineStatus((s) => {
       this.notice = s.message
       this.busy = false
       if (this.model) this.schedule(0)
     })
-    let saved: { model?: string; text?: string; view?: ViewName; heatmap?: HeatmapStyle; beam?: number } = {}
+    let saved: Saved = {}
     try {
-      saved = JSON.parse(localStorage.getItem(SAVED_KEY) ?? '{}') as typeof saved
+      saved = JSON.parse(localStorage.getItem(SAVED_KEY) ?? '{}') as Saved
     } catch {
       // A damaged saved session is not worth a failure: start fresh.
     }
     this.text = saved.text ?? ''
+    this.reference = typeof saved.reference === 'string' ? saved.reference : ''
+    if (Array.isArray(saved.history)) this.history = saved.history.filter((h) => typeof h === 'string').slice(0, MAX_HISTORY)
     if (saved.beam && saved.beam >= 1 && saved.beam <= 16) this.beam = saved.beam
     if (saved.heatmap) this.heatmapStyle = { ...this.heatmapStyle, ...saved.heatmap }
     if (saved.view && VIEWS.includes(saved.view)) this.view = saved.view
@@ -60,6 +116,7 @@ export class LensState {
     )
     const first = this.models.find((m) => m.id === saved.model) ?? this.models[0]
     if (first) await this.open(first.id)
+    else this.loading = false
   }
 
   async refreshModels(): Promise<void> {
@@ -76,18 +133,23 @@ export class LensState {
     this.error = null
     // The last model asked for wins: the first model opened at start can finish after the user's pick.
     const seq = ++this.opening
+    this.loading = true
     try {
       const info = await p
       if (!info || seq !== this.opening) return
       this.model = info
       if (info.providerNote) this.notice = info.providerNote
       this.translation = null
+      this.forced = null
+      this.score = null
       this.save()
       await this.refreshModels()
       this.schedule(0)
     } catch (e) {
       // The previous model stays loaded; only the message changes.
       if (seq === this.opening) this.error = (e as Error).message
+    } finally {
+      if (seq === this.opening) this.loading = false
     }
   }
 
@@ -120,7 +182,47 @@ export class LensState {
     // The decode in flight is for an older text: its result is dropped from now on, and the engine
     // stops it when the next sentence arrives (the host aborts the translation it supersedes).
     this.seq++
+    this.refSeq++
+    clearTimeout(this.historyTimer)
     this.schedule(DEBOUNCE_MS)
+  }
+
+  /** The reference translation: forced through the model and scored against its output. */
+  setReference(reference: string): void {
+    this.reference = reference
+    this.save()
+    this.refSeq++
+    this.scheduleReference(DEBOUNCE_MS)
+  }
+
+  /** An example sentence fills the source and the reference, and goes straight into the history. */
+  useExample(ex: Pick<ExampleSentence, 'source' | 'reference'>): void {
+    this.reference = ex.reference
+    this.setText(ex.source)
+    this.remember(ex.source)
+  }
+
+  /** Which decoding the views draw; the selection is kept where the other one has that step. */
+  setShown(shown: Shown): void {
+    this.shown = shown
+    this.clampSelection()
+  }
+
+  /** Puts a sentence at the top of the history (once), keeping the last MAX_HISTORY. */
+  remember(text: string): void {
+    const t = text.trim()
+    if (!t) return
+    this.history = [t, ...this.history.filter((h) => h !== t)].slice(0, MAX_HISTORY)
+    this.save()
+  }
+
+  forget(text: string): void {
+    this.history = this.history.filter((h) => h !== text)
+    this.save()
+  }
+
+  dismissError(): void {
+    this.error = null
   }
 
   /** Views that mean something for the open model (local attention needs a local model, …). */
@@ -143,6 +245,7 @@ export class LensState {
   }
 
   setView(v: ViewName): void {
+    if (v !== this.view && SELECTION_ON_ENTER[v] === 'reset') this.select(null, null)
     this.view = v
     this.save()
   }
@@ -152,9 +255,74 @@ export class LensState {
     this.selectedCol = col
   }
 
+  private refTimer: ReturnType<typeof setTimeout> | undefined
+
+  /** Translates (and force-decodes the reference) after `delay`; a later call replaces an earlier one. */
   private schedule(delay: number): void {
     clearTimeout(this.timer)
     this.timer = setTimeout(() => void this.run(), delay)
+    this.scheduleReference(delay)
+  }
+
+  private scheduleReference(delay: number): void {
+    clearTimeout(this.refTimer)
+    this.refTimer = setTimeout(() => void this.runReference(), delay)
+  }
+
+  /** A selection the translation on show does not have (a shorter output) is dropped. */
+  private clampSelection(): void {
+    const t = this.current
+    if (!t) return
+    if (this.selectedRow !== null && this.selectedRow >= t.tgtTokens.length) this.selectedRow = null
+    if (this.selectedCol !== null && this.selectedCol >= t.srcTokens.length) this.selectedCol = null
+  }
+
+  /** Force-decodes the reference; a result for an older text or reference is dropped. */
+  private async runReference(): Promise<void> {
+    const model = this.model
+    const text = this.text
+    const reference = this.reference
+    const seq = ++this.refSeq
+    if (!model || model.task !== 'translation' || !text.trim() || !reference.trim()) {
+      this.forced = null
+      this.score = null
+      if (this.shown === 'reference') this.shown = 'model'
+      return
+    }
+    try {
+      const f = await api.forced({ modelId: model.id, text, target: reference })
+      if (seq !== this.refSeq) return
+      this.forced = f
+      this.clampSelection()
+      void this.updateScore()
+    } catch (e) {
+      if (seq !== this.refSeq) return
+      // A stale forced decoding would be mistaken for this reference's.
+      this.forced = null
+      this.score = null
+      this.error = (e as Error).message
+    }
+  }
+
+  /** BLEU and chrF of the output on show against the reference, once both are for the same sentence. */
+  private async updateScore(): Promise<void> {
+    const t = this.translation
+    const f = this.forced
+    const reference = this.reference
+    const seq = ++this.scoreSeq
+    if (!t || !f || t.source !== f.source || !reference.trim()) {
+      this.score = null
+      return
+    }
+    try {
+      const s = await api.scoreSentence({ hypothesis: t.text, reference })
+      if (seq === this.scoreSeq) this.score = s
+    } catch (e) {
+      if (seq === this.scoreSeq) {
+        this.score = null
+        this.error = (e as Error).message
+      }
+    }
   }
 
   /** Translate the current text; a result that arrives after a newer request is dropped. */
@@ -173,17 +341,25 @@ export class LensState {
       if (seq !== this.seq) return
       this.translation = t
       this.error = null
-      if (this.selectedRow !== null && this.selectedRow >= t.tgtTokens.length) this.selectedRow = null
-      if (this.selectedCol !== null && this.selectedCol >= t.srcTokens.length) this.selectedCol = null
+      this.clampSelection()
+      void this.updateScore()
+      clearTimeout(this.historyTimer)
+      this.historyTimer = setTimeout(() => this.text === text && this.remember(text), HISTORY_MS)
     } catch (e) {
-      // A superseded decode is cancelled on purpose; only the latest request's failure is news.
-      if (seq === this.seq && (e as Error).name !== 'CancelledError') this.error = (e as Error).message
+      // A superseded decode is cancelled on purpose; only the latest request's failure is news, and
+      // it replaces the translation on show, which was of another sentence or setting.
+      if (seq === this.seq && (e as Error).name !== 'CancelledError') {
+        this.error = (e as Error).message
+        this.translation = null
+        this.score = null
+      }
     } finally {
       if (seq === this.seq) this.busy = false
     }
   }
 
   private save(): void {
-    localStorage.setItem(SAVED_KEY, JSON.stringify({ model: this.model?.id, text: this.text, view: this.view, heatmap: this.heatmapStyle, beam: this.beam }))
+    const saved: Saved = { model: this.model?.id, text: this.text, reference: this.reference, view: this.view, heatmap: this.heatmapStyle, beam: this.beam, history: this.history }
+    localStorage.setItem(SAVED_KEY, JSON.stringify(saved))
   }
 }

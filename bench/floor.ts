@@ -1,0 +1,80 @@
+/**
+ * The per-step floor of `npm run bench`: one bare `session.run` of nothing but the decoder step's
+ * matrix products (MatMul and Gemm nodes, on their own weights, the keys already computed once per
+ * sentence), fed the operands a real step had. What a decoder step cannot do without on this
+ * machine with onnxruntime; the engine's time is reported as a multiple of it.
+ */
+import { readFileSync } from 'node:fs'
+import * as ort from 'onnxruntime-node'
+import { ENCODER_OUTPUTS } from '../src/engine/contract'
+import { splitStep, valueInfo } from '../src/engine/graph-surgery'
+import type { LoadedModel } from '../src/engine/model'
+import { extractGraph, parseOnnx, serializeWith } from '../src/engine/onnx-graph'
+import { create, GraphProtoSchema, NodeProtoSchema, TensorProto_DataType, type GraphProto } from '../src/engine/onnx-proto'
+import { encode, sourceBatch } from '../src/engine/steps'
+
+const PRODUCTS = new Set(['MatMul', 'Gemm'])
+
+export interface Floor {
+  /** One step's matrix products. */
+  step: ort.InferenceSession
+  feeds: Record<string, ort.Tensor>
+  /** The model's encoder part as the engine runs it (keys included). */
+  encoder: ort.InferenceSession
+  encoderFeeds: (ids: number[]) => Record<string, ort.Tensor>
+  release(): Promise<void>
+}
+
+export async function stepFloor(model: LoadedModel): Promise<Floor> {
+  const file = parseOnnx(new Uint8Array(readFileSync(model.path)))
+  const graph = file.model.graph as GraphProto
+  const { spec } = model
+  const keys = splitStep(graph, spec.stepOutputs, ENCODER_OUTPUTS).keys.filter((k) => model.keys.includes(k))
+  const step = extractGraph(graph, spec.stepOutputs, new Map(keys.map((k) => [k, valueInfo(k, TensorProto_DataType.FLOAT, null)])))
+  const initializers = new Set(step.initializer.map((t) => t.name))
+  const products = step.node.filter((n) => PRODUCTS.has(n.opType))
+  const operands = [...new Set(products.flatMap((n) => n.input).filter((i) => i && !initializers.has(i)))]
+
+  // A real first step of a 20-token sentence, with the operands as extra outputs.
+  const ops = create(GraphProtoSchema, { ...step, output: [...step.output, ...operands.map((o) => valueInfo(o, TensorProto_DataType.FLOAT, null))] })
+  const probe = await ort.InferenceSession.create(serializeWith(file, ops))
+  const ids = Array.from({ length: 20 }, (_, i) => 4 + (i % 50)).concat(spec.special.eos)
+  const enc = await encode(model, [ids])
+  const B = 1
+  const all: Record<string, ort.Tensor> = {
+    ...enc.keys,
+    prev_token: new ort.Tensor('int64', BigInt64Array.of(BigInt(spec.special.bos)), [B]),
+    state: enc.init,
+    encoder_states: enc.memory,
+    src_mask: enc.mask,
+    step: new ort.Tensor('float32', new Float32Array(B), [B]),
+    attn_override: new ort.Tensor('float32', new Float32Array(B * enc.memLen), [B, enc.memLen]),
+    override_on: new ort.Tensor('float32', new Float32Array(B), [B]),
+  }
+  const got = await probe.run(Object.fromEntries(probe.inputNames.map((n) => [n, all[n]])))
+  await probe.release()
+
+  // Every product reads fed operands (renamed, as one product's output can be another's input).
+  const fed = (o: string) => `fed:${o}`
+  const bare = create(GraphProtoSchema, {
+    name: 'step-products',
+    node: products.map((n) => create(NodeProtoSchema, { ...n, input: n.input.map((i) => (initializers.has(i) || !i ? i : fed(i))) })),
+    initializer: step.initializer.filter((t) => products.some((n) => n.input.includes(t.name))),
+    input: operands.map((o) => valueInfo(fed(o), TensorProto_DataType.FLOAT, got[o].dims.map(Number))),
+    output: products.map((n) => valueInfo(n.output[0], TensorProto_DataType.FLOAT, null)),
+  })
+  const options: ort.InferenceSession.SessionOptions = { executionProviders: ['cpu'], graphOptimizationLevel: 'all', intraOpNumThreads: 1, interOpNumThreads: 1 }
+  const session = await ort.InferenceSession.create(serializeWith(file, bare), options)
+  return {
+    step: session,
+    feeds: Object.fromEntries(operands.map((o) => [fed(o), got[o] as ort.Tensor])),
+    encoder: model.encoder,
+    encoderFeeds: (src: number[]) => {
+      const { ids: t, mask } = sourceBatch(model, [src])
+      const feeds: Record<string, ort.Tensor> = { src_ids: t }
+      if (model.encoder.inputNames.includes('src_mask')) feeds.src_mask = mask
+      return feeds
+    },
+    release: () => session.release(),
+  }
+}

@@ -1,0 +1,25 @@
+// Lint setup after electron-vite's Svelte-TS template: typescript-eslint's recommended rules for
+// every TypeScript file and eslint-plugin-svelte's recommended rules (with the TypeScript parser)
+// for components. Formatting is Prettier's job (`npm run format`), so no stylistic rules here.
+import js from '@eslint/js'
+import svelte from 'eslint-plugin-svelte'
+import globals from 'globals'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  { ignores: ['out/**', 'node_modules/**', 'test/artifacts/**', 'training/**', 'docs/**', 'resources/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...svelte.configs['flat/recommended'],
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    rules: {
+      // `_`-prefixed parameters are deliberate placeholders (callbacks with a fixed signature).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] } },
+  },
+)

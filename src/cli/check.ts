@@ -1,0 +1,52 @@
+/**
+ *   attention-lens check M.onnx [N.onnx …] [--json] [--provider P]
+ * Everything the app would find wrong with a model file, all at once: what will not work and
+ * why, one line each. Exit 0 when the app can use every feature, 1 when some will not work, 2
+ * when a file cannot be opened at all (the worst file decides).
+ */
+import { basename } from 'node:path'
+import { parseArgs } from 'node:util'
+import { checkFile, exitCode, FEATURE_NAMES, type CheckReport } from '../engine/check'
+import { isKnownProvider } from '../engine/providers'
+
+function describe(r: CheckReport): string {
+  const s = r.spec
+  const what = s
+    ? ` (${s.attention}, ${s.task === 'forecasting' ? `forecasting ${s.forecast?.history} → ${s.forecast?.horizon} steps` : `${s.srcLang}→${s.tgtLang}`})`
+    : ''
+  const head = `${basename(r.path)}${r.name ? `: ${r.name}` : ''}${what}`
+  const errors = new Set(r.findings.filter((f) => f.level === 'error').map((f) => f.feature)).size
+  const verdict = r.fatal.length
+    ? 'the app cannot open it'
+    : errors
+      ? `${errors} feature${errors > 1 ? 's' : ''} will not work`
+      : 'the app can use every feature'
+  const lines = [`${head} — ${verdict}`]
+  for (const m of r.fatal) lines.push(`  ✗ ${m}`)
+  for (const f of r.findings) lines.push(`  ${f.level === 'error' ? '✗' : '!'} ${FEATURE_NAMES[f.feature]}: ${f.message}`)
+  for (const p of r.passed) lines.push(`  ✓ ${p}`)
+  return lines.join('\n')
+}
+
+export async function check(argv: string[]): Promise<void> {
+  let v
+  try {
+    v = parseArgs({ args: argv, options: { json: { type: 'boolean' }, provider: { type: 'string', default: 'cpu' } }, strict: true, allowPositionals: true })
+  } catch (e) {
+    throw new Error(`${(e as Error).message.split('\n')[0]} (attention-lens --help)`)
+  }
+  const paths = v.positionals
+  if (paths.length === 0) throw new Error('check needs a model file: attention-lens check M.onnx (attention-lens --help)')
+  const provider = v.values.provider ?? 'cpu'
+  if (!isKnownProvider(provider)) throw new Error(`"${provider}" is not an execution provider this build of onnxruntime knows`)
+  let code = 0
+  const reports = []
+  for (const p of paths) {
+    const r = await checkFile(p, provider)
+    code = Math.max(code, exitCode(r))
+    if (v.values.json) reports.push({ path: r.path, name: r.name, exitCode: exitCode(r), fatal: r.fatal, findings: r.findings, passed: r.passed })
+    else console.log(describe(r))
+  }
+  if (v.values.json) console.log(JSON.stringify(paths.length === 1 ? reports[0] : reports, null, 2))
+  process.exitCode = code
+}

@@ -1,0 +1,588 @@
+import { readFile, stat } from 'node:fs/promises'
+import type { CheckFeature, CheckFinding, Translation } from '../shared/api'
+import { contractProblems, ContractError, ENCODER_OUTPUTS, FORECAST_STEP_REQUIRED_INPUTS, shown, STEP_INPUTS, type ModelSpec } from './contract'
+import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
+import { evaluateForecast, forecastAt, FORECAST_ENCODER_FEEDS } from './forecast'
+import { firstLine, LoadedModel, MAX_MODEL_BYTES, ortReason } from './model'
+import { nodesFor, OnnxParseError, parseOnnx, type OnnxFile } from './onnx-graph'
+
+/**
+ * `attention-lens check` and the checks the app runs when it opens a model: the contract (every
+ * problem, not the first), the graph's shapes and inputs, and real decodes — two lengths, two
+ * batch sizes, beam search, an overridden step, a forced target — whose outputs are held to the
+ * contract (rows that sum to 1, the local window, p_t's range, finite numbers). Each finding
+ * names the feature that will not work and why, in one sentence, so nothing the app accepts
+ * fails later with a raw onnxruntime error.
+ */
+
+export const FEATURE_NAMES: Record<CheckFeature, string> = {
+  translate: 'translation',
+  forecast: 'forecasting',
+  batch: 'batches (BLEU by length, forecast-eval)',
+  beam: 'beam search',
+  'what-if': 'what-if attention',
+  forced: 'scoring a given translation',
+  attention: 'attention views',
+  local: 'local-attention view',
+}
+
+export interface CheckReport {
+  path: string
+  /** The model's name, once its metadata could be read. */
+  name: string | null
+  spec: ModelSpec | null
+  /** Why the app cannot open the file at all (each one sentence); empty when it opens. */
+  fatal: string[]
+  findings: CheckFinding[]
+  /** What was tried and worked, in words, for the report. */
+  passed: string[]
+}
+
+/** 0: every feature works; 1: some will not (the findings say which); 2: the file does not open. */
+export function exitCode(r: Pick<CheckReport, 'fatal' | 'findings'>): 0 | 1 | 2 {
+  if (r.fatal.length) return 2
+  return r.findings.some((f) => f.level === 'error') ? 1 : 0
+}
+
+/** The features a model cannot use (error findings). */
+export function blocked(findings: readonly CheckFinding[] | undefined, feature: CheckFeature): CheckFinding | undefined {
+  return findings?.find((f) => f.level === 'error' && f.feature === feature)
+}
+
+/** Tolerances: float32 outputs of a softmax, compared with what the contract says they are. */
+const SUM_TOL = 1e-3
+const VALUE_TOL = 1e-3
+const ZERO_TOL = 1e-6
+
+class Findings {
+  readonly list: CheckFinding[] = []
+  readonly passed: string[] = []
+
+  error(feature: CheckFeature, message: string): void {
+    this.add('error', feature, message)
+  }
+
+  warn(feature: CheckFeature, message: string): void {
+    this.add('warning', feature, message)
+  }
+
+  private add(level: CheckFinding['level'], feature: CheckFeature, message: string): void {
+    // One explanation per feature and level is enough: a static finding already says why a decode fails.
+    if (this.list.some((f) => f.feature === feature && f.message === message)) return
+    this.list.push({ level, feature, message })
+  }
+
+  has(feature: CheckFeature): boolean {
+    return this.list.some((f) => f.feature === feature && f.level === 'error')
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The graph, without running it
+
+/** The axes of each contract tensor: B (batch), S (source or history steps), or a size the model fixes. */
+const AXES: Record<string, string> = {
+  src_ids: 'BS',
+  src_mask: 'BS',
+  encoder_states: 'BS-',
+  state: 'B-',
+  prev_token: 'B',
+  step: 'B',
+  attn_override: 'BS',
+  override_on: 'B',
+  history: 'BS-',
+  prev_value: 'B',
+  step_features: 'B-',
+  encoder_out: 'BS-',
+  decoder_init: 'B-',
+  logits: 'B-',
+  forecast: 'B',
+  next_state: 'B-',
+  attention: 'BS',
+  scores: 'BS',
+  position: 'B',
+  window: 'B-',
+  gaussian: 'BS',
+  align: 'BS',
+}
+
+const quoteList = (names: string[]) =>
+  names
+    .slice(0, 4)
+    .map((n) => `"${n}"`)
+    .join(', ') + (names.length > 4 ? ` and ${names.length - 4} more` : '')
+const dimsText = (dims: (number | string | null)[]) => `[${dims.map((d) => (d === null ? '?' : typeof d === 'number' ? String(d) : shown(d))).join(', ')}]`
+
+/** Fixed batch and length dimensions: shapes that break batches, beam search or other lengths. */
+function fixedDimensions(file: OnnxFile, spec: ModelSpec, out: Findings): void {
+  const forecasting = spec.task === 'forecasting'
+  const fixedB = new Map<number, string[]>()
+  const fixedS: string[] = []
+  const example = new Map<string, string>()
+  for (const [where, values] of [
+    ['input', file.inputs],
+    ['output', file.outputs],
+  ] as const) {
+    for (const [name, v] of values) {
+      const axes = AXES[name]
+      if (!axes) continue
+      v.dims.forEach((d, i) => {
+        if (typeof d !== 'number') return
+        if (axes[i] === 'B') {
+          fixedB.set(d, [...(fixedB.get(d) ?? []), name])
+          example.set(name, `${where} "${name}" is ${dimsText(v.dims)}`)
+        } else if (axes[i] === 'S') {
+          // The no-attention model's one fixed context, and a forecaster's history, may be static.
+          const oneContext = spec.attention === 'none' && (name === 'encoder_states' || name === 'encoder_out') && d === 1
+          const history = forecasting && d === spec.forecast?.history
+          if (!oneContext && !history) {
+            fixedS.push(name)
+            example.set(name, `${where} "${name}" is ${dimsText(v.dims)}`)
+          }
+        }
+      })
+    }
+  }
+  const hint = 'export with dynamic axes (torch.onnx.export(..., dynamic_axes=...), see "Dynamic axes" in docs/model-format.md)'
+  for (const [size, names] of fixedB) {
+    if (size === 1) {
+      const first = example.get(names[0])
+      if (!forecasting)
+        out.error(
+          'beam',
+          `Beam search decodes its hypotheses as one batch, but the batch size is fixed at 1 (${first}${names.length > 1 ? `; also ${quoteList(names.slice(1))}` : ''}): ${hint}.`,
+        )
+      out.warn(
+        'batch',
+        `The batch size is fixed at 1 (${first}), so ${forecasting ? 'forecast-eval runs one origin' : 'BLEU by length decodes one sentence'} at a time (slower): ${hint}.`,
+      )
+    } else {
+      out.error(
+        forecasting ? 'forecast' : 'translate',
+        `The batch size is fixed at ${size} (${example.get(names[0])}), but the app decodes one ${forecasting ? 'series' : 'sentence'} at a time: ${hint}.`,
+      )
+    }
+  }
+  if (fixedS.length) {
+    const what = forecasting ? `history steps (al.forecast's "history" is ${spec.forecast?.history})` : 'source length (tokens with the final </s>)'
+    out.error(
+      forecasting ? 'forecast' : 'translate',
+      `The ${what} is fixed (${example.get(fixedS[0])}${fixedS.length > 1 ? `; also ${quoteList(fixedS.slice(1))}` : ''}), so other lengths fail: ${hint}.`,
+    )
+  }
+}
+
+/** Graph inputs the parts read but the app never feeds, and contract inputs nothing reads. */
+function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
+  const graph = file.model.graph!
+  const forecasting = spec.task === 'forecasting'
+  const main: CheckFeature = forecasting ? 'forecast' : 'translate'
+  const initialized = new Set(graph.initializer.map((t) => t.name))
+  const encoderReads = nodesFor(graph, [...ENCODER_OUTPUTS]).names
+  const stepReads = nodesFor(graph, spec.stepOutputs).names
+  const encoderFeeds = new Set<string>(forecasting ? FORECAST_ENCODER_FEEDS : ['src_ids', 'src_mask'])
+  const stepFeeds = new Set<string>(forecasting ? [...FORECAST_STEP_REQUIRED_INPUTS, 'src_mask', 'step', 'attn_override', 'override_on'] : STEP_INPUTS)
+  for (const v of graph.input) {
+    if (initialized.has(v.name)) continue // an input with a default (IR < 4 lists initializers as inputs)
+    const byEncoder = encoderReads.has(v.name)
+    const byStep = stepReads.has(v.name)
+    if ((byEncoder && !encoderFeeds.has(v.name)) || (byStep && !stepFeeds.has(v.name))) {
+      const part = byEncoder && !encoderFeeds.has(v.name) ? 'encoder' : 'decoder step'
+      const fed = [...(part === 'encoder' ? encoderFeeds : stepFeeds)].join(', ')
+      out.error(
+        main,
+        `The ${part} reads the input "${shown(v.name)}", which the app never feeds (it feeds ${fed}): give it a default value (an initializer) or remove it.`,
+      )
+    } else if (!byEncoder && !byStep && !file.outputs.has(v.name)) {
+      out.warn(main, `The input "${shown(v.name)}" is declared but no part of the model reads it; the app ignores it.`)
+    }
+  }
+  const declared = (n: string) => file.inputs.has(n) && !initialized.has(n)
+  if (declared('src_mask') && !encoderReads.has('src_mask') && !stepReads.has('src_mask')) {
+    out.warn(
+      'batch',
+      'No part of the model reads "src_mask", so padding is not masked: sentences decoded together in a batch (BLEU by length, beam search) can come out differently from the same sentences decoded alone.',
+    )
+  }
+  if (spec.attention === 'none') return
+  const override = ['attn_override', 'override_on']
+  const missing = override.filter((n) => !declared(n))
+  if (missing.length) {
+    out.error(
+      'what-if',
+      `The decoder step has no input ${quoteList(missing)}, so its attention cannot be overridden (what-if attention): add attn_override [B, S] and override_on [B] and use the override in place of the computed weights.`,
+    )
+  } else {
+    const unread = override.filter((n) => !stepReads.has(n))
+    if (unread.length)
+      out.error(
+        'what-if',
+        `The decoder step declares ${quoteList(unread)} but nothing computes its outputs from ${unread.length > 1 ? 'them' : 'it'}, so overriding attention would change nothing.`,
+      )
+  }
+  if (!forecasting && spec.attention === 'local-m' && !stepReads.has('step')) {
+    out.warn('local', 'The local-m model does not read the input "step" (the output position t), so it cannot compute p_t = min(t·r, S−1) from it.')
+  }
+}
+
+/** What the graph alone says: shapes, inputs. */
+export function staticFindings(file: OnnxFile, spec: ModelSpec): CheckFinding[] {
+  const out = new Findings()
+  fixedDimensions(file, spec, out)
+  inputUse(file, spec, out)
+  return out.list
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+/** Plain words from the source vocabulary, so the probe sentences are made of known tokens. */
+export function probeWords(spec: ModelSpec, n: number): string[] {
+  const specials = new Set(Object.values(spec.special))
+  const words: string[] = []
+  for (let i = 0; i < spec.srcVocab.length && words.length < n; i++) {
+    if (specials.has(i)) continue
+    const w = spec.srcVocab[i].replace(/^[\u2581\u0120]/, '')
+    if (/^[\p{L}\p{N}]+$/u.test(w) && !words.includes(w)) words.push(w)
+  }
+  const fallback = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l']
+  while (words.length < n) words.push(fallback[words.length % fallback.length])
+  return words
+}
+
+/** What onnxruntime said, readable: the static finding for the same feature usually says why. */
+function failure(what: string, e: unknown): string {
+  const reason = e instanceof ContractError ? firstLine(e) : ortReason(e)
+  return `${what} fails: ${reason.replace(/\.$/, '')}.`
+}
+
+const fmt = (x: number) => (Math.abs(x) >= 100 || x === 0 ? x.toFixed(0) : x.toPrecision(3))
+const quoteText = (s: string) => `"${s.length > 30 ? s.slice(0, 30) + '…' : s}"`
+
+interface Rows {
+  attention: number[][]
+  positions: number[] | null
+  windows: [number, number][] | null
+  gaussian: number[][] | null
+  align: number[][] | null
+}
+
+/**
+ * The attention outputs of one decode held to the contract: each row over the S real positions,
+ * finite; global attention (and local-m's) sums to 1; local-p's align sums to 1 and attention is
+ * align × gaussian; p_t lies in its range, the window is [p_t − D, p_t + D], nothing outside it
+ * gets weight, and local-p's gaussian is exp(−(s − p_t)² / (2σ²)), σ = D/2.
+ */
+function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findings): void {
+  if (spec.attention === 'none') return
+  const local = spec.attention.startsWith('local')
+  const D = spec.windowD
+  const at = (t: number) => `at output step ${t + 1} of ${what}`
+  for (let t = 0; t < r.attention.length; t++) {
+    const row = r.attention[t]
+    if (row.length !== S) {
+      out.error(
+        'attention',
+        `The attention output ${at(t)} has ${row.length} weights for ${S} source positions: it must be [B, S], one weight per encoder state.`,
+      )
+      return
+    }
+    const bad = row.findIndex((x) => !Number.isFinite(x) || x < -ZERO_TOL || x > 1 + VALUE_TOL)
+    if (bad >= 0) {
+      out.error('attention', `The attention weight ${at(t)}, source position ${bad + 1}, is ${fmt(row[bad])}, not a weight between 0 and 1.`)
+      return
+    }
+    const sum = row.reduce((a, b) => a + b, 0)
+    if (spec.attention !== 'local-p' && Math.abs(sum - 1) > SUM_TOL) {
+      out.error(
+        'attention',
+        `The attention weights ${at(t)} sum to ${sum.toFixed(3)}, not 1: "attention" must be the softmax over the source positions (0 on padding).`,
+      )
+      return
+    }
+    if (!local) continue
+    const p = r.positions?.[t]
+    const w = r.windows?.[t]
+    if (p === undefined || w === undefined || !Number.isFinite(p)) {
+      out.error('local', `The position p_t ${at(t)} is ${p === undefined ? 'missing' : fmt(p)}, not a number.`)
+      return
+    }
+    const hi = spec.attention === 'local-p' ? S : S - 1
+    if (p < -VALUE_TOL || p > hi + VALUE_TOL) {
+      out.error(
+        'local',
+        `p_t ${at(t)} is ${fmt(p)}, outside [0, ${hi}] for a source of S = ${S} tokens (with </s>): ${spec.attention === 'local-p' ? 'p_t = S·sigmoid(…)' : 'p_t = min(t·r, S−1)'}.`,
+      )
+      return
+    }
+    if (Math.abs(w[0] - (p - D)) > VALUE_TOL || Math.abs(w[1] - (p + D)) > VALUE_TOL) {
+      out.error(
+        'local',
+        `The window ${at(t)} is [${fmt(w[0])}, ${fmt(w[1])}], not [p_t − D, p_t + D] = [${fmt(p - D)}, ${fmt(p + D)}] with D = ${D} from "al.window_d".`,
+      )
+      return
+    }
+    const outside = row.findIndex((x, s) => Math.abs(s - p) > D + VALUE_TOL && x > ZERO_TOL)
+    if (outside >= 0) {
+      out.error(
+        'local',
+        `Source position ${outside + 1} gets weight ${fmt(row[outside])} ${at(t)}, though it lies outside the window [${fmt(p - D)}, ${fmt(p + D)}] (D = ${D} from "al.window_d"): weights outside the window must be 0.`,
+      )
+      return
+    }
+    const align = r.align?.[t]
+    const gauss = r.gaussian?.[t]
+    if (!align || !gauss) continue
+    if (spec.attention === 'local-p') {
+      const sigma = D / 2
+      const off = gauss.findIndex((g, s) => !(Math.abs(g - Math.exp(-((s - p) ** 2) / (2 * sigma * sigma))) <= VALUE_TOL))
+      if (off >= 0) {
+        const want = Math.exp(-((off - p) ** 2) / (2 * sigma * sigma))
+        out.error(
+          'local',
+          `The gaussian output ${at(t)} is ${fmt(gauss[off])} at source position ${off + 1}, not exp(−(s − p_t)²/(2σ²)) = ${fmt(want)} with σ = D/2 = ${sigma} (D from "al.window_d").`,
+        )
+        return
+      }
+      const alignSum = align.reduce((a, b) => a + b, 0)
+      if (Math.abs(alignSum - 1) > SUM_TOL) {
+        out.error('local', `The align output ${at(t)} sums to ${alignSum.toFixed(3)}, not 1: it must be the softmax of the scores over the window.`)
+        return
+      }
+      const prod = row.findIndex((a, s) => !(Math.abs(a - align[s] * gauss[s]) <= VALUE_TOL))
+      if (prod >= 0) {
+        out.error(
+          'local',
+          `The attention ${at(t)} is ${fmt(row[prod])} at source position ${prod + 1}, not align × gaussian = ${fmt(align[prod] * gauss[prod])}.`,
+        )
+        return
+      }
+    }
+  }
+}
+
+function checkLogProbs(t: Pick<Translation, 'tokenLogProbs'>, what: string, feature: CheckFeature, out: Findings): boolean {
+  const bad = t.tokenLogProbs.findIndex((x) => !Number.isFinite(x))
+  if (bad < 0) return true
+  out.error(
+    feature,
+    `The logits hold NaN or infinite values at output step ${bad + 1} of ${what}: check the weights and anything that divides or takes a logarithm.`,
+  )
+  return false
+}
+
+const sameRows = (a: number[][], b: number[][]) =>
+  a.length === b.length && a.every((r, t) => r.length === b[t].length && r.every((x, s) => Math.abs(x - b[t][s]) <= VALUE_TOL))
+
+async function probeTranslation(model: LoadedModel, out: Findings): Promise<void> {
+  const { spec } = model
+  const words = probeWords(spec, 9)
+  const texts = [words.slice(0, 3).join(' '), words.join(' ')]
+  const singles: Translation[] = []
+  for (const text of texts) {
+    try {
+      singles.push((await greedyBatch(model, [text], { topK: 1, encoderStates: false }))[0])
+    } catch (e) {
+      // A fixed shape found in the graph already says why, better than onnxruntime does.
+      if (!out.has('translate')) out.error('translate', failure(`Translating ${quoteText(text)}`, e))
+      return
+    }
+  }
+  singles.forEach((t, i) => {
+    const what = quoteText(texts[i])
+    if (!checkLogProbs(t, what, 'translate', out)) return
+    checkRows(spec, t, t.srcTokens.length, what, out)
+    if (t.tgtTokens.length > 1 && t.tgtTokens.every((x) => x === spec.tgtVocab[spec.special.pad])) {
+      out.warn(
+        'translate',
+        `The model writes only ${shown(spec.tgtVocab[spec.special.pad])} (the pad token) for ${what}: check the weights and "al.special_tokens".`,
+      )
+    }
+  })
+  if (out.has('translate')) return
+  out.passed.push(`greedy decoding at two lengths (${singles.map((t) => t.srcTokens.length).join(' and ')} source tokens)`)
+
+  // Two sentences of different lengths in one batch must come out as they do alone.
+  try {
+    const batch = await greedyBatch(model, texts, { topK: 1, encoderStates: false })
+    const differs = batch.findIndex((t, i) => t.tgtTokens.join(' ') !== singles[i].tgtTokens.join(' ') || !sameRows(t.attention, singles[i].attention))
+    if (differs >= 0 && !out.list.some((f) => f.feature === 'batch')) {
+      const a = batch[differs]
+      const b = singles[differs]
+      const how =
+        a.tgtTokens.join(' ') !== b.tgtTokens.join(' ')
+          ? `comes out ${quoteText(a.tgtTokens.join(' '))} instead of ${quoteText(b.tgtTokens.join(' '))}`
+          : 'gets different attention weights'
+      out.warn(
+        'batch',
+        `Decoded in one batch with a sentence of another length, ${quoteText(texts[differs])} ${how}: the model does not ignore padding (mask it with "src_mask"), so BLEU by length, which decodes in batches, differs from single translations.`,
+      )
+    } else if (differs < 0) out.passed.push('a batch of two sentences of different lengths, identical to decoding them alone')
+  } catch (e) {
+    if (!out.list.some((f) => f.feature === 'batch'))
+      out.warn('batch', `${failure('Decoding two sentences as one batch', e).replace(/\.$/, '')}; BLEU by length decodes one sentence at a time (slower).`)
+  }
+
+  try {
+    const beam = await translate(model, texts[0], { beam: 4 })
+    if (checkLogProbs(beam, `${quoteText(texts[0])} with beam 4`, 'beam', out)) out.passed.push('beam search with 4 hypotheses')
+  } catch (e) {
+    if (!out.has('beam')) out.error('beam', failure('Beam search (4 hypotheses)', e))
+  }
+
+  try {
+    const target = probeWords({ ...spec, srcVocab: spec.tgtVocab }, 3).join(' ')
+    const forced = await forcedDecode(model, texts[0], target)
+    if (checkLogProbs(forced, `${quoteText(texts[0])} forced to ${quoteText(target)}`, 'forced', out))
+      out.passed.push('scoring a given translation (forced decoding)')
+  } catch (e) {
+    out.error('forced', failure('Scoring a given translation (forced decoding)', e))
+  }
+
+  if (spec.attention !== 'none' && !out.has('what-if')) {
+    try {
+      const r = await whatIf(model, { modelId: '', text: texts[0], steps: [0], mode: 'uniform' })
+      const row = r.modified.attention[0] ?? []
+      const S = r.modified.srcTokens.length
+      const off = row.findIndex((x) => Math.abs(x - 1 / S) > VALUE_TOL)
+      if (row.length !== S || off >= 0) {
+        out.error(
+          'what-if',
+          `With override_on = 1 and uniform weights in attn_override (1/${S} each), the attention output at the first step is ${off >= 0 ? fmt(row[off]) : 'missing'} at source position ${off + 1}: the model must use attn_override in place of its own weights (and return it as "attention").`,
+        )
+      } else out.passed.push('an overridden step (what-if attention)')
+    } catch (e) {
+      out.error('what-if', failure('Overriding the attention at one step', e))
+    }
+  }
+}
+
+/** A regular series long enough for one forecast and a batch of two. */
+function probeSeries(spec: ModelSpec): { timestamps: string[]; values: number[] } {
+  const f = spec.forecast!
+  const n = f.history + f.horizon + 1
+  const start = Date.UTC(2001, 0, 1) // a Monday at midnight
+  const perDay = 1440 / f.periodMinutes
+  return {
+    timestamps: Array.from({ length: n }, (_, i) => new Date(start + i * f.periodMinutes * 60_000).toISOString().slice(0, 19) + 'Z'),
+    values: Array.from({ length: n }, (_, i) => f.mean + f.std * Math.sin((2 * Math.PI * i) / perDay)),
+  }
+}
+
+async function probeForecast(model: LoadedModel, out: Findings): Promise<void> {
+  const { spec } = model
+  const f = spec.forecast!
+  const s = probeSeries(spec)
+  try {
+    const r = await forecastAt(model, s, f.history)
+    const bad = r.forecast.findIndex((x) => !Number.isFinite(x))
+    if (bad >= 0) {
+      out.error('forecast', `The forecast holds NaN or infinite values at step ${bad + 1}: check the weights and anything that divides or takes a logarithm.`)
+      return
+    }
+    checkRows(spec, r, f.history, 'a forecast', out)
+    out.passed.push(`a forecast of ${f.horizon} steps from ${f.history} history steps`)
+  } catch (e) {
+    if (!out.has('forecast')) out.error('forecast', failure('Forecasting', e))
+    return
+  }
+  if (spec.attention !== 'none' && !out.has('what-if')) {
+    const H = f.history
+    try {
+      const r = await forecastAt(model, s, H, (t, n) => (t === 0 ? new Float32Array(n).fill(1 / n) : null))
+      const row = r.attention[0] ?? []
+      const off = row.findIndex((x) => Math.abs(x - 1 / H) > VALUE_TOL)
+      if (row.length !== H || off >= 0) {
+        out.error(
+          'what-if',
+          `With override_on = 1 and uniform weights in attn_override (1/${H} each), the attention output at the first step is ${off >= 0 ? fmt(row[off]) : 'missing'} at history step ${off + 1}: the model must use attn_override in place of its own weights (and return it as "attention").`,
+        )
+      } else out.passed.push('an overridden step (what-if attention)')
+    } catch (e) {
+      out.error('what-if', failure('Overriding the attention at one step', e))
+    }
+  }
+  try {
+    await evaluateForecast(model, s, [f.history, f.history + 1])
+    out.passed.push('a batch of two forecast origins')
+  } catch (e) {
+    if (!out.list.some((x) => x.feature === 'batch'))
+      out.warn('batch', `${failure('Forecasting from two origins as one batch', e).replace(/\.$/, '')}; forecast-eval runs one origin at a time (slower).`)
+  }
+}
+
+/** Decodes with the model and holds what comes out to the contract. */
+export async function probeFindings(model: LoadedModel, known: CheckFinding[] = []): Promise<{ findings: CheckFinding[]; passed: string[] }> {
+  const out = new Findings()
+  out.list.push(...known)
+  if (model.spec.task === 'forecasting') await probeForecast(model, out)
+  else await probeTranslation(model, out)
+  return { findings: out.list, passed: out.passed }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole check
+
+/** Everything about a file, as `attention-lens check` reports it. */
+export async function checkFile(path: string, provider = 'cpu'): Promise<CheckReport> {
+  const report: CheckReport = { path, name: null, spec: null, fatal: [], findings: [], passed: [] }
+  const info = await stat(path).catch(() => null)
+  let file: OnnxFile
+  try {
+    if (!info) throw new ContractError(`The file ${path} does not exist.`)
+    if (info.isDirectory()) throw new ContractError(`${path} is a folder, not a model file.`)
+    if (info.size > MAX_MODEL_BYTES) throw new ContractError(`The file is ${(info.size / 2 ** 20).toFixed(0)} MB, more than the 512 MB this app opens.`)
+    if (info.size === 0) throw new ContractError('The file is empty.')
+    file = parseOnnx(new Uint8Array(await readFile(path)))
+  } catch (e) {
+    report.fatal.push(e instanceof OnnxParseError ? `The file is not an ONNX model: ${e.message}.` : (e as Error).message)
+    return report
+  }
+  report.name = file.metadata.get('al.name') ?? null
+  const { spec, problems } = contractProblems(file)
+  if (!spec) {
+    report.fatal.push(...problems)
+    return report
+  }
+  report.spec = spec
+  report.name = spec.name
+  const known = staticFindings(file, spec)
+  let model: LoadedModel
+  try {
+    model = await LoadedModel.open(path, provider)
+  } catch (e) {
+    report.fatal.push((e as Error).message)
+    report.findings = known
+    return report
+  }
+  try {
+    const probed = await probeFindings(model, known)
+    report.findings = probed.findings
+    report.passed = probed.passed
+  } finally {
+    await model.release()
+  }
+  return report
+}
+
+/**
+ * The checks the app runs when it opens a model (the same as `check`'s, on the sessions already
+ * made). A model whose main feature fails is refused with the reason; the findings of the others
+ * travel with the model info, and the service keeps the features they name off.
+ */
+export async function openingFindings(model: LoadedModel, bytes?: Uint8Array): Promise<CheckFinding[]> {
+  const file = parseOnnx(bytes ?? new Uint8Array(await readFile(model.path)))
+  const { findings } = await probeFindings(model, staticFindings(file, model.spec))
+  const main = model.spec.task === 'forecasting' ? 'forecast' : 'translate'
+  const fatal = blocked(findings, main)
+  if (fatal) {
+    const more = findings.filter((f) => f.level === 'error' && f !== fatal).length
+    throw new ContractError(
+      `The model opens but cannot be used: ${fatal.message}${more ? ` (attention-lens check lists ${more} more problem${more > 1 ? 's' : ''})` : ''}`,
+      {
+        problems: findings.filter((f) => f.level === 'error').map((f) => f.message),
+      },
+    )
+  }
+  return findings
+}

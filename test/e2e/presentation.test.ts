@@ -1,0 +1,142 @@
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running } from './harness'
+
+// The bundled models: local-p has every view (local attention included).
+const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
+const LOCAL_P = 'bundled:en-fr-local-p.onnx'
+const SENTENCE = 'A little girl in a pink dress is running on the beach.'
+
+let app: Running
+let browser: Browser
+let page: Page
+const errors: string[] = []
+
+/** Text elements on show in the main area whose computed font size is under `min` px: their text and size. */
+async function smallText(min: number): Promise<string[]> {
+  return page.evaluate((min) => {
+    const out: string[] = []
+    const els = document.querySelectorAll('main :is(div, p, span, label, button, select, h3, b, strong, output, li, td, th)')
+    for (const el of Array.from(els)) {
+      const box = (el as HTMLElement).getBoundingClientRect()
+      if (box.width === 0 || box.height === 0 || el.closest('svg, sub')) continue
+      // Only elements that hold text of their own.
+      if (![...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim())) continue
+      const size = parseFloat(getComputedStyle(el).fontSize)
+      if (size < min) out.push(`${el.tagName.toLowerCase()}.${(el as HTMLElement).className} "${el.textContent!.trim().slice(0, 30)}" ${size}px`)
+    }
+    return out
+  }, min)
+}
+
+/** The smallest font size set in any chart on show (the option ECharts was given). */
+async function smallestChartFont(): Promise<number[]> {
+  return page.locator('main .chart[data-min-font]').evaluateAll((els) => els.filter((e) => (e as HTMLElement).offsetParent !== null && e.getAttribute('data-min-font')).map((e) => Number(e.getAttribute('data-min-font'))))
+}
+
+describe('presentation mode and consistent interaction', () => {
+  beforeAll(async () => {
+    app = await startBrowserMode({ AL_MODELS_DIR: MODELS })
+    browser = await launchChromium()
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
+    page.on('pageerror', (e) => errors.push(e.message))
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && !msg.location().url.endsWith('/favicon.ico')) errors.push(msg.text())
+    })
+    await page.goto(app.url)
+    await openAndType(page, LOCAL_P, SENTENCE)
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('the same step is numbered the same in every view: 1-based, kept by the one-step views, reset by the overviews', async () => {
+    // Output step 3 picked in the heatmap's token strip.
+    await page.getByTestId('tgt-tokens').locator('button').nth(2).click()
+    const token = await page.getByTestId('tgt-tokens').locator('button').nth(2).innerText()
+    await page.getByTestId('tab-local').click()
+    await expect.poll(() => page.getByTestId('local-step-label').innerText()).toBe(`Step 3: “${token}”`)
+    await page.getByTestId('tab-step').click()
+    await expect.poll(() => page.getByTestId('step-label').innerText()).toMatch(new RegExp(`^step 3 / \\d+: « ${token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} »$`))
+    await page.getByTestId('tab-whatif').click()
+    expect(await page.getByTestId('whatif-step').inputValue()).toBe('2')
+    expect(await page.getByTestId('whatif-step').locator('option:checked').innerText()).toBe(`step 3 (${token})`)
+    // The overviews start unselected: nothing dimmed, no lines singled out.
+    await page.getByTestId('tab-heatmap').click()
+    expect(await page.getByTestId('heatmap').getAttribute('data-selected')).toBe(',')
+    await page.getByTestId('tgt-tokens').locator('button').nth(2).click()
+    await page.getByTestId('tab-lines').click()
+    expect(await page.locator('[data-testid^="align-tgt-"].selected').count()).toBe(0)
+    await page.getByTestId('tab-heatmap').click()
+  })
+
+  it('local-p: the text under the heading matches the chart, and odd first or last steps are explained', async () => {
+    await page.getByTestId('tab-local').click()
+    const tagline = page.getByTestId('local-tagline')
+    const distance = Number(await tagline.getAttribute('data-distance'))
+    expect(await page.getByTestId('local-distance').innerText()).toContain(distance.toFixed(2))
+    if (distance >= 0.5) expect(await tagline.innerText()).toContain(distance.toFixed(1))
+    else expect(await tagline.innerText()).toMatch(/diagonal/)
+    expect(await tagline.innerText()).not.toMatch(/sits on the diagonal/)
+    await page.getByTestId('tab-heatmap').click()
+  })
+
+  it(`one key (P) turns on large type and fewer controls; every view is readable at 1280 × 720`, async () => {
+    await page.locator('header h1').click()
+    await page.keyboard.press('p')
+    await expect.poll(() => page.getByTestId('app').getAttribute('data-presenting')).toBe('true')
+    // Typing a "p" in the sentence does not switch it off.
+    await page.getByTestId('source').press('End')
+    await page.getByTestId('source').press('p')
+    expect(await page.getByTestId('app').getAttribute('data-presenting')).toBe('true')
+    await page.getByTestId('source').fill(SENTENCE)
+    // Controls a lecture does not need are gone.
+    for (const id of ['heatmap-options', 'provider-select', 'export-open']) expect(await page.getByTestId(id).first().isVisible().catch(() => false), id).toBe(false)
+    const heatmap = page.getByTestId('heatmap')
+    await expect.poll(async () => Number(await heatmap.getAttribute('data-font'))).toBeGreaterThanOrEqual(20)
+
+    const views = await page.locator('[data-testid^="tab-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.slice(4)))
+    expect(views).toEqual(expect.arrayContaining(['heatmap', 'local', 'step', 'lines', 'compare', 'sidebyside', 'beam', 'whatif', 'corpus']))
+    for (const view of views) {
+      await page.getByTestId(`tab-${view}`).click()
+      await page.getByTestId(`view-${view}`).waitFor()
+      // Views that ask the engine: wait for what they draw.
+      if (view === 'compare') await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 20_000 }).toBeGreaterThan(1)
+      if (view === 'sidebyside') await expect.poll(() => page.getByTestId('sbs-difference').count(), { timeout: 30_000 }).toBe(1)
+      if (view === 'beam') {
+        await page.getByTestId('beam-width-3').click()
+        await page.getByTestId('beam-tree').waitFor({ timeout: 20_000 })
+      }
+      if (view === 'lines') expect(Number(await page.getByTestId('alignment').getAttribute('data-font'))).toBeGreaterThanOrEqual(20)
+      expect(await smallText(20), view).toEqual([])
+      for (const size of await smallestChartFont()) expect(size, view).toBeGreaterThanOrEqual(20)
+      await page.evaluate(() => window.scrollTo(0, 0))
+      await screenshot(page, `present-${view}`, { fullPage: false })
+      if (view === 'beam') await page.getByTestId('beam-select').selectOption('1')
+    }
+    await page.getByTestId('tab-heatmap').click()
+    await page.locator('main').click({ position: { x: 5, y: 5 } })
+    await page.keyboard.press('p')
+    await expect.poll(() => page.getByTestId('app').getAttribute('data-presenting')).toBe('false')
+    expect(Number(await heatmap.getAttribute('data-font'))).toBeLessThan(20)
+    expect(errors).toEqual([])
+  })
+
+  it('the Chinese interface: chart axis names, tab names and view labels in Chinese', async () => {
+    await page.getByTestId('lang-select').selectOption('zh')
+    const cjk = /[\u3000-\u9fff]/
+    for (const view of ['compare', 'local', 'step', 'sidebyside', 'beam']) {
+      await page.getByTestId(`tab-${view}`).click()
+      await page.getByTestId(`view-${view}`).waitFor()
+      if (view === 'compare') await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 20_000 }).toBeGreaterThan(1)
+      const names = await page.locator('main .chart[data-axis-names]').evaluateAll((els) => els.flatMap((e) => (e.getAttribute('data-axis-names') || '').split('|').filter(Boolean)))
+      for (const n of names) expect(/[A-Za-z]{3,}/.test(n.replace(/\b(BLEU|softmax|log)\b/g, '')) && !cjk.test(n), `${view}: axis "${n}"`).toBe(false)
+      const labels = await page.locator('main :is(.label, .tabs button, h3, .intro, .caption)').allInnerTexts()
+      for (const l of labels.filter((x) => x.trim())) expect(cjk.test(l) || !/[A-Za-z]{4,}/.test(l), `${view}: "${l}"`).toBe(true)
+    }
+    await screenshot(page, 'present-zh-compare')
+    await page.getByTestId('lang-select').selectOption('en')
+  })
+})

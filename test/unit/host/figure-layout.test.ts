@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { CorpusResult } from '../../../src/shared/api'
+import { PT_MARKER } from '../../../src/shared/charts/heatmap'
+import { DEFAULT_FIGURE, FONT_PRESETS, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
+import { renderSvg } from '../../../src/host/export/figure'
+import { InferenceService } from '../../../src/engine/service'
+import { parseSeriesCsv } from '../../../src/shared/series'
+import { BUNDLED_MODELS, ROOT } from '../../helpers'
+import { outside, overlap, pageSize, pathBoxes, textBoxes, type TextBox } from './figure-geometry'
+
+const model = (name: string) => join(BUNDLED_MODELS, `${name}.onnx`)
+const SENTENCES = { en: 'A little girl in a pink dress is running on the beach.', zh: '我们明天去公园散步。' }
+const PAIRS = { en: 'en-fr', zh: 'zh-en' } as const
+type Lang = keyof typeof SENTENCES
+
+/** Every view's figure data, for a sentence of each language, from the bundled models. */
+const views: Record<Lang, FigureData[]> = { en: [], zh: [] }
+
+beforeAll(async () => {
+  const svc = new InferenceService()
+  try {
+    const series = parseSeriesCsv(readFileSync(join(ROOT, 'resources', 'series', 'taylor-holdout.csv'), 'utf8'), 'taylor')
+    const forecast = await svc.forecast(model('taylor-local-p'), series, 384)
+    const srcs = readFileSync(join(ROOT, 'test', 'fixtures', 'multi30k-test-50.en'), 'utf8').trim().split('\n')
+    const refs = readFileSync(join(ROOT, 'test', 'fixtures', 'multi30k-test-50.fr'), 'utf8').trim().split('\n')
+    const corpus: CorpusResult = { pair: 'en-fr', testSet: 'multi30k-test-50', results: [] }
+    for (const [name, attention] of [['en-fr-none', 'none'], ['en-fr-bahdanau', 'bahdanau'], ['en-fr-local-p', 'local-p']] as const) {
+      corpus.results.push({ ...(await svc.evaluate(model(name), srcs, refs)), modelId: name, attention, model: name })
+    }
+    for (const lang of ['en', 'zh'] as const) {
+      const text = SENTENCES[lang]
+      const local = await svc.translate(model(`${PAIRS[lang]}-local-p`), text)
+      const names = lang === 'en' ? ['en-fr-none', 'en-fr-bahdanau', 'en-fr-local-p'] : ['zh-en-bahdanau', 'zh-en-local-p']
+      const translations = await svc.compare(names.map(model), text)
+      const whatif = await svc.whatIf(model(`${PAIRS[lang]}-bahdanau`), { modelId: 'm', text, steps: [2], mode: 'uniform' })
+      views[lang] = [
+        { view: 'heatmap', translation: local },
+        { view: 'local', translation: local, windowD: 5, step: 3 },
+        { view: 'positions', translation: local },
+        { view: 'step', translation: local, step: 3, attention: 'local-p' },
+        { view: 'lines', translation: local, threshold: 0.1 },
+        { view: 'comparison', translations, names },
+        { view: 'whatif', result: whatif, mode: 'uniform', at: 2 },
+        { view: 'corpus', corpus },
+        { view: 'forecast', forecast, step: 7 },
+      ]
+    }
+  } finally {
+    await svc.closeAll()
+  }
+}, 120_000)
+
+const PRESETS = [
+  ['slide-16x9', 'lecture'],
+  ['paper-single', 'paper'],
+] as const
+
+const describeBox = (b: TextBox) => `"${b.text}" (${b.size}pt at ${b.corners.map((p) => p.map((v) => v.toFixed(1)).join(',')).join(' ')})`
+
+describe('figure layout: nothing overlaps, nothing leaves the page', () => {
+  for (const lang of ['en', 'zh'] as const) {
+    for (const [size, font] of PRESETS) {
+      it(`every view, ${size}, ${font} text, ${lang}`, () => {
+        expect(views[lang]).toHaveLength(9)
+        for (const data of views[lang]) {
+          const spec: FigureSpec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS[size], fontSize: FONT_PRESETS[font], lang, format: 'svg', title: lang === 'zh' ? '注意力 attention' : 'Where each word looks', caption: 'Figure made by Attention Lens' }
+          const svg = renderSvg(data, spec)
+          const page = pageSize(svg)
+          expect(page).toEqual({ width: spec.width, height: spec.height })
+          const boxes = textBoxes(svg)
+          expect(boxes.length, `${data.view}: texts`).toBeGreaterThan(4)
+          const problems: string[] = []
+          for (const b of boxes) if (outside(b.corners, page)) problems.push(`${describeBox(b)} leaves the page`)
+          for (let i = 0; i < boxes.length; i++) {
+            for (let j = i + 1; j < boxes.length; j++) if (overlap(boxes[i].corners, boxes[j].corners)) problems.push(`${describeBox(boxes[i])} overlaps ${describeBox(boxes[j])}`)
+          }
+          // p_t markers (white triangles edged dark) never cover a value label.
+          const values = boxes.filter((b) => /^(\.\d\d|1\.00)$/.test(b.text))
+          for (const m of pathBoxes(svg, PT_MARKER.fill, PT_MARKER.stroke)) {
+            for (const v of values) if (overlap(m, v.corners, 0)) problems.push(`a p_t marker covers ${describeBox(v)}`)
+          }
+          expect(problems, `${data.view} ${size} ${lang}`).toEqual([])
+          // Text at the preset's size: most of it exactly, none below the values' 3/4 (alignment
+          // lines may set long sentences smaller to fit the width).
+          const sizes = boxes.map((b) => b.size)
+          const labels = boxes.filter((b) => !/^(\.\d\d|1\.00)$/.test(b.text)).map((b) => b.size)
+          const common = [...new Set(labels)].sort((a, b) => labels.filter((x) => x === b).length - labels.filter((x) => x === a).length)[0]
+          if (data.view !== 'lines') {
+            expect(common, `${data.view}: the usual text size`).toBeCloseTo(spec.fontSize, 1)
+            expect(Math.min(...sizes), `${data.view}: the smallest text`).toBeGreaterThanOrEqual(spec.fontSize * 0.75 - 0.01)
+          }
+        }
+      })
+    }
+  }
+
+  it('with / without shows each model\'s output words, and marks those that differ from the no-attention output', () => {
+    const data = views.en[5] as Extract<FigureData, { view: 'comparison' }>
+    const texts = textBoxes(renderSvg(data, { ...DEFAULT_FIGURE, format: 'svg' })).map((b) => b.text)
+    for (const t of data.translations) for (const tok of t.tgtTokens) expect(texts).toContain(tok)
+    expect(texts).toEqual(expect.arrayContaining([...data.names, 'differs from en-fr-none']))
+  })
+
+  it('Chinese column labels stay upright past 18 tokens, and values show whenever the cells are big enough', () => {
+    const chars = '我们昨天晚上在公园里看见了一只很大的白色的狗和两只猫'.split('')
+    const out = Array.from({ length: 19 }, (_, i) => `w${i}`)
+    const attention = out.map((_, t) => chars.map((_, s) => (s === t ? 0.9 : 0.1 / (chars.length - 1))))
+    const translation = { ...(views.zh[0] as Extract<FigureData, { view: 'heatmap' }>).translation, srcTokens: chars, tgtTokens: out, attention, positions: null, windows: null }
+    const boxes = textBoxes(renderSvg({ view: 'heatmap', translation }, { ...DEFAULT_FIGURE, format: 'svg', lang: 'zh', fontSize: FONT_PRESETS.screen }))
+    const labels = boxes.filter((b) => chars.includes(b.text))
+    expect(labels).toHaveLength(chars.length)
+    // Upright: the box's top edge runs left to right.
+    for (const b of labels) expect(Math.abs(b.corners[1][1] - b.corners[0][1])).toBeLessThan(0.01)
+    expect(boxes.filter((b) => /^(\.\d\d|1\.00)$/.test(b.text))).toHaveLength(chars.length * out.length)
+  })
+
+  it('the heatmap of a local model shows values and markers together at a slide\'s size, and its key names both', () => {
+    const svg = renderSvg(views.en[0], { ...DEFAULT_FIGURE, format: 'svg' })
+    const texts = textBoxes(svg).map((b) => b.text)
+    expect(texts.filter((t) => /^(\.\d\d|1\.00)$/.test(t)).length).toBe(views.en[0].view === 'heatmap' ? views.en[0].translation.attention.flat().length : 0)
+    // One marker per output row, and one more in the key.
+    expect(pathBoxes(svg, PT_MARKER.fill, PT_MARKER.stroke)).toHaveLength((views.en[0] as Extract<FigureData, { view: 'heatmap' }>).translation.tgtTokens.length + 1)
+    expect(texts).toEqual(expect.arrayContaining(['source', 'output', 'window [p_t − D, p_t + D]', 'p_t']))
+    const zh = textBoxes(renderSvg(views.zh[0], { ...DEFAULT_FIGURE, format: 'svg', lang: 'zh' })).map((b) => b.text)
+    // A key of both scripts is one text per font.
+    expect(zh).toEqual(expect.arrayContaining(['源语言', '输出', '窗口 ', '[p_t − D, p_t + D]']))
+  })
+})
