@@ -152,9 +152,27 @@ interface ModelResult {
   file: string
   attention: string
   label: string
-  sentence: { onnxCpu: Spread; onnxWall: Spread; torchCpu: Spread | null; cpuRatio: Spread | null; wallRatio: Spread | null; keysOnceRatio: Spread | null; floor: Spread; overFloor: Spread; steps: number }
+  sentence: {
+    onnxCpu: Spread
+    onnxWall: Spread
+    torchCpu: Spread | null
+    cpuRatio: Spread | null
+    wallRatio: Spread | null
+    keysOnceRatio: Spread | null
+    floor: Spread
+    overFloor: Spread
+    steps: number
+  }
   beam: { onnxCpu: Spread; torchCpu: Spread | null; cpuRatio: Spread | null; wallRatio: Spread | null } | null
-  batched: { onnxWallS: Spread; onnxCpuS: Spread; torchWallS: Spread | null; cpuRatio: Spread | null; wallRatio: Spread | null; evalSeconds: number; bleu: number } | null
+  batched: {
+    onnxWallS: Spread
+    onnxCpuS: Spread
+    torchWallS: Spread | null
+    cpuRatio: Spread | null
+    wallRatio: Spread | null
+    evalSeconds: number
+    bleu: number
+  } | null
 }
 
 async function benchTranslation(path: string, file: string, torch: Torch | null): Promise<ModelResult> {
@@ -205,7 +223,9 @@ async function benchTranslation(path: string, file: string, torch: Torch | null)
     overFloor: ratio(per.onnx, per.floor, 'cpu'),
     steps: median(steps),
   }
-  console.log(`  ${file} per sentence: engine ${fmtMs(sentence.onnxCpu)} ms CPU, PyTorch ÷ engine ${fmtRatio(sentence.cpuRatio)}, engine ÷ floor ${fmtRatio(sentence.overFloor)}`)
+  console.log(
+    `  ${file} per sentence: engine ${fmtMs(sentence.onnxCpu)} ms CPU, PyTorch ÷ engine ${fmtRatio(sentence.cpuRatio)}, engine ÷ floor ${fmtRatio(sentence.overFloor)}`,
+  )
 
   const beamTexts = texts.slice(0, BEAM_SENTENCES)
   for (const s of beamTexts.slice(0, 2)) {
@@ -294,7 +314,8 @@ async function main(): Promise<void> {
     .filter((f) => f.endsWith('.onnx') && (!ONLY || ONLY.some((o) => f.startsWith(o))))
     .sort()
   const withTorch = torchAvailable()
-  if (!withTorch) console.log('PyTorch not found (/usr/bin/python3 with torch and onnx): skipping every PyTorch column and ratio; the engine and floor columns still run.')
+  if (!withTorch)
+    console.log('PyTorch not found (/usr/bin/python3 with torch and onnx): skipping every PyTorch column and ratio; the engine and floor columns still run.')
   const torch = withTorch ? new Torch() : null
   const load0 = loadavg()
   const started = new Date()
@@ -331,7 +352,12 @@ async function main(): Promise<void> {
   console.log('wrote bench/RESULTS.md')
 }
 
-function report(results: ModelResult[], forecastRows: string[], ui: UiProbe | null, run: { withTorch: boolean; started: Date; load0: number[]; load1: number[] }): string {
+function report(
+  results: ModelResult[],
+  forecastRows: string[],
+  ui: UiProbe | null,
+  run: { withTorch: boolean; started: Date; load0: number[]; load1: number[] },
+): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
   const ortVersion = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'onnxruntime-node', 'package.json'), 'utf8')).version as string
   const torchVersion = run.withTorch ? version([PYTHON, '-c', 'import torch; print(torch.__version__)']) : 'absent'
@@ -340,11 +366,30 @@ function report(results: ModelResult[], forecastRows: string[], ui: UiProbe | nu
   const yes = (b: boolean) => (b ? 'yes' : 'no')
   const range = (xs: number[], digits = 2) => (xs.length ? `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}` : '—')
   const targets = [
-    ['per sentence, PyTorch ÷ engine CPU ≥ 5× for every en→fr attention kind', range(en.flatMap((r) => (r.sentence.cpuRatio ? [r.sentence.cpuRatio.median] : [])), 2) + '×', yes(all((r) => (r.sentence.cpuRatio?.median ?? 0) >= 5))],
-    ['per sentence p50 < 5 ms (on an idle core: read the CPU time; wall in brackets)', `${range(en.map((r) => r.sentence.onnxCpu.median))} ms CPU (wall ${range(en.map((r) => r.sentence.onnxWall.median))} ms)`, yes(all((r) => r.sentence.onnxCpu.median < 5))],
+    [
+      'per sentence, PyTorch ÷ engine CPU ≥ 5× for every en→fr attention kind',
+      range(
+        en.flatMap((r) => (r.sentence.cpuRatio ? [r.sentence.cpuRatio.median] : [])),
+        2,
+      ) + '×',
+      yes(all((r) => (r.sentence.cpuRatio?.median ?? 0) >= 5)),
+    ],
+    [
+      'per sentence p50 < 5 ms (on an idle core: read the CPU time; wall in brackets)',
+      `${range(en.map((r) => r.sentence.onnxCpu.median))} ms CPU (wall ${range(en.map((r) => r.sentence.onnxWall.median))} ms)`,
+      yes(all((r) => r.sentence.onnxCpu.median < 5)),
+    ],
     ['engine ÷ floor ≤ 1.5', range(en.map((r) => r.sentence.overFloor.median)) + '×', yes(all((r) => r.sentence.overFloor.median <= 1.5))],
-    ['batched 1,000 sentences, PyTorch ÷ engine ≥ 2× (CPU)', range(en.flatMap((r) => (r.batched?.cpuRatio ? [r.batched.cpuRatio.median] : []))) + '×', yes(all((r) => (r.batched?.cpuRatio?.median ?? 0) >= 2))],
-    ['batched 1,000 sentences < 2 s per model (CPU; wall in brackets)', `${range(en.flatMap((r) => (r.batched ? [r.batched.onnxCpuS.median] : [])))} s CPU (wall ${range(en.flatMap((r) => (r.batched ? [r.batched.onnxWallS.median] : [])))} s)`, yes(all((r) => (r.batched?.onnxCpuS.median ?? Infinity) < 2))],
+    [
+      'batched 1,000 sentences, PyTorch ÷ engine ≥ 2× (CPU)',
+      range(en.flatMap((r) => (r.batched?.cpuRatio ? [r.batched.cpuRatio.median] : []))) + '×',
+      yes(all((r) => (r.batched?.cpuRatio?.median ?? 0) >= 2)),
+    ],
+    [
+      'batched 1,000 sentences < 2 s per model (CPU; wall in brackets)',
+      `${range(en.flatMap((r) => (r.batched ? [r.batched.onnxCpuS.median] : [])))} s CPU (wall ${range(en.flatMap((r) => (r.batched ? [r.batched.onnxWallS.median] : [])))} s)`,
+      yes(all((r) => (r.batched?.onnxCpuS.median ?? Infinity) < 2)),
+    ],
     [
       'browser mode: last keystroke → heatmap painted, p50 < 200 ms (wall, incl. the debounce)',
       ui ? `${median(ui.keystroke).toFixed(0)} ms (${range(ui.keystroke, 0)}, ${ui.keystroke.length} sentences)` : 'not measured',
@@ -355,7 +400,11 @@ function report(results: ModelResult[], forecastRows: string[], ui: UiProbe | nu
       ui ? `${median(ui.forecastStep).toFixed(0)} ms (${range(ui.forecastStep, 0)}, ${ui.forecastStep.length} steps)` : 'not measured',
       ui ? yes(median(ui.forecastStep) < 250) : '—',
     ],
-    ['beam 5, PyTorch ÷ engine ≥ 3× (CPU)', range(en.flatMap((r) => (r.beam?.cpuRatio ? [r.beam.cpuRatio.median] : []))) + '×', yes(all((r) => (r.beam?.cpuRatio?.median ?? 0) >= 3))],
+    [
+      'beam 5, PyTorch ÷ engine ≥ 3× (CPU)',
+      range(en.flatMap((r) => (r.beam?.cpuRatio ? [r.beam.cpuRatio.median] : []))) + '×',
+      yes(all((r) => (r.beam?.cpuRatio?.median ?? 0) >= 3)),
+    ],
   ]
   return `# Benchmark results
 

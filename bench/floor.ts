@@ -63,7 +63,12 @@ export async function stepFloor(model: LoadedModel): Promise<Floor> {
     input: operands.map((o) => valueInfo(fed(o), TensorProto_DataType.FLOAT, got[o].dims.map(Number))),
     output: products.map((n) => valueInfo(n.output[0], TensorProto_DataType.FLOAT, null)),
   })
-  const options: ort.InferenceSession.SessionOptions = { executionProviders: ['cpu'], graphOptimizationLevel: 'all', intraOpNumThreads: 1, interOpNumThreads: 1 }
+  const options: ort.InferenceSession.SessionOptions = {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'all',
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+  }
   const session = await ort.InferenceSession.create(serializeWith(file, bare), options)
   return {
     step: session,

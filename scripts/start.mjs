@@ -10,7 +10,8 @@ const pathFile = join(dir, 'path.txt')
 const binary = existsSync(pathFile) ? join(dir, 'dist', readFileSync(pathFile, 'utf8').trim()) : null
 // electron 45 and its installer declare Node >= 22.12; browser mode runs on 20.19 too.
 const [major, minor] = process.versions.node.split('.').map(Number)
-const installer = major > 22 || (major === 22 && minor >= 12) ? '`npx install-electron --no`' : `\`npx install-electron --no\` under Node ≥ 22.12 (this is ${process.version})`
+const installer =
+  major > 22 || (major === 22 && minor >= 12) ? '`npx install-electron --no`' : `\`npx install-electron --no\` under Node ≥ 22.12 (this is ${process.version})`
 if (!binary || !existsSync(binary)) {
   console.error(`Electron's binary is not installed (its download was skipped); with network run ${installer}, or use browser mode now: \`npm run web\`.`)
   process.exit(1)

@@ -1,7 +1,16 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { create, fromBinary, ModelProtoSchema, StringStringEntryProtoSchema, toBinary, type ModelProto, type TypeProto_Tensor, type ValueInfoProto } from '../src/engine/onnx-proto'
+import {
+  create,
+  fromBinary,
+  ModelProtoSchema,
+  StringStringEntryProtoSchema,
+  toBinary,
+  type ModelProto,
+  type TypeProto_Tensor,
+  type ValueInfoProto,
+} from '../src/engine/onnx-proto'
 
 export const ROOT = join(__dirname, '..')
 export const FIXTURE_MODELS = join(ROOT, 'test', 'fixtures', 'models')

@@ -116,7 +116,11 @@ export function corpusBleu(hyps: string[], refs: string[][], opts: BleuOptions =
   let sysLen = 0
   let refLen = 0
   hyps.forEach((h, i) => {
-    const s = sentenceStats(h, refs.map((stream) => stream[i]), opts)
+    const s = sentenceStats(
+      h,
+      refs.map((stream) => stream[i]),
+      opts,
+    )
     for (let n = 0; n < MAX_ORDER; n++) {
       counts[n] += s.counts[n]
       totals[n] += s.totals[n]

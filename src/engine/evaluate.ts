@@ -27,7 +27,9 @@ export interface EvalOptions {
 }
 
 export async function fileHash(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex')
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex')
 }
 
 export function byLength(model: LoadedModel, srcs: string[], hyps: string[], refs: string[]): BucketScore[] {
@@ -35,7 +37,11 @@ export function byLength(model: LoadedModel, srcs: string[], hyps: string[], ref
   for (const b of BUCKETS) {
     const idx = srcs.map((s, i) => [tokenize(s, model.spec.srcTokenizer).length, i] as const).filter(([n]) => n >= b[0] && n <= b[1])
     if (idx.length === 0) continue
-    const score = corpusBleu(idx.map(([, i]) => hyps[i]), [idx.map(([, i]) => refs[i])], { lowercase: true }).score
+    const score = corpusBleu(
+      idx.map(([, i]) => hyps[i]),
+      [idx.map(([, i]) => refs[i])],
+      { lowercase: true },
+    ).score
     out.push({ bucket: bucketName(b), sentences: idx.length, bleu: round(score) })
   }
   return out
@@ -90,7 +96,10 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
     .digest('hex')
   const cacheFile = opts.cacheDir ? join(opts.cacheDir, `${key}.json`) : null
   if (cacheFile) {
-    const hit = await readFile(cacheFile, 'utf8').then((t) => JSON.parse(t) as EvalResult, () => null)
+    const hit = await readFile(cacheFile, 'utf8').then(
+      (t) => JSON.parse(t) as EvalResult,
+      () => null,
+    )
     if (hit) return { ...hit, cached: true }
   }
   const started = performance.now()
@@ -101,7 +110,11 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   for (let i = 0; i < order.length; i += batch) {
     if (opts.signal?.aborted) throw new CancelledError('The evaluation was cancelled.')
     const idx = order.slice(i, i + batch)
-    const out = await greedyBatch(model, idx.map((j) => srcs[j]), { topK: 1, encoderStates: false, signal: opts.signal })
+    const out = await greedyBatch(
+      model,
+      idx.map((j) => srcs[j]),
+      { topK: 1, encoderStates: false, signal: opts.signal },
+    )
     idx.forEach((j, k) => (hyps[j] = out[k].text))
     for (const t of out) stats.add(t.attention)
     opts.onProgress?.({ done: Math.min(i + batch, order.length), total: order.length })

@@ -104,7 +104,9 @@ function tensor(name: string, dataType: DType, dims: number[], values: ArrayLike
 
 /** A tensor value info; dims null = rank unknown, a string = a symbolic dimension. */
 export function valueInfo(name: string, elemType: DType, dims: (number | string)[] | null): ValueInfoProto {
-  const shape = dims && { dim: dims.map((d) => ({ value: typeof d === 'number' ? { case: 'dimValue' as const, value: BigInt(d) } : { case: 'dimParam' as const, value: d } })) }
+  const shape = dims && {
+    dim: dims.map((d) => ({ value: typeof d === 'number' ? { case: 'dimValue' as const, value: BigInt(d) } : { case: 'dimParam' as const, value: d } })),
+  }
   return create(ValueInfoProtoSchema, { name, type: { value: { case: 'tensorType', value: { elemType, ...(shape ? { shape } : {}) } } } })
 }
 
@@ -127,7 +129,11 @@ function withStatesFromEncoder(graph: GraphProto, encoderOutputs: readonly strin
   if (!encoder.has(producers(graph).get('encoder_out') ?? -1)) throw new SurgeryError('no encoder node computes encoder_out')
   return {
     ...graph,
-    node: [...graph.node.filter((_, i) => encoder.has(i)), node('Identity', ['encoder_out'], ['encoder_states']), ...graph.node.filter((_, i) => !encoder.has(i))],
+    node: [
+      ...graph.node.filter((_, i) => encoder.has(i)),
+      node('Identity', ['encoder_out'], ['encoder_states']),
+      ...graph.node.filter((_, i) => !encoder.has(i)),
+    ],
     input: graph.input.filter((v) => v.name !== 'encoder_states'),
   }
 }
@@ -237,7 +243,11 @@ export function greedyLoopGraph(graph: GraphProto, stepOutputs: readonly string[
   // What-if is not run in the loop: the override inputs, where the step reads them, are zeros.
   if (needs('override_on')) main.push(node('Identity', ['al_zeros_b'], ['override_on']))
   if (needs('attn_override')) {
-    main.push(node('Shape', ['encoder_out'], ['al_mem_shape3']), node('Slice', ['al_mem_shape3', 'al_i0', 'al_i2'], ['al_mem_shape']), node('ConstantOfShape', ['al_mem_shape'], ['attn_override']))
+    main.push(
+      node('Shape', ['encoder_out'], ['al_mem_shape3']),
+      node('Slice', ['al_mem_shape3', 'al_i0', 'al_i2'], ['al_mem_shape']),
+      node('ConstantOfShape', ['al_mem_shape'], ['attn_override']),
+    )
   }
 
   // Loop body: (iteration, condition, state, prev_token, done) → (condition, next_state, token, done, scans…).
@@ -263,7 +273,13 @@ export function greedyLoopGraph(graph: GraphProto, stepOutputs: readonly string[
   const bodyGraph = create(GraphProtoSchema, {
     name: 'al_greedy_step',
     node: body,
-    input: [valueInfo('al_iter', DType.INT64, []), valueInfo('al_cond_in', DType.BOOL, []), renamed(stateInfo, 'state'), renamed(prevInfo, 'prev_token'), valueInfo('al_done_in', DType.BOOL, ['batch'])],
+    input: [
+      valueInfo('al_iter', DType.INT64, []),
+      valueInfo('al_cond_in', DType.BOOL, []),
+      renamed(stateInfo, 'state'),
+      renamed(prevInfo, 'prev_token'),
+      valueInfo('al_done_in', DType.BOOL, ['batch']),
+    ],
     output: [
       valueInfo('al_cond_out', DType.BOOL, []),
       renamed(nextInfo, 'next_state'),
@@ -276,7 +292,14 @@ export function greedyLoopGraph(graph: GraphProto, stepOutputs: readonly string[
     ],
   })
   const seqOutputs = [SEQ.tokens, SEQ.logp, SEQ.ids, ...captures.map(seqName)]
-  main.push(node('Loop', [LOOP_INPUTS.maxSteps, 'al_true', 'decoder_init', 'al_prev0', 'al_done0'], ['al_state_end', 'al_prev_end', 'al_done_end', ...seqOutputs], [graphAttr('body', bodyGraph)]))
+  main.push(
+    node(
+      'Loop',
+      [LOOP_INPUTS.maxSteps, 'al_true', 'decoder_init', 'al_prev0', 'al_done0'],
+      ['al_state_end', 'al_prev_end', 'al_done_end', ...seqOutputs],
+      [graphAttr('body', bodyGraph)],
+    ),
+  )
 
   const read = new Set<string>()
   for (const n of [...main, ...body]) for (const r of readsOf(n)) read.add(r)

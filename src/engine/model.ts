@@ -203,7 +203,13 @@ async function probeKeys(encoder: ort.InferenceSession, spec: ModelSpec, keys: s
   for (const k of keys) {
     const t = o[k] as ort.Tensor
     if (t.type !== 'float32' || t.dims.length === 0 || t.dims[0] !== 2) continue
-    info.push(valueInfo(k, TensorProto_DataType.FLOAT, t.dims.map((_, i) => (i === 0 ? 'batch' : `${k}:${i}`))))
+    info.push(
+      valueInfo(
+        k,
+        TensorProto_DataType.FLOAT,
+        t.dims.map((_, i) => (i === 0 ? 'batch' : `${k}:${i}`)),
+      ),
+    )
   }
   return info
 }

@@ -1,6 +1,16 @@
 import { ScalarType, type DescField } from '@bufbuild/protobuf'
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire'
-import { create, fromBinary, ModelProtoSchema, toBinary, ValueInfoProtoSchema, type GraphProto, type ModelProto, type NodeProto, type ValueInfoProto } from './onnx-proto'
+import {
+  create,
+  fromBinary,
+  ModelProtoSchema,
+  toBinary,
+  ValueInfoProtoSchema,
+  type GraphProto,
+  type ModelProto,
+  type NodeProto,
+  type ValueInfoProto,
+} from './onnx-proto'
 
 /** A parsed ONNX file: the ModelProto plus what the contract checks read from it. */
 export interface OnnxFile {

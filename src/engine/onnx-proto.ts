@@ -4,4 +4,3 @@
 // with everything it carries.
 export * from 'onnx-buf'
 export { create, fromBinary, toBinary } from '@bufbuild/protobuf'
-

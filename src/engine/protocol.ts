@@ -17,7 +17,12 @@ export interface EngineMethods {
   /** Corpus evaluation; sends progress messages and stops on a cancel message. */
   evaluate(path: string, srcs: string[], refs: string[], cacheDir?: string): EvalResult
   forecast(path: string, series: { timestamps: string[]; values: number[] }, origin: number): ForecastResult
-  forecastWhatIf(path: string, series: { timestamps: string[]; values: number[] }, origin: number, req: ForecastOverrideRequest): ForecastWhatIfResult<ForecastResult>
+  forecastWhatIf(
+    path: string,
+    series: { timestamps: string[]; values: number[] },
+    origin: number,
+    req: ForecastOverrideRequest,
+  ): ForecastWhatIfResult<ForecastResult>
   evaluateForecast(path: string, series: { timestamps: string[]; values: number[] }, origins: number[]): ForecastEval
   /** Releases the model's sessions; the next call that needs it opens it again. */
   close(path: string): void
@@ -28,7 +33,4 @@ export type EngineMethod = keyof EngineMethods
 
 export type EngineRequest = { id: number; method: EngineMethod; args: unknown[] } | { cancel: number }
 
-export type EngineResponse =
-  | { id: number; result: unknown }
-  | { id: number; error: EncodedError }
-  | { id: number; progress: { done: number; total: number } }
+export type EngineResponse = { id: number; result: unknown } | { id: number; error: EncodedError } | { id: number; progress: { done: number; total: number } }

@@ -39,6 +39,13 @@ export function replaceUnknowns(isUnk: boolean[], attention: number[][], srcToke
     let j = 0
     for (let i = 1; i < pieces.length; i++) if (row[i] > row[j]) j = i
     const span = spec.type === 'char' ? [j] : (spanOf.get(j) ?? [j])
-    return { source: wordText(span.map((i) => pieces[i]), spec), sourceIndex: j, attention: row[j] }
+    return {
+      source: wordText(
+        span.map((i) => pieces[i]),
+        spec,
+      ),
+      sourceIndex: j,
+      attention: row[j],
+    }
   })
 }

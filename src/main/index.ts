@@ -103,12 +103,22 @@ export async function start(): Promise<void> {
   const engine = new EngineClient(utilityEngine)
   const host = new LensHost(
     engine,
-    { models: resources('models', paths.models), testsets: resources('testsets', paths.testsets), series: resources('series', paths.series), cache: join(app.getPath('userData'), 'eval-cache') },
+    {
+      models: resources('models', paths.models),
+      testsets: resources('testsets', paths.testsets),
+      series: resources('series', paths.series),
+      cache: join(app.getPath('userData'), 'eval-cache'),
+    },
     new SettingsStore(join(app.getPath('userData'), 'settings.json')),
   )
   let win: BrowserWindow | null = null
   const send = <E extends EventChannel>(channel: E, payload?: Payload<E>) => win?.webContents.send(channel, payload)
-  registerRoutes(lensHandlers(host, electronTransport(() => win)))
+  registerRoutes(
+    lensHandlers(
+      host,
+      electronTransport(() => win),
+    ),
+  )
   forwardEvents(host, send)
   Menu.setApplicationMenu(applicationMenu(send))
   win = createWindow()

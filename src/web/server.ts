@@ -229,7 +229,11 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     const failed = (e: NodeJS.ErrnoException) => {
       engine.dispose()
       void rm(uploadDir, { recursive: true, force: true })
-      reject(e.code === 'EADDRINUSE' ? new Error(`Port ${opts.port} is in use (another Attention Lens?); set AL_PORT to another port, or to 0 for any free one.`) : e)
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new Error(`Port ${opts.port} is in use (another Attention Lens?); set AL_PORT to another port, or to 0 for any free one.`)
+          : e,
+      )
     }
     server.once('error', failed)
     server.listen(opts.port ?? 0, '127.0.0.1', () => {

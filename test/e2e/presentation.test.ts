@@ -22,7 +22,7 @@ async function smallText(min: number): Promise<string[]> {
       const box = (el as HTMLElement).getBoundingClientRect()
       if (box.width === 0 || box.height === 0 || el.closest('svg, sub')) continue
       // Only elements that hold text of their own.
-      if (![...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim())) continue
+      if (!Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim())) continue
       const size = parseFloat(getComputedStyle(el).fontSize)
       if (size < min) out.push(`${el.tagName.toLowerCase()}.${(el as HTMLElement).className} "${el.textContent!.trim().slice(0, 30)}" ${size}px`)
     }

@@ -60,7 +60,23 @@ describe('BLEU agrees with sacreBLEU', () => {
   })
   it('13a splits punctuation but keeps decimals and inner dots of numbers', () => {
     expect(tokenize13a('Hello, world! It costs $3.50 (approx.) in 2024-25.')).toEqual([
-      'Hello', ',', 'world', '!', 'It', 'costs', '$', '3.50', '(', 'approx', '.', ')', 'in', '2024', '-', '25', '.',
+      'Hello',
+      ',',
+      'world',
+      '!',
+      'It',
+      'costs',
+      '$',
+      '3.50',
+      '(',
+      'approx',
+      '.',
+      ')',
+      'in',
+      '2024',
+      '-',
+      '25',
+      '.',
     ])
   })
   it('case-insensitive BLEU lowercases both sides', () => {

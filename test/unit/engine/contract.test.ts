@@ -13,7 +13,7 @@ async function refusal(path: string): Promise<string> {
   expect(err).toBeInstanceOf(ContractError)
   const msg = (err as Error).message
   // One sentence, no stack trace.
-  expect(msg).not.toMatch(/\n|    at /)
+  expect(msg).not.toMatch(/\n| {4}at /)
   return msg
 }
 

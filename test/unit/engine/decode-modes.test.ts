@@ -96,7 +96,9 @@ describe('what-if attention', () => {
   })
 
   it('the no-attention model has nothing to override', async () => {
-    await expect(service.whatIf(tiny('none'), { modelId: '', text: SENTENCE, steps: 'all', mode: 'uniform' })).rejects.toThrow('This model has no attention to override.')
+    await expect(service.whatIf(tiny('none'), { modelId: '', text: SENTENCE, steps: 'all', mode: 'uniform' })).rejects.toThrow(
+      'This model has no attention to override.',
+    )
   })
 })
 

@@ -7,14 +7,18 @@ import { ROOT, tempDir, tiny } from '../../helpers'
 
 const service = new InferenceService()
 afterAll(() => service.closeAll())
-const read = (f: string) => readFileSync(join(ROOT, 'test/fixtures', f), 'utf8').trim().split('\n')
+const read = (f: string) =>
+  readFileSync(join(ROOT, 'test/fixtures', f), 'utf8')
+    .trim()
+    .split('\n')
 
 /**
  * Corpus BLEU by training/bleu.py: the training side's own sacreBLEU-13a implementation, in
  * Python, so the app's score is checked against code that shares nothing with it.
  */
 function referenceBleu(hyps: string[], refs: string[], lowercase: boolean): number {
-  const py = 'import json, sys; sys.path.insert(0, "training"); from bleu import corpus_bleu; d = json.load(sys.stdin); print(repr(corpus_bleu(d["h"], d["r"], lowercase=d["l"])))'
+  const py =
+    'import json, sys; sys.path.insert(0, "training"); from bleu import corpus_bleu; d = json.load(sys.stdin); print(repr(corpus_bleu(d["h"], d["r"], lowercase=d["l"])))'
   const r = spawnSync('python3', ['-c', py], { cwd: ROOT, input: JSON.stringify({ h: hyps, r: refs, l: lowercase }), encoding: 'utf8' })
   if (r.status !== 0) throw new Error(`this test needs python3 to run training/bleu.py: ${r.error?.message ?? r.stderr}`)
   return Number(r.stdout)

@@ -40,24 +40,32 @@ describe('graph surgery at open time', () => {
     expect(m.step.inputNames).toContain('encoder_states') // still read by the context vector
   })
 
-  it.each(['bahdanau', 'local-p', 'none'])('%s: one rewritten step gives the plain step\'s attention, and its top-k is the masked top-k of the plain logits', async (kind) => {
-    const [plain, fast] = [await open(tiny(kind), true), await open(tiny(kind))]
-    const ids = [[5, 9, 14, 7, 3], [6, 3]]
-    const [ep, ef] = [await encode(plain, ids), await encode(fast, ids)]
-    const input = (e: typeof ep) => ({ prev: [2, 2], state: e.init, memory: e.memory, mask: e.mask, keys: e.keys, t: 0, k: 4 })
-    const [op, of] = [await step(plain, input(ep)), await step(fast, input(ef))]
-    expect(of.logits).toBeUndefined() // the logits stay in the graph
-    for (const b of [0, 1]) {
-      const r = logitRow(op.logits, b, fast.spec.special.unk)
-      const want = topK(r.x, 4)
-      const got = Array.from(of[TOPK_IDS].data as BigInt64Array).slice(b * 4, b * 4 + 4).map(Number)
-      expect(got).toEqual(want)
-      expect(got).not.toContain(fast.spec.special.unk)
-      const lp = Array.from((of[TOPK_LOGP].data as Float32Array).subarray(b * 4, b * 4 + 4))
-      lp.forEach((x, i) => expect(x).toBeCloseTo(r.x[want[i]] - r.lse, 4))
-    }
-    if (kind !== 'none') expect(Array.from(of.attention.data as Float32Array)).toEqual(Array.from(op.attention.data as Float32Array))
-  })
+  it.each(['bahdanau', 'local-p', 'none'])(
+    "%s: one rewritten step gives the plain step's attention, and its top-k is the masked top-k of the plain logits",
+    async (kind) => {
+      const [plain, fast] = [await open(tiny(kind), true), await open(tiny(kind))]
+      const ids = [
+        [5, 9, 14, 7, 3],
+        [6, 3],
+      ]
+      const [ep, ef] = [await encode(plain, ids), await encode(fast, ids)]
+      const input = (e: typeof ep) => ({ prev: [2, 2], state: e.init, memory: e.memory, mask: e.mask, keys: e.keys, t: 0, k: 4 })
+      const [op, of] = [await step(plain, input(ep)), await step(fast, input(ef))]
+      expect(of.logits).toBeUndefined() // the logits stay in the graph
+      for (const b of [0, 1]) {
+        const r = logitRow(op.logits, b, fast.spec.special.unk)
+        const want = topK(r.x, 4)
+        const got = Array.from(of[TOPK_IDS].data as BigInt64Array)
+          .slice(b * 4, b * 4 + 4)
+          .map(Number)
+        expect(got).toEqual(want)
+        expect(got).not.toContain(fast.spec.special.unk)
+        const lp = Array.from((of[TOPK_LOGP].data as Float32Array).subarray(b * 4, b * 4 + 4))
+        lp.forEach((x, i) => expect(x).toBeCloseTo(r.x[want[i]] - r.lse, 4))
+      }
+      if (kind !== 'none') expect(Array.from(of.attention.data as Float32Array)).toEqual(Array.from(op.attention.data as Float32Array))
+    },
+  )
 
   it('a file at opset 18 (ReduceLogSumExp takes its axes as an input there) decodes the same after surgery', async () => {
     const path = editedModel(tiny('local-p'), (m) => {

@@ -11,7 +11,9 @@ import { BUNDLED_MODELS, ROOT } from '../../helpers'
  * decode as one ONNX Loop) against the step-by-step reference: the same file opened `plain`, one
  * `session.run` per step and top-k over the full logits in JavaScript, with the same <unk> rule.
  */
-const sources = readFileSync(join(ROOT, 'resources', 'testsets', 'en-fr.en'), 'utf8').trim().split('\n')
+const sources = readFileSync(join(ROOT, 'resources', 'testsets', 'en-fr.en'), 'utf8')
+  .trim()
+  .split('\n')
 const opened: LoadedModel[] = []
 afterAll(async () => {
   for (const m of opened) await m.release()

@@ -61,7 +61,6 @@ describe('cutting a model into parts', () => {
     const encoderBytes = extractPart(file, ['enc'])
     const stepBytes = extractPart(file, ['out'])
 
-
     const encoder = await ort.InferenceSession.create(encoderBytes)
     const stepSession = await ort.InferenceSession.create(stepBytes)
     try {

@@ -19,7 +19,11 @@ function watchOpens(): Map<string, LoadedModel[]> {
 
 /** onnxruntime refuses to release a session twice: that is how a released one shows. */
 async function released(m: LoadedModel): Promise<boolean> {
-  const gone = async (s: LoadedModel['encoder']) => s.release().then(() => false, (e: Error) => /already disposed/.test(e.message))
+  const gone = async (s: LoadedModel['encoder']) =>
+    s.release().then(
+      () => false,
+      (e: Error) => /already disposed/.test(e.message),
+    )
   return (await gone(m.encoder)) && (await gone(m.step))
 }
 

@@ -15,7 +15,7 @@ async function refusal(path: string): Promise<string> {
   )
   expect(err).toBeInstanceOf(ContractError)
   const msg = (err as Error).message
-  expect(msg).not.toMatch(/\n|    at /)
+  expect(msg).not.toMatch(/\n| {4}at /)
   return msg
 }
 
@@ -23,7 +23,7 @@ const withSrcTokenizer = (value: unknown) =>
   editedModel(tiny('bahdanau'), (m) => setMeta(m, 'al.src_tokenizer', typeof value === 'string' ? value : JSON.stringify(value)))
 
 describe('tokenizer specs in the model metadata', () => {
-  it('runs a tokenizer.json for the source: its pieces, mapped through the model\'s own vocabulary', async () => {
+  it("runs a tokenizer.json for the source: its pieces, mapped through the model's own vocabulary", async () => {
     // The model's vocabulary need not list the pieces in the tokenizer's order: the engine maps
     // by piece. Here: the tiny model's four specials, then SentencePiece's pieces, cut to the
     // 400 rows of its embedding (the rest become <unk>).
@@ -75,15 +75,21 @@ describe('tokenizer specs in the model metadata', () => {
     expect(await refusal(withSrcTokenizer({ type: 'bpe', merges: ['a b c'] }))).toBe(`${key} has "merges" that are not a list of "left right" strings.`)
     expect(await refusal(withSrcTokenizer({ type: 'bpe' }))).toBe(`${key} has "merges" that are not a list of "left right" strings.`)
     expect(await refusal(withSrcTokenizer({ type: 'hf', json: '{"model": ' }))).toBe(`${key} has a "json" string that is not valid JSON.`)
-    expect(await refusal(withSrcTokenizer({ type: 'hf', json: { version: '1.0' } }))).toBe(`${key} has no "json" holding a tokenizer.json object with a "model".`)
+    expect(await refusal(withSrcTokenizer({ type: 'hf', json: { version: '1.0' } }))).toBe(
+      `${key} has no "json" holding a tokenizer.json object with a "model".`,
+    )
     expect(await refusal(withSrcTokenizer({ type: 'hf', json: unigram, config: [] }))).toBe(`${key} has a "config" that is not an object.`)
     const wordLevel = { ...unigram, model: { type: 'WordLevel', vocab: { a: 0 }, unk_token: 'a' } }
-    expect(await refusal(withSrcTokenizer({ type: 'hf', json: wordLevel }))).toBe(`${key} is a tokenizer.json whose model type "WordLevel" is not BPE, Unigram, WordPiece.`)
+    expect(await refusal(withSrcTokenizer({ type: 'hf', json: wordLevel }))).toBe(
+      `${key} is a tokenizer.json whose model type "WordLevel" is not BPE, Unigram, WordPiece.`,
+    )
     const badPre = { ...unigram, pre_tokenizer: { type: 'Telepathy' } }
     expect(await refusal(withSrcTokenizer({ type: 'hf', json: badPre }))).toBe(
       `${key} is a tokenizer.json that @huggingface/tokenizers cannot run (Unknown PreTokenizer type: Telepathy).`,
     )
     const noAdded = { ...unigram, added_tokens: undefined }
-    expect(await refusal(withSrcTokenizer({ type: 'hf', json: noAdded }))).toMatch(/^The model's tokenizer "al.src_tokenizer" is a tokenizer.json that @huggingface\/tokenizers cannot run \(.+\)\.$/)
+    expect(await refusal(withSrcTokenizer({ type: 'hf', json: noAdded }))).toMatch(
+      /^The model's tokenizer "al.src_tokenizer" is a tokenizer.json that @huggingface\/tokenizers cannot run \(.+\)\.$/,
+    )
   })
 })

@@ -71,19 +71,25 @@ describe.each(['spm-unigram', 'spm-bpe'])('%s: tokenizer.json run by @huggingfac
     }
   })
 
-  it('detokenizes every vector without an unknown piece to SentencePiece\'s decoded text', () => {
+  it("detokenizes every vector without an unknown piece to SentencePiece's decoded text", () => {
     const known = cases.filter((c) => !c.ids.includes(UNK) && !SPECIALS_IN_TEXT.includes(c.text))
     expect(known.length).toBeGreaterThan(250)
-    const wrong = known.filter((c) => detokenize(c.ids.map((i) => t.vocab[i]), t.spec) !== c.decoded)
+    const wrong = known.filter(
+      (c) =>
+        detokenize(
+          c.ids.map((i) => t.vocab[i]),
+          t.spec,
+        ) !== c.decoded,
+    )
     expect(wrong.map((c) => c.text)).toEqual([])
   })
 
-  it('writes nothing for pieces that are not text: specials and a model\'s own extra tokens', () => {
+  it("writes nothing for pieces that are not text: specials and a model's own extra tokens", () => {
     expect(detokenize(['<s>', '\u2581a', '\u2581man', '<pad>', '</s>'], t.spec)).toBe('a man')
     expect(detokenize([], t.spec)).toBe('')
   })
 
-  it('lists the pieces it can make, which an exporter writes as the model\'s vocabulary', () => {
+  it("lists the pieces it can make, which an exporter writes as the model's vocabulary", () => {
     expect(new Set(tokenizerPieces(t.spec))).toEqual(new Set(t.vocab))
     expect(tokenizerPieces({ type: 'word', lowercase: true })).toBeNull()
   })
@@ -97,7 +103,7 @@ describe.each(['spm-unigram', 'spm-bpe'])('%s: tokenizer.json run by @huggingfac
   })
 })
 
-describe('WordPiece tokenizer.json against google-research/bert\'s tokenizer', () => {
+describe("WordPiece tokenizer.json against google-research/bert's tokenizer", () => {
   const t = loaded('wordpiece', '[UNK]')
   const cases = read<{ cases: { text: string; ids: number[]; tokens: string[] }[] }>('tokenizers/wordpiece-vectors.json').cases
 

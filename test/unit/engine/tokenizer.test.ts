@@ -13,9 +13,7 @@ interface Case {
   detok?: string
 }
 
-const cases = (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/tokenizer-vectors.json'), 'utf8')) as Case[]).filter(
-  (c) => c.text !== undefined,
-)
+const cases = (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/tokenizer-vectors.json'), 'utf8')) as Case[]).filter((c) => c.text !== undefined)
 
 describe('tokenizer matches the Python training tokenizer', () => {
   it('has vectors for both pairs and both sides', () => {
@@ -63,7 +61,7 @@ describe('word tokenizer with a joiner, and BPE on top of it', () => {
     expect(detokenize(tokenize("A t-shirt, 3.5 km; l'homme d'affaires (2016).", word), word)).toBe("a t-shirt, 3.5 km; l'homme d'affaires (2016).")
     expect(wordSpans(['t@@', '-@@', 'shirt', 'now'], word)).toEqual([[0, 1, 2], [3]])
   })
-  it('merges by rank, leftmost first on a tie, and marks every piece but a word\'s last', () => {
+  it("merges by rank, leftmost first on a tie, and marks every piece but a word's last", () => {
     const bpe: TokenizerSpec = { type: 'bpe', lowercase: true, joiner: '@@', merges: ['a a', 'aa a</w>', 'b c'] }
     // (Checked with training/tokenizer.py.) "aaaa": a a a a</w> → "a a" merges at 0-1 only, as
     // a</w> is another symbol → aa a a</w>, and no listed pair is left.

@@ -51,8 +51,15 @@ describe('the bundled model zoo', () => {
     expect([Number(mae), Number(mape)]).toEqual([score.mae, score.mape])
   })
 
-  it('the TypeScript tokenizer maps the Python test vectors to the same ids as the models\' vocabularies', async () => {
-    interface Case { pair: string; side: 'src' | 'tgt'; spec: TokenizerSpec; text?: string; ids?: number[]; vocab_head?: string[] }
+  it("the TypeScript tokenizer maps the Python test vectors to the same ids as the models' vocabularies", async () => {
+    interface Case {
+      pair: string
+      side: 'src' | 'tgt'
+      spec: TokenizerSpec
+      text?: string
+      ids?: number[]
+      vocab_head?: string[]
+    }
     const cases = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/tokenizer-vectors.json'), 'utf8')) as Case[]
     let checked = 0
     for (const pair of ['en-fr', 'zh-en']) {

@@ -88,8 +88,26 @@ async function answer(child: { listeners: Map<string, (...a: unknown[]) => unkno
   if ('cancel' in req) return
   const reply = (msg: EngineResponse): void => void setImmediate(() => child.listeners.get('message')?.(msg))
   const path = String(req.args[0])
-  const name = path.split('/').pop()!.replace(/\.onnx$/, '')
-  const description = { name, fileName: `${name}.onnx`, task: 'translation', attention: 'bahdanau', srcLang: 'en', tgtLang: 'fr', windowD: 0, srcVocabSize: 1, tgtVocabSize: 1, trainingData: '', licence: '', testScore: null, forecast: null, forecastScore: null }
+  const name = path
+    .split('/')
+    .pop()!
+    .replace(/\.onnx$/, '')
+  const description = {
+    name,
+    fileName: `${name}.onnx`,
+    task: 'translation',
+    attention: 'bahdanau',
+    srcLang: 'en',
+    tgtLang: 'fr',
+    windowD: 0,
+    srcVocabSize: 1,
+    tgtVocabSize: 1,
+    trainingData: '',
+    licence: '',
+    testScore: null,
+    forecast: null,
+    forecastScore: null,
+  }
   const error = (e: EncodedError): void => reply({ id: req.id, error: e })
   switch (req.method) {
     case 'describe':
@@ -152,7 +170,12 @@ describe('Electron main', () => {
 
   it('answers {result}; errors come back as {error} with their name, from the engine too', async () => {
     const list = (await invoke('models:list')) as { result: { id: string }[] }
-    expect(list.result.map((m) => m.id)).toEqual(['bundled:tiny-bahdanau.onnx', 'bundled:tiny-local-m.onnx', 'bundled:tiny-local-p.onnx', 'bundled:tiny-none.onnx'])
+    expect(list.result.map((m) => m.id)).toEqual([
+      'bundled:tiny-bahdanau.onnx',
+      'bundled:tiny-local-m.onnx',
+      'bundled:tiny-local-p.onnx',
+      'bundled:tiny-none.onnx',
+    ])
     expect(await invoke('models:open', 'bundled:tiny-none.onnx')).toMatchObject({ result: { name: 'tiny-none', id: 'bundled:tiny-none.onnx' } })
     expect(await invoke('models:open', 'file:/etc/passwd')).toEqual({
       error: { name: 'UnknownModelError', code: 'unknown-model', message: 'That model is not in the list; pick it again or open the file.' },
@@ -165,7 +188,9 @@ describe('Electron main', () => {
 
   it('refuses arguments that are not what the route takes, before the host sees them', async () => {
     const openModel = vi.spyOn(lensHost.LensHost.prototype, 'openModel')
-    expect(await invoke('models:open', 42)).toMatchObject({ error: { name: 'RefusedError', code: 'refused', message: expect.stringMatching(/^The models:open call was refused: 0:/) } })
+    expect(await invoke('models:open', 42)).toMatchObject({
+      error: { name: 'RefusedError', code: 'refused', message: expect.stringMatching(/^The models:open call was refused: 0:/) },
+    })
     expect(await invoke('translate:run', { modelId: 'm', text: 'x', path: '/etc/passwd' })).toMatchObject({ error: { name: 'RefusedError' } })
     expect(openModel).not.toHaveBeenCalled()
     openModel.mockRestore()
@@ -220,7 +245,12 @@ describe('Electron main', () => {
   it('an engine crash is reported to the page, and a new engine process starts', async () => {
     fake.children[0].listeners.get('exit')!(139)
     await vi.waitFor(() => expect(fake.children).toHaveLength(2))
-    await vi.waitFor(() => expect(win().webContents.send).toHaveBeenCalledWith('engine:status', { state: 'restarted', message: expect.stringMatching(/The engine process stopped \(exit code 139\)/) }))
+    await vi.waitFor(() =>
+      expect(win().webContents.send).toHaveBeenCalledWith('engine:status', {
+        state: 'restarted',
+        message: expect.stringMatching(/The engine process stopped \(exit code 139\)/),
+      }),
+    )
   })
 
   it('quitting stops the engine process', () => {

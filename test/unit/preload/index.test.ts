@@ -60,7 +60,11 @@ describe('preload', () => {
     expect(cancelled).toBeInstanceOf(CancelledError)
     expect(cancelled).toMatchObject({ name: 'CancelledError', message: 'The translation was cancelled.' })
     fake.invoke.mockResolvedValueOnce({ error: { name: 'ContractError', code: 'contract', message: 'The file is not an ONNX model.' } })
-    await expect(api.openDroppedFile({ name: 'x.onnx' } as File)).rejects.toMatchObject({ name: 'ContractError', code: 'contract', message: 'The file is not an ONNX model.' })
+    await expect(api.openDroppedFile({ name: 'x.onnx' } as File)).rejects.toMatchObject({
+      name: 'ContractError',
+      code: 'contract',
+      message: 'The file is not an ONNX model.',
+    })
     fake.invoke.mockResolvedValueOnce({ result: [{ id: 'bundled:a.onnx' }] })
     expect(await api.listModels()).toEqual([{ id: 'bundled:a.onnx' }])
     expect(api.transport).toBe('electron')

@@ -12,7 +12,11 @@ let rendererDir: string
 const call = (channel: Channel, args: unknown[], headers: Record<string, string> = { 'x-al-token': web.token }) =>
   fetch(`${web.url}api/${channel}`, { method: 'POST', headers, body: JSON.stringify(args) })
 const upload = (name: string, bytes: Buffer | string) =>
-  fetch(`${web.url}api/models:open-dropped`, { method: 'POST', headers: { 'x-al-token': web.token, 'x-file-name': name }, body: typeof bytes === 'string' ? bytes : new Uint8Array(bytes) })
+  fetch(`${web.url}api/models:open-dropped`, {
+    method: 'POST',
+    headers: { 'x-al-token': web.token, 'x-file-name': name },
+    body: typeof bytes === 'string' ? bytes : new Uint8Array(bytes),
+  })
 /** The files under the upload folder, however deep. */
 const uploaded = () => (existsSync(web.uploadDir) ? readdirSync(web.uploadDir, { recursive: true }).filter((f) => String(f).endsWith('.onnx')) : null)
 
@@ -83,7 +87,9 @@ describe('browser-mode host', () => {
     expect(await status({ host: 'evil.example:80' })).toBe(403)
     expect(await status({ origin: 'http://evil.example' })).toBe(403)
     expect(await status({})).toBe(200)
-    const page = await new Promise<number>((resolve) => request(web.loginUrl, { headers: { host: 'rebound.example' } }, (res) => resolve(res.statusCode!)).end())
+    const page = await new Promise<number>((resolve) =>
+      request(web.loginUrl, { headers: { host: 'rebound.example' } }, (res) => resolve(res.statusCode!)).end(),
+    )
     expect(page).toBe(403)
   })
 
