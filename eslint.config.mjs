@@ -19,6 +19,12 @@ export default tseslint.config(
     },
   },
   {
+    // Step-through's headings are formulas with <sub>/<sup>, from constants in the code (never from
+    // a model file or the user), so {@html} cannot carry anything foreign there.
+    files: ['src/renderer/src/views/StepView.svelte'],
+    rules: { 'svelte/no-at-html-tags': 'off' },
+  },
+  {
     files: ['**/*.svelte', '**/*.svelte.ts'],
     languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] } },
   },

@@ -29,7 +29,15 @@ export function beamTreeOf(tried: TriedHyp[], chosen: TriedHyp | null, vocab: st
     index.set(h, nodes.length)
     steps.push(step)
     ids.push(h.rec.token)
-    nodes.push({ parent, step, token: vocab[h.rec.token] ?? '<unk>', logProb: h.rec.logProb, score: h.score, attention: h.rec.capture.attention ?? [], status: 'pruned' })
+    nodes.push({
+      parent,
+      step,
+      token: vocab[h.rec.token] ?? '<unk>',
+      logProb: h.rec.logProb,
+      score: h.score,
+      attention: h.rec.capture.attention ?? [],
+      status: 'pruned',
+    })
     return nodes.length - 1
   }
   for (const h of tried) add(h)

@@ -104,7 +104,11 @@ export function sentenceChrf(hyp: string, refs: string[], opts: ChrfOptions = {}
 export function corpusChrf(hyps: string[], refs: string[][], opts: ChrfOptions = {}): number {
   const total: number[] = []
   hyps.forEach((h, i) => {
-    chrfStats(h, refs.map((stream) => stream[i]), opts).forEach((x, k) => (total[k] = (total[k] ?? 0) + x))
+    chrfStats(
+      h,
+      refs.map((stream) => stream[i]),
+      opts,
+    ).forEach((x, k) => (total[k] = (total[k] ?? 0) + x))
   })
   return computeChrf(total, opts)
 }

@@ -3,6 +3,8 @@ import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResu
 import { beamTreeOf } from './beam-tree'
 import { CancelledError } from '../shared/errors'
 import { K_INPUT, LOOP_INPUTS, SEQ, seqName } from './graph-surgery'
+import { differing } from '../shared/charts/comparison'
+import { comparableTokens } from '../shared/end-token'
 import type { LoadedModel } from './model'
 import { clampK, encode, gatherRows, row, rowTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
 import { detokenize, tokenize } from './tokenizer'
@@ -160,7 +162,10 @@ interface Decoded {
  */
 export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opts: StepLoopOptions, states = true): Promise<Decoded> {
   const { special } = model.spec
-  const enc = await encode(model, srcs.map((s) => s.ids))
+  const enc = await encode(
+    model,
+    srcs.map((s) => s.ids),
+  )
   const B = enc.B
   const limits = srcs.map((s, b) => opts.forced?.[b].length ?? maxTargetLength(s.ids.length))
   const out: StepRecord[][] = srcs.map(() => [])
@@ -207,7 +212,10 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
 async function decodeLoop(model: LoadedModel, srcs: EncodedSource[], k: number, states: boolean): Promise<Decoded> {
   const session = model.greedy!
   const { eos } = model.spec.special
-  const { ids, mask } = sourceBatch(model, srcs.map((s) => s.ids))
+  const { ids, mask } = sourceBatch(
+    model,
+    srcs.map((s) => s.ids),
+  )
   const B = srcs.length
   const limits = srcs.map((s) => maxTargetLength(s.ids.length))
   const kk = clampK(model, k)
@@ -304,7 +312,14 @@ function stepsOf(h: Hyp): StepRecord[] {
  * Beam search over one sentence, the rule of training/README.md ("Decoding rules shared with the
  * app", rule 3): the beam is one batch of K rows, each step's top-k comes from the graph.
  */
-async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alpha: number, k: number, signal?: AbortSignal): Promise<{ steps: StepRecord[]; memory: number[][]; tried: Hyp[]; best: Hyp | null }> {
+async function beamDecode(
+  model: LoadedModel,
+  src: EncodedSource,
+  K: number,
+  alpha: number,
+  k: number,
+  signal?: AbortSignal,
+): Promise<{ steps: StepRecord[]; memory: number[][]; tried: Hyp[]; best: Hyp | null }> {
   const { special } = model.spec
   const enc: Encoded = await encode(model, [src.ids])
   const S = src.ids.length
@@ -351,7 +366,11 @@ async function beamDecode(model: LoadedModel, src: EncodedSource, K: number, alp
     // decoders, also stop once K hypotheses have finished.
     const bestFinished = finished.length ? Math.max(...finished.map(norm)) : -Infinity
     alive = finished.length >= K ? [] : next.filter((h) => h.score / Math.pow(maxLen, alpha) > bestFinished)
-    if (alive.length > 0) state = gatherRows(o.next_state, alive.map((h) => h.state))
+    if (alive.length > 0)
+      state = gatherRows(
+        o.next_state,
+        alive.map((h) => h.state),
+      )
   }
   const pool = finished.length ? finished : alive
   pool.sort((a, b) => norm(b) - norm(a))
@@ -424,7 +443,7 @@ export function overrideWeights(req: Pick<WhatIfRequest, 'mode' | 'sourceIndex' 
 export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<WhatIfResult> {
   if (model.spec.attention === 'none') throw new Error('This model has no attention to override.')
   if (!model.stepInputs.has('attn_override') || !model.stepInputs.has('override_on')) {
-    throw new Error('This model\'s decoder step has no attn_override/override_on inputs, so its attention cannot be overridden.')
+    throw new Error("This model's decoder step has no attn_override/override_on inputs, so its attention cannot be overridden.")
   }
   let started = performance.now()
   const src = encodeSource(model, req.text)
@@ -439,7 +458,8 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
     override: (t) => (chosen === null || chosen.has(t) ? overrideWeights(req, t, S, T) : null),
   })
   const modified = toTranslation(model, src, steps[0], { mode: 'what-if', beam: 1, encoderStates: memory![0] }, started)
-  const n = Math.max(original.tgtTokens.length, modified.tgtTokens.length)
-  const changed = Array.from({ length: n }, (_, t) => original.tgtTokens[t] !== modified.tgtTokens[t])
+  // One diff rule for every "changed" the app shows (With / without, What-if): the LCS of the two
+  // outputs, with each run's end token counted as the same token.
+  const changed = differing(comparableTokens(modified), comparableTokens(original))
   return { original, modified, changed }
 }

@@ -39,7 +39,12 @@ export function forecastOverride(req: Pick<ForecastWhatIfRequest, 'steps' | 'mod
 }
 
 /** The forecast with the model's own attention and with the override, from one origin. */
-export async function forecastWhatIf(model: LoadedModel, s: SeriesInput, origin: number, req: Pick<ForecastWhatIfRequest, 'steps' | 'mode' | 'lag' | 'lags'>): Promise<ForecastWhatIfResult<ForecastResult>> {
+export async function forecastWhatIf(
+  model: LoadedModel,
+  s: SeriesInput,
+  origin: number,
+  req: Pick<ForecastWhatIfRequest, 'steps' | 'mode' | 'lag' | 'lags'>,
+): Promise<ForecastWhatIfResult<ForecastResult>> {
   if (model.spec.attention === 'none') throw new ContractError(`${model.spec.name} has no attention to override.`)
   if (!model.stepInputs.has('attn_override') || !model.stepInputs.has('override_on')) {
     throw new ContractError(`${model.spec.name}'s step has no attn_override/override_on inputs, so its attention cannot be overridden.`)

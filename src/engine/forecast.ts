@@ -118,7 +118,12 @@ async function run(model: LoadedModel, s: SeriesInput, origins: number[], captur
   for (let t = 0; t < f.horizon; t++) {
     const feats = new Float32Array(B * Fs)
     for (let b = 0; b < B; b++) feats.set(featureVector(f.stepFeatures, times[b][t], 0), b * Fs)
-    const feeds: Record<string, ort.Tensor> = { ...constant, state, prev_value: new ort.Tensor('float32', prevValue, [B]), step_features: new ort.Tensor('float32', feats, [B, Fs]) }
+    const feeds: Record<string, ort.Tensor> = {
+      ...constant,
+      state,
+      prev_value: new ort.Tensor('float32', prevValue, [B]),
+      step_features: new ort.Tensor('float32', feats, [B, Fs]),
+    }
     if (want.has('step')) feeds.step = new ort.Tensor('float32', new Float32Array(B).fill(t), [B])
     const w = override?.(t, memLen) ?? null
     if (w && want.has('attn_override') && want.has('override_on')) {

@@ -112,9 +112,9 @@ function sessionOptions(provider: string): ort.InferenceSession.SessionOptions {
     // One thread per session: the step graphs are small, and thread hand-offs cost more than they save.
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
-    // A GPU provider that fails to start is reported by our fallback line; keep onnxruntime's own
-    // error log for it off the console.
-    logSeverityLevel: provider === 'cpu' ? 2 : 4,
+    // Every failure reaches the user as one sentence (a provider that cannot start, a run that
+    // fails: ortReason, the fallback line); onnxruntime's own multi-line log would only repeat it.
+    logSeverityLevel: 4,
   }
 }
 

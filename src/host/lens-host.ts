@@ -197,7 +197,11 @@ export class LensHost {
 
   async compare(req: { modelIds: string[]; text: string }): Promise<Translation[]> {
     const ids = req.modelIds.map(String)
-    const out = await this.engine.call('compare', ids.map((id) => this.pathOf(id)), String(req.text))
+    const out = await this.engine.call(
+      'compare',
+      ids.map((id) => this.pathOf(id)),
+      String(req.text),
+    )
     return out.map((t, i) => ({ ...t, modelId: ids[i] }))
   }
 
@@ -317,7 +321,12 @@ export class LensHost {
 
   async forecastWhatIf(req: ForecastRequest & ForecastWhatIfRequest): Promise<ForecastWhatIfResult<ForecastResult>> {
     const { steps, mode, lag, lags } = req
-    const r = await this.engine.call('forecastWhatIf', this.pathOf(req.modelId), { timestamps: req.timestamps, values: req.values }, req.origin, { steps, mode, lag, lags })
+    const r = await this.engine.call('forecastWhatIf', this.pathOf(req.modelId), { timestamps: req.timestamps, values: req.values }, req.origin, {
+      steps,
+      mode,
+      lag,
+      lags,
+    })
     return { original: { ...r.original, modelId: req.modelId }, modified: { ...r.modified, modelId: req.modelId } }
   }
 

@@ -1,5 +1,5 @@
 /** Electron main: window, menu, dialogs and IPC wiring. The work happens in LensHost and the engine. */
-import { app, BrowserWindow, clipboard, ClipboardItem, dialog, ipcMain, Menu, session, utilityProcess, type BrowserWindowConstructorOptions } from 'electron'
+import { app, BrowserWindow, clipboard, ClipboardItem, dialog, ipcMain, Menu, session, utilityProcess } from 'electron'
 import { join } from 'node:path'
 import { envelope } from '../shared/errors'
 import { dispatch, routes, type EventChannel, type Handlers, type Payload } from '../shared/routes'
@@ -28,23 +28,23 @@ export function registerRoutes(handlers: Handlers): void {
   }
 }
 
-export const windowOptions = (): BrowserWindowConstructorOptions => ({
-  width: 1280,
-  height: 860,
-  title: 'Attention Lens',
-  webPreferences: {
-    preload: join(__dirname, '../preload/index.js'),
-    contextIsolation: true,
-    sandbox: true,
-    nodeIntegration: false,
-    webSecurity: true,
-    // A middle click must not open a link in a new window.
-    disableBlinkFeatures: 'Auxclick',
-  },
-})
-
 export function createWindow(): BrowserWindow {
-  const win = new BrowserWindow(windowOptions())
+  // The options stay a literal inside `new BrowserWindow(…)`: electronegativity (run by the tests)
+  // reads them there, and cannot follow them through a helper.
+  const win = new BrowserWindow({
+    width: 1280,
+    height: 860,
+    title: 'Attention Lens',
+    webPreferences: {
+      preload: join(__dirname, '../preload/index.js'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      // A middle click must not open a link in a new window.
+      disableBlinkFeatures: 'Auxclick',
+    },
+  })
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
   win.webContents.on('will-navigate', (e) => e.preventDefault())
   if (process.env.ELECTRON_RENDERER_URL) void win.loadURL(process.env.ELECTRON_RENDERER_URL)

@@ -125,7 +125,7 @@ export interface WhatIfRequest {
 export interface WhatIfResult {
   original: Translation
   modified: Translation
-  /** changed[t]: the output token at step t differs from the original's (or one run is shorter). */
+  /** changed[t]: the modified output's token t is not in the longest sequence it shares with the original (the LCS rule With / without uses). */
   changed: boolean[]
 }
 

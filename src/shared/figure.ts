@@ -61,19 +61,26 @@ export const MAX_STEPS = 10_000
 const FORMATS = ['png', 'svg', 'pdf'] as const
 const THEMES = ['light', 'dark', 'transparent'] as const
 const OVERRIDE_MODES = ['uniform', 'onehot', 'diagonal', 'custom'] as const
-const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'forecast'] as const
+const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'forecast', 'sidebyside', 'beam'] as const
 
 /** 'a, b or c' */
 const oneOf = (xs: readonly string[]) => `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`
 const str = (max: number) => v.pipe(v.string('must be text'), v.maxLength(max, `must be at most ${max} characters`))
 /** Text drawn in the figure: SVG (XML 1.0) cannot hold control characters other than line breaks. */
-const label = (max: number) => v.pipe(str(max), v.regex(/^[^\0-\x09\x0b-\x1f\x7f]*$/, 'must not contain control characters'))
-const whole = (min: number, max: number, what = '') => v.message(v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max)), `must be a whole number${what} from ${min} to ${max}`)
+const control = (c: string) => (c < ' ' && c !== '\n') || c === '\x7f'
+const label = (max: number) =>
+  v.pipe(
+    str(max),
+    v.check((s) => ![...s].some(control), 'must not contain control characters'),
+  )
+const whole = (min: number, max: number, what = '') =>
+  v.message(v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max)), `must be a whole number${what} from ${min} to ${max}`)
 const between = (min: number, max: number) => v.message(v.pipe(v.number(), v.minValue(min), v.maxValue(max)), `must be a number from ${min} to ${max}`)
 const finite = v.message(v.pipe(v.number(), v.finite()), 'must be a finite number')
 const flag = v.boolean('must be true or false')
 const obj = <E extends v.ObjectEntries>(entries: E) => v.object(entries, 'must be an object')
-const list = <T extends v.GenericSchema>(item: T, max: number, what = 'entries') => v.pipe(v.array(item, 'must be a list'), v.maxLength(max, `must have at most ${max} ${what}`))
+const list = <T extends v.GenericSchema>(item: T, max: number, what = 'entries') =>
+  v.pipe(v.array(item, 'must be a list'), v.maxLength(max, `must have at most ${max} ${what}`))
 const numbers = (max: number) => list(finite, max, 'values')
 const nullableNumbers = (max: number) => list(v.nullable(finite), max, 'values')
 /** Rows of finite numbers, at most MAX_CELLS of them in all. */
@@ -95,27 +102,30 @@ export type FigureLang = (typeof FIGURE_LANGS)[number]
 
 /** What the figure looks like. Sizes are in points (1/72 in): the PDF's page, the SVG's size, the text's size. */
 export const FigureSpecSchema = v.pipe(
-  v.strictObject({
-    format: v.picklist(FORMATS, `must be ${oneOf(FORMATS)}`),
-    width: v.message(v.pipe(v.number(), v.minValue(36), v.maxValue(6000)), 'must be a number of points from 36 to 6000 (0.5 to 83 in)'),
-    height: v.message(v.pipe(v.number(), v.minValue(36), v.maxValue(6000)), 'must be a number of points from 36 to 6000 (0.5 to 83 in)'),
-    /** PNG only: pixels per inch (96 is one pixel per CSS pixel, 1×). */
-    dpi: whole(36, 2400),
-    theme: v.picklist(THEMES, `must be ${oneOf(THEMES)}`),
-    /** Points, like the page. */
-    fontSize: between(4, 72),
-    /** The language of the axis titles and keys. */
-    lang: v.picklist(FIGURE_LANGS, `must be ${oneOf(FIGURE_LANGS)}`),
-    title: v.optional(label(200)),
-    caption: v.optional(label(500)),
-    /** Heatmap and forecast: draw the colour-scale legend. */
-    legend: flag,
-    /** Heatmap of a local model: draw the p_t markers and windows. */
-    localOverlay: flag,
-    colormap: v.picklist(COLORMAP_NAMES, `must be ${oneOf(COLORMAP_NAMES)}`),
-    /** Dim every row of the matrix but this one, as the app does for a selection; by default nothing is dimmed. */
-    highlightRow: v.optional(v.nullable(whole(0, MAX_STEPS))),
-  }, (issue) => (issue.expected === 'never' ? 'is not a figure setting' : 'must be an object of figure settings')),
+  v.strictObject(
+    {
+      format: v.picklist(FORMATS, `must be ${oneOf(FORMATS)}`),
+      width: v.message(v.pipe(v.number(), v.minValue(36), v.maxValue(6000)), 'must be a number of points from 36 to 6000 (0.5 to 83 in)'),
+      height: v.message(v.pipe(v.number(), v.minValue(36), v.maxValue(6000)), 'must be a number of points from 36 to 6000 (0.5 to 83 in)'),
+      /** PNG only: pixels per inch (96 is one pixel per CSS pixel, 1×). */
+      dpi: whole(36, 2400),
+      theme: v.picklist(THEMES, `must be ${oneOf(THEMES)}`),
+      /** Points, like the page. */
+      fontSize: between(4, 72),
+      /** The language of the axis titles and keys. */
+      lang: v.picklist(FIGURE_LANGS, `must be ${oneOf(FIGURE_LANGS)}`),
+      title: v.optional(label(200)),
+      caption: v.optional(label(500)),
+      /** Heatmap and forecast: draw the colour-scale legend. */
+      legend: flag,
+      /** Heatmap of a local model: draw the p_t markers and windows. */
+      localOverlay: flag,
+      colormap: v.picklist(COLORMAP_NAMES, `must be ${oneOf(COLORMAP_NAMES)}`),
+      /** Dim every row of the matrix but this one, as the app does for a selection; by default nothing is dimmed. */
+      highlightRow: v.optional(v.nullable(whole(0, MAX_STEPS))),
+    },
+    (issue) => (issue.expected === 'never' ? 'is not a figure setting' : 'must be an object of figure settings'),
+  ),
   v.forward(
     v.partialCheck(
       [['format'], ['width'], ['height'], ['dpi']],
@@ -190,7 +200,11 @@ const TranslationSchema = v.pipe(
     provider: str(64),
   }),
   v.forward(
-    v.partialCheck([['attention'], ['srcTokens'], ['tgtTokens']], (t) => shaped(t.attention, t.tgtTokens.length, t.srcTokens.length), 'must have one row per output token and one column per source token'),
+    v.partialCheck(
+      [['attention'], ['srcTokens'], ['tgtTokens']],
+      (t) => shaped(t.attention, t.tgtTokens.length, t.srcTokens.length),
+      'must have one row per output token and one column per source token',
+    ),
     ['attention'],
   ),
 )
@@ -256,7 +270,11 @@ const ForecastResultSchema = v.pipe(
     ['historyTimes'],
   ),
   v.forward(
-    v.partialCheck([['attention'], ['forecast'], ['history']], (f) => shaped(f.attention, f.forecast.length, f.history.length), 'must have one row per forecast step and one column per history step'),
+    v.partialCheck(
+      [['attention'], ['forecast'], ['history']],
+      (f) => shaped(f.attention, f.forecast.length, f.history.length),
+      'must have one row per forecast step and one column per history step',
+    ),
     ['attention'],
   ),
 )
@@ -267,13 +285,21 @@ export const FigureDataSchema = v.variant(
   [
     v.pipe(
       obj({ view: v.literal('heatmap'), translation: TranslationSchema }),
-      v.forward(v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty: this model has no attention to draw'), ['translation', 'attention']),
+      v.forward(
+        v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty: this model has no attention to draw'),
+        ['translation', 'attention'],
+      ),
     ),
     /** The spotlight of one output step of a local model: softmax in the window, Gaussian, product. */
     v.pipe(
       obj({ view: v.literal('local'), translation: TranslationSchema, windowD: whole(0, MAX_TOKENS), step: whole(0, MAX_TOKENS) }),
       v.forward(
-        v.partialCheck([['translation'], ['step']], ({ translation: t, step }) => step < t.attention.length && !!(t.align?.[step] && t.gaussian?.[step] && t.positions?.[step] !== undefined && t.windows?.[step]), 'must be an output step of a local model\'s translation'),
+        v.partialCheck(
+          [['translation'], ['step']],
+          ({ translation: t, step }) =>
+            step < t.attention.length && !!(t.align?.[step] && t.gaussian?.[step] && t.positions?.[step] !== undefined && t.windows?.[step]),
+          "must be an output step of a local model's translation",
+        ),
         ['step'],
       ),
     ),
@@ -281,23 +307,50 @@ export const FigureDataSchema = v.variant(
     v.pipe(
       obj({ view: v.literal('positions'), translation: TranslationSchema }),
       v.forward(
-        v.partialCheck([['translation']], ({ translation: t }) => !!(t.positions && t.windows && t.positions.length >= t.tgtTokens.length && t.windows.length >= t.tgtTokens.length && t.tgtTokens.length > 0), 'must be a local model\'s translation (positions and windows for every output step)'),
+        v.partialCheck(
+          [['translation']],
+          ({ translation: t }) =>
+            !!(t.positions && t.windows && t.positions.length >= t.tgtTokens.length && t.windows.length >= t.tgtTokens.length && t.tgtTokens.length > 0),
+          "must be a local model's translation (positions and windows for every output step)",
+        ),
         ['translation'],
       ),
     ),
     /** The step-through stages of one output step: scores, softmax, (Gaussian,) context vector. */
     v.pipe(
-      obj({ view: v.literal('step'), translation: TranslationSchema, step: whole(0, MAX_TOKENS), attention: v.picklist(ATTENTION_KINDS, `must be ${oneOf(ATTENTION_KINDS)}`) }),
-      v.forward(v.partialCheck([['translation'], ['step']], ({ translation: t, step }) => step < t.attention.length, 'must be an output step of a translation with attention'), ['step']),
+      obj({
+        view: v.literal('step'),
+        translation: TranslationSchema,
+        step: whole(0, MAX_TOKENS),
+        attention: v.picklist(ATTENTION_KINDS, `must be ${oneOf(ATTENTION_KINDS)}`),
+      }),
+      v.forward(
+        v.partialCheck(
+          [['translation'], ['step']],
+          ({ translation: t, step }) => step < t.attention.length,
+          'must be an output step of a translation with attention',
+        ),
+        ['step'],
+      ),
     ),
     /** Alignment lines: source above, output below, a line per weight at or above the threshold. */
     v.pipe(
       obj({ view: v.literal('lines'), translation: TranslationSchema, threshold: between(0, 1) }),
-      v.forward(v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty: this model has no attention to draw'), ['translation', 'attention']),
+      v.forward(
+        v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty: this model has no attention to draw'),
+        ['translation', 'attention'],
+      ),
     ),
     v.pipe(
-      obj({ view: v.literal('comparison'), translations: v.pipe(list(TranslationSchema, 32, 'translations'), v.minLength(1, 'must have at least one translation')), names: list(str(256), 32, 'names') }),
-      v.forward(v.partialCheck([['translations'], ['names']], (d) => d.names.length === d.translations.length, 'must have one name per translation'), ['names']),
+      obj({
+        view: v.literal('comparison'),
+        translations: v.pipe(list(TranslationSchema, 32, 'translations'), v.minLength(1, 'must have at least one translation')),
+        names: list(str(256), 32, 'names'),
+      }),
+      v.forward(
+        v.partialCheck([['translations'], ['names']], (d) => d.names.length === d.translations.length, 'must have one name per translation'),
+        ['names'],
+      ),
     ),
     /** What-if: the sentence decoded again with forced weights, before and after. */
     v.pipe(
@@ -310,13 +363,43 @@ export const FigureDataSchema = v.variant(
         /** One-hot: the source position every overridden step reads. */
         sourceIndex: v.optional(whole(0, MAX_TOKENS)),
       }),
-      v.forward(v.partialCheck([['result']], (d) => d.result.modified.attention.length > 0, 'must have attention: this model has none to override'), ['result']),
+      v.forward(
+        v.partialCheck([['result']], (d) => d.result.modified.attention.length > 0, 'must have attention: this model has none to override'),
+        ['result'],
+      ),
+    ),
+    /** Two attention maps of one sentence on one fixed 0–1 scale, and their difference A − B. */
+    v.pipe(
+      obj({ view: v.literal('sidebyside'), a: TranslationSchema, b: TranslationSchema, names: v.tuple([label(256), label(256)], 'must be two names') }),
+      v.forward(
+        v.partialCheck(
+          [['a', 'attention'], ['b', 'attention']],
+          (d) => d.a.attention.length > 0 && d.b.attention.length > 0,
+          'must not be empty: both sides need attention to draw',
+        ),
+        ['b', 'attention'],
+      ),
+    ),
+    /** The beam search's tree of hypotheses, the chosen path highlighted. */
+    v.pipe(
+      obj({ view: v.literal('beam'), translation: TranslationSchema }),
+      v.forward(
+        v.partialCheck(
+          [['translation', 'beamTree']],
+          (d) => (d.translation.beamTree?.nodes.length ?? 0) > 0,
+          'must be a beam-search translation with its tree of hypotheses',
+        ),
+        ['translation', 'beamTree'],
+      ),
     ),
     obj({ view: v.literal('corpus'), corpus: CorpusResultSchema }),
     /** The forecasting view: series above, attention heatmap below, a selected step or none. */
     v.pipe(
       obj({ view: v.literal('forecast'), forecast: ForecastResultSchema, step: v.nullable(whole(0, MAX_STEPS)) }),
-      v.forward(v.partialCheck([['forecast'], ['step']], (d) => d.step === null || d.step < d.forecast.forecast.length, 'must be a step of the forecast, or null'), ['step']),
+      v.forward(
+        v.partialCheck([['forecast'], ['step']], (d) => d.step === null || d.step < d.forecast.forecast.length, 'must be a step of the forecast, or null'),
+        ['step'],
+      ),
     ),
   ],
   `must be ${oneOf(VIEWS)}`,

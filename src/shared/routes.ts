@@ -153,7 +153,12 @@ export const routes = {
         steps: v.union([v.literal('all'), v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(0))), v.maxLength(1000))]),
         mode: v.picklist(['uniform', 'onehot', 'custom']),
         lag: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-        lags: v.optional(v.pipe(v.array(v.strictObject({ lag: v.pipe(v.number(), v.integer(), v.minValue(1)), weight: v.pipe(v.number(), v.minValue(0)) })), v.maxLength(1000))),
+        lags: v.optional(
+          v.pipe(
+            v.array(v.strictObject({ lag: v.pipe(v.number(), v.integer(), v.minValue(1)), weight: v.pipe(v.number(), v.minValue(0)) })),
+            v.maxLength(1000),
+          ),
+        ),
       }),
     ]),
   ),

@@ -30,7 +30,7 @@ export function calendarFeatures(ts: string): [number, number, number, number] {
   const tod = (((minutes % 1440) + 1440) % 1440) / 1440
   const day = Math.floor(minutes / 1440)
   // 1 January 1970 was a Thursday: Monday = 0 as in Python's weekday().
-  const dow = (((day + 3) % 7) + 7) % 7 / 7
+  const dow = ((((day + 3) % 7) + 7) % 7) / 7
   const a = 2 * Math.PI * tod
   const b = 2 * Math.PI * dow
   return [Math.sin(a), Math.cos(a), Math.sin(b), Math.cos(b)]

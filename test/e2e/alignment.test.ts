@@ -21,7 +21,9 @@ async function setThreshold(v: number): Promise<void> {
 
 /** Every drawn line as { t, s, w }, read from the SVG. */
 async function lines(): Promise<{ t: number; s: number; w: number }[]> {
-  return lineElements().evaluateAll((ls) => ls.map((l) => ({ t: Number(l.getAttribute('data-t')), s: Number(l.getAttribute('data-s')), w: Number(l.getAttribute('data-w')) })))
+  return lineElements().evaluateAll((ls) =>
+    ls.map((l) => ({ t: Number(l.getAttribute('data-t')), s: Number(l.getAttribute('data-s')), w: Number(l.getAttribute('data-w')) })),
+  )
 }
 
 /** Moves the mouse off the tokens, so hovering no longer previews one. */
@@ -81,7 +83,9 @@ describe('alignment lines view', () => {
       expect(await lineElements().count()).toBe(expected)
       expect((await lines()).every((l) => l.w >= th)).toBe(true)
     }
-    const widths = await lineElements().evaluateAll((ls) => ls.map((l) => ({ w: Number(l.getAttribute('data-w')), sw: Number(l.getAttribute('stroke-width')) })))
+    const widths = await lineElements().evaluateAll((ls) =>
+      ls.map((l) => ({ w: Number(l.getAttribute('data-w')), sw: Number(l.getAttribute('stroke-width')) })),
+    )
     const weakest = widths.reduce((a, b) => (b.w < a.w ? b : a))
     const strongest = widths.reduce((a, b) => (b.w > a.w ? b : a))
     expect(strongest.sw).toBeGreaterThan(weakest.sw)
@@ -155,7 +159,8 @@ describe('alignment lines view', () => {
   it('layout with a synthetic long Chinese matrix: CJK tokens render at their width, never overlap, and the figure scrolls', async () => {
     const zh = '一个穿着粉红色连衣裙的小女孩正在海滩上奔跑，她的小狗在后面追着她跑，天气很好，阳光明媚。'
     const srcTokens = [...zh, '</s>']
-    const tgtTokens = 'a little girl in a pink dress is running on the beach , her little dog is chasing her behind , the weather is nice and sunny . </s>'.split(' ')
+    const tgtTokens =
+      'a little girl in a pink dress is running on the beach , her little dog is chasing her behind , the weather is nice and sunny . </s>'.split(' ')
     const S = srcTokens.length
     const attention = tgtTokens.map((_, t) => {
       const centre = ((t + 0.5) / tgtTokens.length) * S
@@ -188,19 +193,21 @@ describe('alignment lines view', () => {
       provider: 'cpu',
     }
     const isTranslate = (u: URL) => u.pathname.endsWith('/api/translate:run')
-    await page.route(
-      isTranslate,
-      (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ result: fake }) }),
-    )
+    await page.route(isTranslate, (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ result: fake }) }))
     await page.getByTestId('source').fill(zh)
     await expect.poll(srcCount).toBe(S)
     await setThreshold(0.1)
     await expect.poll(drawnCount).toBe(attention.flat().filter((w) => w >= 0.1).length)
 
-    const boxes = await page.locator('[data-testid^="align-src-"] rect.box').evaluateAll((rs) => rs.map((r) => ({ x: Number(r.getAttribute('x')), w: Number(r.getAttribute('width')) })))
+    const boxes = await page
+      .locator('[data-testid^="align-src-"] rect.box')
+      .evaluateAll((rs) => rs.map((r) => ({ x: Number(r.getAttribute('x')), w: Number(r.getAttribute('width')) })))
     for (let i = 1; i < boxes.length; i++) expect(boxes[i].x).toBeGreaterThanOrEqual(boxes[i - 1].x + boxes[i - 1].w)
     // A CJK character is drawn about one em wide (15 px), not as a narrow fallback.
-    const glyph = await page.getByTestId('align-src-1').locator('text.tok').evaluate((t) => (t as SVGTextElement).getBBox().width)
+    const glyph = await page
+      .getByTestId('align-src-1')
+      .locator('text.tok')
+      .evaluate((t) => (t as SVGTextElement).getBBox().width)
     expect(glyph).toBeGreaterThan(12)
     const scroll = await svg().evaluate((s) => ({ sw: s.parentElement!.scrollWidth, cw: s.parentElement!.clientWidth }))
     expect(scroll.sw).toBeGreaterThan(scroll.cw)

@@ -37,7 +37,7 @@ describe('the Export dialog', () => {
     await app?.stop()
   })
 
-  it('saves a PNG of the heatmap at the size and resolution chosen, with a preview at the page\'s aspect ratio', async () => {
+  it("saves a PNG of the heatmap at the size and resolution chosen, with a preview at the page's aspect ratio", async () => {
     await page.evaluate(() => localStorage.removeItem('attention-lens:export'))
     await page.getByTestId('export-open').click()
     await page.getByTestId('export-size').selectOption('slide-4x3')
@@ -50,7 +50,9 @@ describe('the Export dialog', () => {
     const box = (await preview.boundingBox())!
     expect(box.width / box.height).toBeCloseTo(720 / 540, 1)
     // The preview draws the figure itself: its title, the tokens, the key.
-    await expect.poll(() => preview.locator('svg text').allTextContents()).toEqual(expect.arrayContaining(['local-p: where each word looks', 'girl', 'source', 'p_t']))
+    await expect
+      .poll(() => preview.locator('svg text').allTextContents())
+      .toEqual(expect.arrayContaining(['local-p: where each word looks', 'girl', 'source', 'p_t']))
     await screenshot(page, 'export-dialog')
     const path = await saveDownload(() => page.getByTestId('export-save').click(), 'export-heatmap.png')
     const img = PNG.sync.read(readFileSync(path))
@@ -94,7 +96,18 @@ describe('the Export dialog', () => {
           fetch(`/api/${channel}`, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) })
         const translation = ((await (await post('translate:run', [{ modelId, text }])).json()) as { result: unknown }).result
         // 13.33 × 7.5 in at 384 dpi (4×).
-        const spec = { format: 'png', width: 960, height: 540, dpi: 384, theme: 'light', fontSize: 20, lang: 'en', legend: true, localOverlay: true, colormap: 'viridis' }
+        const spec = {
+          format: 'png',
+          width: 960,
+          height: 540,
+          dpi: 384,
+          theme: 'light',
+          fontSize: 20,
+          lang: 'en',
+          legend: true,
+          localOverlay: true,
+          colormap: 'viridis',
+        }
         let exported = false
         const png = post('export:figure', [{ view: 'heatmap', translation }, spec]).then(async (res) => {
           exported = true
@@ -168,7 +181,9 @@ describe('the Export dialog', () => {
     await page.getByTestId('whatif-run').click()
     await page.getByTestId('whatif-result').waitFor()
     await page.getByTestId('export-open').click()
-    await expect.poll(() => page.getByTestId('export-preview').locator('svg text').allTextContents()).toEqual(expect.arrayContaining(['original', 'with the override']))
+    await expect
+      .poll(() => page.getByTestId('export-preview').locator('svg text').allTextContents())
+      .toEqual(expect.arrayContaining(['original', 'with the override']))
     await screenshot(page, 'export-dialog-whatif')
     await page.getByTestId('export-format').selectOption('pdf')
     const pdf = readFileSync(await saveDownload(() => page.getByTestId('export-save').click(), 'export-whatif.pdf'))

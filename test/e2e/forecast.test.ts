@@ -18,7 +18,10 @@ async function pick(file: string): Promise<void> {
   const id = `bundled:${file}`
   await page.getByTestId('model-select').locator(`option[value="${id}"]`).waitFor({ state: 'attached' })
   await page.getByTestId('model-select').selectOption(id)
-  await page.getByTestId('model-name').filter({ hasText: file.replace(/\.onnx$/, '') }).waitFor()
+  await page
+    .getByTestId('model-name')
+    .filter({ hasText: file.replace(/\.onnx$/, '') })
+    .waitFor()
 }
 
 describe('forecasting view', () => {
@@ -53,7 +56,9 @@ describe('forecasting view', () => {
     // The translation input is gone; the origin is the first held-out step.
     expect(await page.getByTestId('source').count()).toBe(0)
     expect(await page.getByTestId('origin-time').innerText()).toBe('Mon 14 Aug')
-    expect(await page.getByTestId('forecast-metrics').innerText()).toMatch(/This forecast: MAE [\d,]+ MW, MAPE \d+\.\d\d % · same time last week: MAE [\d,]+ MW/)
+    expect(await page.getByTestId('forecast-metrics').innerText()).toMatch(
+      /This forecast: MAE [\d,]+ MW, MAPE \d+\.\d\d % · same time last week: MAE [\d,]+ MW/,
+    )
     expect(await page.getByTestId('forecast-ms').innerText()).toMatch(/^forecast in \d+ ms on cpu$/)
     await screenshot(page, 'forecast')
   })
@@ -94,7 +99,7 @@ describe('forecasting view', () => {
   it('exports the figure as PNG', async () => {
     await page.getByTestId('export-open').click()
     await page.getByTestId('export-size').selectOption('slide-16x9')
-    await page.getByTestId('export-scale').fill('1')
+    await page.getByTestId('export-resolution').selectOption('96')
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-save').click()])
     const path = join(ARTIFACTS, 'export-forecast.png')
     await download.saveAs(path)
@@ -104,7 +109,10 @@ describe('forecasting view', () => {
     const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()])
     const csvPath = join(ARTIFACTS, 'export-forecast.csv')
     await csvDownload.saveAs(csvPath)
-    const rows = readFileSync(csvPath, 'utf8').trim().split('\n').map((l) => l.split(','))
+    const rows = readFileSync(csvPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','))
     expect(rows).toHaveLength(49)
     expect(rows.every((r) => r.length === 385)).toBe(true)
     expect(rows[1][0]).toBe('2000-08-15T08:30:00Z')
@@ -112,7 +120,10 @@ describe('forecasting view', () => {
   })
 
   it('loads a CSV of the user’s own and forecasts past its end', async () => {
-    const lines = readFileSync(join(ROOT, 'resources', 'series', 'taylor-holdout.csv'), 'utf8').trim().split('\n').slice(0, 501)
+    const lines = readFileSync(join(ROOT, 'resources', 'series', 'taylor-holdout.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(0, 501)
     const csv = join(tempDir(), 'my-demand.csv')
     writeFileSync(csv, lines.join('\n') + '\n')
     await page.getByTestId('series-input').setInputFiles(csv)
@@ -123,7 +134,9 @@ describe('forecasting view', () => {
     const bad = join(tempDir(), 'bad.csv')
     writeFileSync(bad, 'when,what\n1,2\n')
     await page.getByTestId('series-input').setInputFiles(bad)
-    await expect.poll(() => page.getByTestId('forecast-error').innerText()).toBe('The CSV must start with a header "timestamp,<value column>", like "timestamp,demand_mw".')
+    await expect
+      .poll(() => page.getByTestId('forecast-error').innerText())
+      .toBe('The CSV must start with a header "timestamp,<value column>", like "timestamp,demand_mw".')
     expect(await num('data-rows')).toBe(48)
     await screenshot(page, 'forecast-own-csv')
   })

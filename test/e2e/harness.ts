@@ -20,7 +20,13 @@ export interface Running {
 export async function startBrowserMode(env: Record<string, string> = {}): Promise<Running> {
   const proc = spawn(process.execPath, [join(ROOT, 'out', 'main', 'web.js')], {
     // Fresh settings and a fresh evaluation cache, so no run sees what an earlier one left.
-    env: { ...process.env, AL_PORT: '0', AL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'al-cfg-')), XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'al-cache-')), ...env },
+    env: {
+      ...process.env,
+      AL_PORT: '0',
+      AL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'al-cfg-')),
+      XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'al-cache-')),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const url = await new Promise<string>((resolve, reject) => {
@@ -47,14 +53,7 @@ export async function startBrowserMode(env: Record<string, string> = {}): Promis
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   })
 }
 

@@ -22,7 +22,9 @@ describe('opening model files: picker, file input (drop/Open… path), errors, r
   })
 
   it('a file that is not a model is refused in one sentence and the current model stays', async () => {
-    await page.getByTestId('file-input').setInputFiles({ name: 'holiday.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from('not a model '.repeat(50)) })
+    await page
+      .getByTestId('file-input')
+      .setInputFiles({ name: 'holiday.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from('not a model '.repeat(50)) })
     await expect.poll(() => page.getByTestId('error').textContent()).toMatch(/^The file is not an ONNX model/)
     expect(await page.getByTestId('model-name').textContent()).toBe('tiny-bahdanau')
     await screenshot(page, 'open-file-refused')
@@ -40,7 +42,9 @@ describe('opening model files: picker, file input (drop/Open… path), errors, r
 
   it('10,000 characters and unknown words: translated, with a visible note', async () => {
     await page.getByTestId('source').fill('A zyzzyva dog runs on the grass. '.repeat(310))
-    await expect.poll(() => page.locator('.note').textContent(), { timeout: 30_000 }).toMatch(/The input was cut to the first 200 tokens\..*not in the vocabulary/)
+    await expect
+      .poll(() => page.locator('.note').textContent(), { timeout: 30_000 })
+      .toMatch(/The input was cut to the first 200 tokens\..*not in the vocabulary/)
     await page.getByTestId('source').fill('A dog runs on the grass.')
     await expect.poll(() => page.locator('.note').count()).toBe(0)
   })

@@ -32,7 +32,11 @@ async function smallText(min: number): Promise<string[]> {
 
 /** The smallest font size set in any chart on show (the option ECharts was given). */
 async function smallestChartFont(): Promise<number[]> {
-  return page.locator('main .chart[data-min-font]').evaluateAll((els) => els.filter((e) => (e as HTMLElement).offsetParent !== null && e.getAttribute('data-min-font')).map((e) => Number(e.getAttribute('data-min-font'))))
+  return page
+    .locator('main .chart[data-min-font]')
+    .evaluateAll((els) =>
+      els.filter((e) => (e as HTMLElement).offsetParent !== null && e.getAttribute('data-min-font')).map((e) => Number(e.getAttribute('data-min-font'))),
+    )
 }
 
 describe('presentation mode and consistent interaction', () => {
@@ -59,7 +63,9 @@ describe('presentation mode and consistent interaction', () => {
     await page.getByTestId('tab-local').click()
     await expect.poll(() => page.getByTestId('local-step-label').innerText()).toBe(`Step 3: “${token}”`)
     await page.getByTestId('tab-step').click()
-    await expect.poll(() => page.getByTestId('step-label').innerText()).toMatch(new RegExp(`^step 3 / \\d+: « ${token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} »$`))
+    await expect
+      .poll(() => page.getByTestId('step-label').innerText())
+      .toMatch(new RegExp(`^step 3 / \\d+: « ${token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} »$`))
     await page.getByTestId('tab-whatif').click()
     expect(await page.getByTestId('whatif-step').inputValue()).toBe('2')
     expect(await page.getByTestId('whatif-step').locator('option:checked').innerText()).toBe(`step 3 (${token})`)
@@ -93,7 +99,15 @@ describe('presentation mode and consistent interaction', () => {
     expect(await page.getByTestId('app').getAttribute('data-presenting')).toBe('true')
     await page.getByTestId('source').fill(SENTENCE)
     // Controls a lecture does not need are gone.
-    for (const id of ['heatmap-options', 'provider-select', 'export-open']) expect(await page.getByTestId(id).first().isVisible().catch(() => false), id).toBe(false)
+    for (const id of ['heatmap-options', 'provider-select', 'export-open'])
+      expect(
+        await page
+          .getByTestId(id)
+          .first()
+          .isVisible()
+          .catch(() => false),
+        id,
+      ).toBe(false)
     const heatmap = page.getByTestId('heatmap')
     await expect.poll(async () => Number(await heatmap.getAttribute('data-font'))).toBeGreaterThanOrEqual(20)
 
@@ -131,12 +145,14 @@ describe('presentation mode and consistent interaction', () => {
       await page.getByTestId(`tab-${view}`).click()
       await page.getByTestId(`view-${view}`).waitFor()
       if (view === 'compare') await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 20_000 }).toBeGreaterThan(1)
-      const names = await page.locator('main .chart[data-axis-names]').evaluateAll((els) => els.flatMap((e) => (e.getAttribute('data-axis-names') || '').split('|').filter(Boolean)))
+      const names = await page
+        .locator('main .chart[data-axis-names]')
+        .evaluateAll((els) => els.flatMap((e) => (e.getAttribute('data-axis-names') || '').split('|').filter(Boolean)))
       for (const n of names) expect(/[A-Za-z]{3,}/.test(n.replace(/\b(BLEU|softmax|log)\b/g, '')) && !cjk.test(n), `${view}: axis "${n}"`).toBe(false)
       const labels = await page.locator('main :is(.label, .tabs button, h3, .intro, .caption)').allInnerTexts()
       for (const l of labels.filter((x) => x.trim())) expect(cjk.test(l) || !/[A-Za-z]{4,}/.test(l), `${view}: "${l}"`).toBe(true)
+      await screenshot(page, `zh-${view}`)
     }
-    await screenshot(page, 'present-zh-compare')
     await page.getByTestId('lang-select').selectOption('en')
   })
 })

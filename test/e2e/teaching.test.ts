@@ -17,12 +17,19 @@ const json = async <T>(testid: string, name: string) => JSON.parse((await attr(t
 const stripTokens = (id: string) => page.getByTestId(id).locator('button').allInnerTexts()
 
 /** A token without its subword marks, lower-cased, as it appears in the plain text. */
-const bare = (tok: string) => tok.replace(/@@$/, '').replace(/^▁|^##/, '').toLowerCase()
+const bare = (tok: string) =>
+  tok
+    .replace(/@@$/, '')
+    .replace(/^▁|^##/, '')
+    .toLowerCase()
 
 async function pickModel(id: string) {
   await page.getByTestId('model-select').locator(`option[value="${id}"]`).waitFor({ state: 'attached', timeout: 30_000 })
   await page.getByTestId('model-select').selectOption(id)
-  await page.getByTestId('model-name').filter({ hasText: id.replace(/^bundled:/, '').replace(/\.onnx$/, '') }).waitFor()
+  await page
+    .getByTestId('model-name')
+    .filter({ hasText: id.replace(/^bundled:/, '').replace(/\.onnx$/, '') })
+    .waitFor()
 }
 
 describe('in front of a class: examples, a reference, two models side by side, the beam', () => {
@@ -49,7 +56,9 @@ describe('in front of a class: examples, a reference, two models side by side, t
     await page.getByTestId('examples-max').fill('10')
     const examples = page.getByTestId('example')
     await expect.poll(async () => Number(await attr('examples-count', 'data-total')), { timeout: 10_000 }).toBeGreaterThan(0)
-    await expect.poll(async () => (await examples.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-length'))))).every((n) => n >= 8 && n <= 10)).toBe(true)
+    await expect
+      .poll(async () => (await examples.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-length'))))).every((n) => n >= 8 && n <= 10))
+      .toBe(true)
     const first = examples.first()
     const source = await first.locator('.src').innerText()
     const reference = await first.locator('.ref').innerText()
@@ -120,13 +129,16 @@ describe('in front of a class: examples, a reference, two models side by side, t
   })
 
   it('side by side: two models on one colour scale, and their difference', async () => {
+    // Even with the heatmap tab set to scale each row to its own maximum, the two maps share one 0–1 scale.
+    await page.getByTestId('opt-norm').selectOption('row')
+    await expect.poll(() => attr('heatmap', 'data-range')).toBe('0,1 row max/0')
     await page.getByTestId('tab-sidebyside').click()
     const sides = page.getByTestId('sbs-side')
     await expect.poll(() => sides.locator('[data-testid="heatmap"]').count(), { timeout: 30_000 }).toBe(2)
     const maps = sides.locator('[data-testid="heatmap"]')
     const [a, b] = [maps.nth(0), maps.nth(1)]
-    expect(await a.getAttribute('data-range')).toBe('0,1')
-    expect(await b.getAttribute('data-range')).toBe('0,1')
+    expect(await a.getAttribute('data-range')).toBe('0,1 1/0')
+    expect(await b.getAttribute('data-range')).toBe('0,1 1/0')
     expect(await a.getAttribute('data-colors')).toBe(await b.getAttribute('data-colors'))
     // The other side is another kind of attention than the open model's.
     expect(await page.getByTestId('side-b').inputValue()).not.toBe(await page.getByTestId('side-a').inputValue())
@@ -138,12 +150,17 @@ describe('in front of a class: examples, a reference, two models side by side, t
     await screenshot(page, 'side-by-side')
 
     // The same model, greedy against the reference.
-    const options = await page.getByTestId('side-b').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
+    const options = await page
+      .getByTestId('side-b')
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
     await page.getByTestId('side-b').selectOption(options.find((v) => v === `r:${BAHDANAU}`)!)
     await expect.poll(async () => JSON.parse((await maps.nth(1).getAttribute('data-row-tokens')) ?? '[]').at(-1), { timeout: 20_000 }).toBe('</s>')
     const refSteps = Number(await page.getByTestId('reference-panel').getAttribute('data-steps'))
     await expect.poll(async () => JSON.parse((await maps.nth(1).getAttribute('data-row-tokens')) ?? '[]').length).toBe(refSteps)
-    expect(await maps.nth(1).getAttribute('data-range')).toBe('0,1')
+    expect(await maps.nth(1).getAttribute('data-range')).toBe('0,1 1/0')
+    await page.getByTestId('tab-heatmap').click()
+    await page.getByTestId('opt-norm').selectOption('fixed')
   })
 
   it('the beam as a tree: the chosen path is the output; a click shows another hypothesis’ attention', async () => {
@@ -181,9 +198,8 @@ describe('in front of a class: examples, a reference, two models side by side, t
 
   it('errors: a failed translation clears the stale one, and the red banner can be dismissed', async () => {
     const isTranslate = (url: URL) => url.pathname === '/api/translate:run'
-    await page.route(
-      isTranslate,
-      (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ error: { name: 'Error', message: 'The engine is busy.' } }) }),
+    await page.route(isTranslate, (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ error: { name: 'Error', message: 'The engine is busy.' } }) }),
     )
     await page.getByTestId('source').fill('A man is sleeping.')
     await page.getByTestId('error').waitFor({ timeout: 10_000 })
@@ -208,7 +224,8 @@ describe('in front of a class: examples, a reference, two models side by side, t
     const modified = await page.getByTestId('whatif-modified').locator('span').allInnerTexts()
     const lcs = (a: string[], b: string[]): number => {
       const L = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0))
-      for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) L[i][j] = a[i] === b[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1])
+      for (let i = a.length - 1; i >= 0; i--)
+        for (let j = b.length - 1; j >= 0; j--) L[i][j] = a[i] === b[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1])
       return L[0][0]
     }
     expect(Number(await result.getAttribute('data-changed'))).toBe(modified.length - lcs(original, modified))

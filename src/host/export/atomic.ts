@@ -10,7 +10,14 @@ export async function writeAtomic(path: string, data: Buffer | string): Promise<
   } catch (e) {
     await rm(tmp, { force: true })
     const err = e as NodeJS.ErrnoException
-    const why = { ENOENT: 'the folder does not exist', EACCES: 'permission denied', EROFS: 'the disk is read-only', ENOSPC: 'the disk is full', EISDIR: 'it is a folder' }[err.code ?? ''] ?? err.message
+    const why =
+      {
+        ENOENT: 'the folder does not exist',
+        EACCES: 'permission denied',
+        EROFS: 'the disk is read-only',
+        ENOSPC: 'the disk is full',
+        EISDIR: 'it is a folder',
+      }[err.code ?? ''] ?? err.message
     throw new Error(`Could not write ${path}: ${why}.`)
   }
 }

@@ -12,7 +12,17 @@ import * as echarts from 'echarts/core'
 import PDFDocument from 'pdfkit'
 import SVGtoPDF from 'svg-to-pdfkit'
 import { BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart } from 'echarts/charts'
-import { GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, TooltipComponent, VisualMapComponent } from 'echarts/components'
+import {
+  GraphicComponent,
+  GridComponent,
+  LegendComponent,
+  MarkAreaComponent,
+  MarkLineComponent,
+  MarkPointComponent,
+  TitleComponent,
+  TooltipComponent,
+  VisualMapComponent,
+} from 'echarts/components'
 import { LegacyGridContainLabel } from 'echarts/features'
 import { SVGRenderer } from 'echarts/renderers'
 import { buildFigureOption } from '../../shared/charts/figure'
@@ -20,7 +30,24 @@ import { CENTRE_TO_BASELINE } from '../../shared/charts/frame'
 import { pngPixels, type FigureData, type FigureSpec } from '../../shared/figure'
 import { CJK_FAMILY, face, fontFiles, LATIN_FAMILY, measureCssFont, measureText, textRuns } from './fonts'
 
-echarts.use([BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart, GraphicComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent, MarkPointComponent, TitleComponent, TooltipComponent, VisualMapComponent, SVGRenderer, LegacyGridContainLabel])
+echarts.use([
+  BarChart,
+  CustomChart,
+  HeatmapChart,
+  LineChart,
+  ScatterChart,
+  GraphicComponent,
+  GridComponent,
+  LegendComponent,
+  MarkAreaComponent,
+  MarkLineComponent,
+  MarkPointComponent,
+  TitleComponent,
+  TooltipComponent,
+  VisualMapComponent,
+  SVGRenderer,
+  LegacyGridContainLabel,
+])
 
 export type { FigureData }
 export { FONT_FAMILY } from './fonts'
@@ -111,7 +138,8 @@ export async function renderPng(svg: string, spec: Pick<FigureSpec, 'width' | 'h
   return withResolution(Buffer.from(r.render().asPng()), spec.dpi)
 }
 
-const unescape = (s: string) => s.replace(/&(lt|gt|amp|quot|#39|apos);/g, (_m, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", apos: "'" })[e]!)
+const unescape = (s: string) =>
+  s.replace(/&(lt|gt|amp|quot|#39|apos);/g, (_m, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", apos: "'" })[e]!)
 const escape = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!)
 
 /**
@@ -137,7 +165,10 @@ export function splitFontRuns(svg: string, all = false): string {
     const anchor = /\stext-anchor="(\w+)"/.exec(attrs)?.[1] ?? 'start'
     const x = Number(/\sx="([^"]*)"/.exec(attrs)?.[1] ?? 0)
     let at = anchor === 'middle' ? x - total / 2 : anchor === 'end' ? x - total : x
-    const rest = plain.replace(/\stext-anchor="[^"]*"/, '').replace(/\sx="[^"]*"/, '').replace(/\sxml:space="[^"]*"/, '')
+    const rest = plain
+      .replace(/\stext-anchor="[^"]*"/, '')
+      .replace(/\sx="[^"]*"/, '')
+      .replace(/\sxml:space="[^"]*"/, '')
     return runs
       .map((r, i) => {
         const out = `<text${rest} text-anchor="start" x="${+at.toFixed(3)}"${/\s/.test(r.text) ? ' xml:space="preserve"' : ''}${restyle(r.script)}>${escape(r.text)}</text>`
@@ -197,4 +228,3 @@ export async function renderFigure(data: FigureData, spec: FigureSpec): Promise<
   if (spec.format === 'png') return renderPng(svg, spec)
   return renderPdf(svg, spec)
 }
-

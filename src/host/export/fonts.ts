@@ -25,12 +25,28 @@ interface FaceFile {
 // Debian/Ubuntu (fonts-dejavu-core, fonts-noto-cjk), Fedora, Arch.
 const FILES: Record<Script, Record<Weight, FaceFile[]>> = {
   latin: {
-    regular: ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', '/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf', '/usr/share/fonts/TTF/DejaVuSans.ttf'].map((path) => ({ path })),
-    bold: ['/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf', '/usr/share/fonts/dejavu-sans-fonts/DejaVuSans-Bold.ttf', '/usr/share/fonts/TTF/DejaVuSans-Bold.ttf'].map((path) => ({ path })),
+    regular: [
+      '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf',
+      '/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf',
+      '/usr/share/fonts/TTF/DejaVuSans.ttf',
+    ].map((path) => ({ path })),
+    bold: [
+      '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf',
+      '/usr/share/fonts/dejavu-sans-fonts/DejaVuSans-Bold.ttf',
+      '/usr/share/fonts/TTF/DejaVuSans-Bold.ttf',
+    ].map((path) => ({ path })),
   },
   cjk: {
-    regular: ['/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc', '/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc', '/usr/share/fonts/google-noto-sans-cjk-fonts/NotoSansCJK-Regular.ttc'].map((path) => ({ path, postscriptName: 'NotoSansCJKsc-Regular' })),
-    bold: ['/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc', '/usr/share/fonts/noto-cjk/NotoSansCJK-Bold.ttc', '/usr/share/fonts/google-noto-sans-cjk-fonts/NotoSansCJK-Bold.ttc'].map((path) => ({ path, postscriptName: 'NotoSansCJKsc-Bold' })),
+    regular: [
+      '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc',
+      '/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc',
+      '/usr/share/fonts/google-noto-sans-cjk-fonts/NotoSansCJK-Regular.ttc',
+    ].map((path) => ({ path, postscriptName: 'NotoSansCJKsc-Regular' })),
+    bold: [
+      '/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc',
+      '/usr/share/fonts/noto-cjk/NotoSansCJK-Bold.ttc',
+      '/usr/share/fonts/google-noto-sans-cjk-fonts/NotoSansCJK-Bold.ttc',
+    ].map((path) => ({ path, postscriptName: 'NotoSansCJKsc-Bold' })),
   },
 }
 
@@ -61,7 +77,9 @@ export function face(script: Script, weight: Weight = 'regular'): Face | null {
 
 /** Every installed font file, for resvg to load. */
 export function fontFiles(): string[] {
-  return (['latin', 'cjk'] as const).flatMap((s) => (['regular', 'bold'] as const).map((w) => face(s, w)?.path)).filter((p, i, all): p is string => !!p && all.indexOf(p) === i)
+  return (['latin', 'cjk'] as const)
+    .flatMap((s) => (['regular', 'bold'] as const).map((w) => face(s, w)?.path))
+    .filter((p, i, all): p is string => !!p && all.indexOf(p) === i)
 }
 
 /**

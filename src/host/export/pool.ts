@@ -27,7 +27,8 @@ export function spawnFigureWorker(): Worker {
     return new Worker(`require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(source)})`, { eval: true })
   }
   const built = [join(here, 'figure-worker.js'), join(here, '..', 'figure-worker.js')].find((f) => existsSync(f))
-  if (!built) throw new LensError('The figure renderer (figure-worker.js) is missing from this installation.', { name: 'FigureWorkerError', code: 'figure-worker' })
+  if (!built)
+    throw new LensError('The figure renderer (figure-worker.js) is missing from this installation.', { name: 'FigureWorkerError', code: 'figure-worker' })
   return new Worker(built)
 }
 

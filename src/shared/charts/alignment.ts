@@ -126,7 +126,8 @@ function clamp01(v: number): number {
 }
 
 /** Wide (CJK, fullwidth, Hangul, kana) characters take a full em; others about 0.6 em. */
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u
 
 /**
  * A DOM-free estimate of a token's rendered width at `fontSize` px: CJK and other wide
@@ -280,12 +281,25 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): Record<string
   const y0 = f.y + lh + gap
   const elements: Record<string, unknown>[] = [
     textElement(L.source, f.x + f.width / 2, f.y + lh / 2, f, { align: 'center', color: f.ink.muted }),
-    ...lay.lines.map((l) => ({ type: 'line', silent: true, shape: { x1: x0 + l.x1, y1: y0 + l.y1, x2: x0 + l.x2, y2: y0 + l.y2 }, style: { stroke: LINE_COLOR, lineWidth: l.width, opacity: l.opacity, lineCap: 'round' } })),
+    ...lay.lines.map((l) => ({
+      type: 'line',
+      silent: true,
+      shape: { x1: x0 + l.x1, y1: y0 + l.y1, x2: x0 + l.x2, y2: y0 + l.y2 },
+      style: { stroke: LINE_COLOR, lineWidth: l.width, opacity: l.opacity, lineCap: 'round' },
+    })),
   ]
   const ff = { ...f, fontSize: fs }
-  for (const [boxes, tokens] of [[lay.src, input.srcTokens], [lay.tgt, input.tgtTokens]] as const) {
+  for (const [boxes, tokens] of [
+    [lay.src, input.srcTokens],
+    [lay.tgt, input.tgtTokens],
+  ] as const) {
     for (const b of boxes) {
-      elements.push({ type: 'rect', silent: true, shape: { x: x0 + b.x, y: y0 + b.y, width: b.width, height: b.height, r: fs * 0.25 }, style: { fill: f.ink.background, stroke: f.ink.axis, lineWidth: Math.max(0.5, fs / 20) } })
+      elements.push({
+        type: 'rect',
+        silent: true,
+        shape: { x: x0 + b.x, y: y0 + b.y, width: b.width, height: b.height, r: fs * 0.25 },
+        style: { fill: f.ink.background, stroke: f.ink.axis, lineWidth: Math.max(0.5, fs / 20) },
+      })
       elements.push(textElement(tokens[b.i], x0 + b.cx, y0 + b.y + b.height / 2, ff, { align: 'center' }))
     }
   }

@@ -41,7 +41,11 @@ function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<strin
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
   const none = (k: number) => corpus.results[k].attention === 'none'
-  const key = corpus.results.map((r, k) => ({ label: `${r.model} (${r.bleu.toFixed(1)})`, symbol: none(k) ? ('dashed' as const) : ('line' as const), color: PALETTE[k % PALETTE.length] }))
+  const key = corpus.results.map((r, k) => ({
+    label: `${r.model} (${r.bleu.toFixed(1)})`,
+    symbol: none(k) ? ('dashed' as const) : ('line' as const),
+    color: PALETTE[k % PALETTE.length],
+  }))
   const max = Math.max(1, ...corpus.results.flatMap((r) => r.byLength.map((b) => b.bleu)))
   const xLabels = buckets.map((b) => ({ text: `${b} (${counts.get(b) ?? 0})` }))
   const lay = cartesianLayout(f, { xLabels, xTitle: L.sourceLength, y: { min: 0, max }, yTitle: L.bleu, key })

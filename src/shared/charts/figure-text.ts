@@ -38,6 +38,10 @@ export interface FigureText {
   sentences: string
   noLines: string
   lineKey: (threshold: number) => string
+  beam: Record<'chosen' | 'kept' | 'finished' | 'pruned', string>
+  /** The difference map's colour-bar ends: A weighs more (red), B weighs more (blue). */
+  moreA: (range: string) => string
+  moreB: (range: string) => string
 }
 
 export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
@@ -75,6 +79,9 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     sentences: 'sentences',
     noLines: 'no line at this threshold',
     lineKey: (th) => `line width ∝ attention weight (below ${th.toFixed(2)}: no line)`,
+    beam: { chosen: 'chosen', kept: 'kept in the beam', finished: 'finished (</s>)', pruned: 'pruned' },
+    moreA: (r) => `+${r} A`,
+    moreB: (r) => `−${r} B`,
   },
   zh: {
     source: '源语言',
@@ -110,5 +117,8 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     sentences: '句',
     noLines: '此阈值下没有连线',
     lineKey: (th) => `线宽 ∝ 注意力权重（低于 ${th.toFixed(2)} 不画线）`,
+    beam: { chosen: '最终选中', kept: '保留在束中', finished: '已结束（</s>）', pruned: '被剪掉' },
+    moreA: (r) => `+${r} A`,
+    moreB: (r) => `−${r} B`,
   },
 }

@@ -39,8 +39,12 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: M
   for (let k = 0.9; option.cramped && k > 0.45; k -= 0.1) option = buildFigureParts(data, spec, { ...frame, fontSize: fs * k })
   delete option.cramped
   const page: Record<string, unknown>[] = [
-    ...title.map((line, i) => textElement(line, spec.width / 2, margin + (i + 0.5) * linePitch(titleSize), frame, { align: 'center', bold: true, size: titleSize })),
-    ...caption.map((line, i) => textElement(line, spec.width / 2, spec.height - margin - captionH + fs * 0.4 + (i + 0.5) * linePitch(fs), frame, { align: 'center' })),
+    ...title.map((line, i) =>
+      textElement(line, spec.width / 2, margin + (i + 0.5) * linePitch(titleSize), frame, { align: 'center', bold: true, size: titleSize }),
+    ),
+    ...caption.map((line, i) =>
+      textElement(line, spec.width / 2, spec.height - margin - captionH + fs * 0.4 + (i + 0.5) * linePitch(fs), frame, { align: 'center' }),
+    ),
   ]
   const own = (option.graphic as { elements?: Record<string, unknown>[] } | undefined)?.elements ?? []
   return {

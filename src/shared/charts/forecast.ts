@@ -4,6 +4,7 @@ import { COLORMAPS, type ColormapName } from './colormaps'
 import { colorBarElements, windowCells } from './heatmap'
 import { keyElements, labelStep, textElement, textHeight, tickText, niceTicks, widest, type Frame, type KeyItem } from './frame'
 import { escapeHtml } from './html'
+import { timeFormat } from '../time-format'
 
 /**
  * The forecasting figure as one ECharts option with two grids that share their horizontal
@@ -187,7 +188,12 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
     if (lag === null || lag > H) continue
     const name = L.lag(lag, lag * r.periodMinutes)
     // The y axis runs top to bottom, so 'start' puts the label above the heatmap, clear of the day labels.
-    guides.push({ xAxis: String(H - lag), name, lineStyle: guideStyle(color), label: { formatter: name, position: 'start', color: ink.text, fontSize: fontSize - 2 } })
+    guides.push({
+      xAxis: String(H - lag),
+      name,
+      lineStyle: guideStyle(color),
+      label: { formatter: name, position: 'start', color: ink.text, fontSize: fontSize - 2 },
+    })
     const first = columnAtLag(H, 0, lag)
     const lastT = Math.min(T - 1, lag - 1)
     const last = columnAtLag(H, lastT, lag)
@@ -199,12 +205,24 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
     }
   }
 
-  const lineMarks: unknown[] = [{ xAxis: String(H), name: L.origin, lineStyle: { color: ink.text, type: 'solid', width: 1 }, label: { formatter: L.origin, color: ink.text, fontSize: fontSize - 2 } }]
+  const lineMarks: unknown[] = [
+    {
+      xAxis: String(H),
+      name: L.origin,
+      lineStyle: { color: ink.text, type: 'solid', width: 1 },
+      label: { formatter: L.origin, color: ink.text, fontSize: fontSize - 2 },
+    },
+  ]
   const lineAreas: unknown[] = []
   if (sel !== null) {
     for (const lag of [lagDay, lagWeek]) {
       const j = lag === null ? null : columnAtLag(H, sel, lag)
-      if (j !== null) lineMarks.push({ xAxis: String(j), lineStyle: { color: '#0ea5e9', type: 'dashed', width: 1 }, label: { formatter: L.lag(lag!, lag! * r.periodMinutes), fontSize: fontSize - 3, color: ACCENT.attention } })
+      if (j !== null)
+        lineMarks.push({
+          xAxis: String(j),
+          lineStyle: { color: '#0ea5e9', type: 'dashed', width: 1 },
+          label: { formatter: L.lag(lag!, lag! * r.periodMinutes), fontSize: fontSize - 3, color: ACCENT.attention },
+        })
     }
     // Unlabelled: the origin's label sits right there, and the enlarged point names the step.
     lineMarks.push({ xAxis: String(H + sel), lineStyle: { color: ACCENT.forecast, type: 'dashed', width: 1.5 }, label: { show: false } })
@@ -245,44 +263,52 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
     axisPointer: hasAttention ? { link: [{ xAxisIndex: [0, 1] }] } : undefined,
     xAxis: [
       { type: 'category', gridIndex: 0, data: categories, boundaryGap: true, axisTick: { show: false }, axisLabel: lineAxisLabel },
-      ...(hasAttention ? [{
-        type: 'category',
-        gridIndex: 1,
-        data: categories.slice(0, H),
-        boundaryGap: true,
-        axisTick: { show: false },
-        triggerEvent: true,
-        axisLabel: {
-          interval: (i: number) => (H - i) % perDay === 0,
-          formatter: (v: string) => {
-            const lag = H - Number(v)
-            return lag % perDay === 0 ? `−${lag / perDay}d` : ''
-          },
-          fontSize: fontSize - 2,
-        },
-      }] : []),
+      ...(hasAttention
+        ? [
+            {
+              type: 'category',
+              gridIndex: 1,
+              data: categories.slice(0, H),
+              boundaryGap: true,
+              axisTick: { show: false },
+              triggerEvent: true,
+              axisLabel: {
+                interval: (i: number) => (H - i) % perDay === 0,
+                formatter: (v: string) => {
+                  const lag = H - Number(v)
+                  return lag % perDay === 0 ? `−${lag / perDay}d` : ''
+                },
+                fontSize: fontSize - 2,
+              },
+            },
+          ]
+        : []),
     ],
     yAxis: [
       { type: 'value', gridIndex: 0, scale: true, axisLabel: { formatter: kilo, fontSize: fontSize - 2 }, splitLine: { lineStyle: { color: ink.grid } } },
       { type: 'value', gridIndex: 0, min: 0, max: selMax * 3, show: false },
-      ...(hasAttention ? [{
-        type: 'category',
-        gridIndex: 1,
-        inverse: true,
-        data: Array.from({ length: T }, (_, t) => String(t)),
-        triggerEvent: true,
-        axisTick: { show: false },
-        axisLabel: {
-          interval: (t: number) => stepLabelShown(t),
-          formatter: (v: string) => {
-            const t = Number(v)
-            const text = `+${t + 1} ${timeLabel(r.times[t] ?? '', false)}`
-            return t === sel ? `{sel|${text}}` : text
-          },
-          rich: { sel: { fontWeight: 'bold', color: '#c2410c', fontSize: fontSize - 2 } },
-          fontSize: fontSize - 2,
-        },
-      }] : []),
+      ...(hasAttention
+        ? [
+            {
+              type: 'category',
+              gridIndex: 1,
+              inverse: true,
+              data: Array.from({ length: T }, (_, t) => String(t)),
+              triggerEvent: true,
+              axisTick: { show: false },
+              axisLabel: {
+                interval: (t: number) => stepLabelShown(t),
+                formatter: (v: string) => {
+                  const t = Number(v)
+                  const text = `+${t + 1} ${timeLabel(r.times[t] ?? '', false)}`
+                  return t === sel ? `{sel|${text}}` : text
+                },
+                rich: { sel: { fontWeight: 'bold', color: '#c2410c', fontSize: fontSize - 2 } },
+                fontSize: fontSize - 2,
+              },
+            },
+          ]
+        : []),
     ],
     visualMap: hasAttention
       ? {
@@ -321,7 +347,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
         yAxisIndex: 0,
         data: forecastLine,
         showSymbol: true,
-        symbolSize: (_v: unknown, p: { dataIndex: number }) => (p.dataIndex === H + (sel ?? -9)  ? 10 : 4),
+        symbolSize: (_v: unknown, p: { dataIndex: number }) => (p.dataIndex === H + (sel ?? -9) ? 10 : 4),
         lineStyle: { width: 2.5, color: ACCENT.forecast },
         itemStyle: { color: ACCENT.forecast },
         tooltip: {
@@ -348,26 +374,32 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
         data: attentionBars,
         barCategoryGap: 0,
         itemStyle: { color: ACCENT.attention, opacity: 0.75 },
-        tooltip: { formatter: (p: { dataIndex: number; value: number }) => `${timeLabel(times[p.dataIndex], true)}<br/>${L.attention}: <b>${p.value.toFixed(4)}</b>` },
-      },
-      ...(hasAttention ? [{
-        name: 'attention',
-        type: 'heatmap',
-        xAxisIndex: 1,
-        yAxisIndex: 2,
-        data: heat,
-        progressive: 0,
-        itemStyle: { borderWidth: 0 },
-        emphasis: { itemStyle: { borderColor: '#f97316', borderWidth: 1 } },
         tooltip: {
-          formatter: (p: { value: [number, number, number, number] }) => {
-            const [j, t, , w] = p.value
-            const lag = lagOf(H, t, j)
-            return `+${t + 1} · ${timeLabel(r.times[t], true)} ← ${timeLabel(r.historyTimes[j], true)}<br/>lag ${lag} (${((lag * r.periodMinutes) / 60).toFixed(1)} h): <b>${w.toFixed(4)}</b>`
-          },
+          formatter: (p: { dataIndex: number; value: number }) => `${timeLabel(times[p.dataIndex], true)}<br/>${L.attention}: <b>${p.value.toFixed(4)}</b>`,
         },
-        markLine: guides.length ? { silent: true, symbol: 'none', data: guides } : undefined,
-      }] : []),
+      },
+      ...(hasAttention
+        ? [
+            {
+              name: 'attention',
+              type: 'heatmap',
+              xAxisIndex: 1,
+              yAxisIndex: 2,
+              data: heat,
+              progressive: 0,
+              itemStyle: { borderWidth: 0 },
+              emphasis: { itemStyle: { borderColor: '#f97316', borderWidth: 1 } },
+              tooltip: {
+                formatter: (p: { value: [number, number, number, number] }) => {
+                  const [j, t, , w] = p.value
+                  const lag = lagOf(H, t, j)
+                  return `+${t + 1} · ${timeLabel(r.times[t], true)} ← ${timeLabel(r.historyTimes[j], true)}<br/>lag ${lag} (${((lag * r.periodMinutes) / 60).toFixed(1)} h): <b>${w.toFixed(4)}</b>`
+                },
+              },
+              markLine: guides.length ? { silent: true, symbol: 'none', data: guides } : undefined,
+            },
+          ]
+        : []),
     ],
   }
 }
@@ -380,6 +412,8 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
 function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unknown> {
   const r = input.result
   const L = { ...(f.lang === 'zh' ? FORECAST_LABELS_ZH : FORECAST_LABELS_EN), ...input.labels }
+  // Dates in the figure's language, not the module's English default.
+  const timeLabel = input.time ?? timeFormat(f.lang)
   const fs = f.fontSize
   const m = f.measure
   const lh = textHeight(fs)
@@ -417,7 +451,18 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
   const yTicks = niceTicks(Math.min(...values), Math.max(...values), lineH, lh * 1.8)
   const yTexts: string[] = []
   for (let v = yTicks.min; v <= yTicks.max + yTicks.interval / 2; v += yTicks.interval) yTexts.push(tickText(v))
-  const left = f.x + Math.max(widest(yTexts, fs, m), widest(Array.from({ length: T }, (_, t) => stepText(t)), fs, m, lit !== null)) + gap
+  const left =
+    f.x +
+    Math.max(
+      widest(yTexts, fs, m),
+      widest(
+        Array.from({ length: T }, (_, t) => stepText(t)),
+        fs,
+        m,
+        lit !== null,
+      ),
+    ) +
+    gap
   const plot = Math.max(fs, f.x + f.width - left)
   const pitch = plot / N
   const xOf = (i: number) => left + (i + 0.5) * pitch
@@ -461,12 +506,17 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
     const first = columnAtLag(H, 0, lag)
     const lastT = Math.min(T - 1, lag - 1)
     const last = columnAtLag(H, lastT, lag)
-    if (first !== null && last !== null && lastT > 0) guides.push([{ coord: [String(first), '0'], lineStyle: { color, type: 'dotted', width: 1 }, label: { show: false } }, { coord: [String(last), String(lastT)] }])
+    if (first !== null && last !== null && lastT > 0)
+      guides.push([
+        { coord: [String(first), '0'], lineStyle: { color, type: 'dotted', width: 1 }, label: { show: false } },
+        { coord: [String(last), String(lastT)] },
+      ])
   }
   // Step labels: every k-th (k a divisor-friendly step), and the highlighted row's in bold.
   const rowPitch = heatH / T
   const k = [1, 2, 3, 4, 6, 8, 12, 24, 48].find((n) => n >= labelStep(T, rowPitch, lh, fs * 0.05)) ?? T
-  const shown = (t: number) => (lit !== null ? t === lit || (Math.abs(t - lit) * rowPitch >= lh && (t + 1) % k === 0) : (t + 1) % k === 0 || (t === 0 && k * rowPitch >= lh))
+  const shown = (t: number) =>
+    lit !== null ? t === lit || (Math.abs(t - lit) * rowPitch >= lh && (t + 1) % k === 0) : (t + 1) % k === 0 || (t === 0 && k * rowPitch >= lh)
   // The selected step's attention, on the series' own scale.
   const selMax = selRow ? Math.max(...selRow) : 1
   let maxW = 0
@@ -499,7 +549,15 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
     cramped,
     graphic: { elements },
     xAxis: [
-      { type: 'category', gridIndex: 0, data: categories, boundaryGap: true, axisTick: { show: false }, axisLabel: { show: false }, axisLine: { lineStyle: { color: ink.axis } } },
+      {
+        type: 'category',
+        gridIndex: 0,
+        data: categories,
+        boundaryGap: true,
+        axisTick: { show: false },
+        axisLabel: { show: false },
+        axisLine: { lineStyle: { color: ink.axis } },
+      },
       {
         type: 'category',
         gridIndex: 1,
@@ -508,11 +566,25 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
         axisTick: { show: false },
         axisLine: { show: false },
         // Days back from the origin; a label that would stand out left of the heatmap is left out.
-        axisLabel: { interval: (i: number) => (H - i) % perDay === 0 && (i + 0.5) * pitch >= m(`−${(H - i) / perDay}d`, fs) / 2 + gap, formatter: (v: string) => `−${(H - Number(v)) / perDay}d`, fontSize: fs, margin: gap, color: ink.text },
+        axisLabel: {
+          interval: (i: number) => (H - i) % perDay === 0 && (i + 0.5) * pitch >= m(`−${(H - i) / perDay}d`, fs) / 2 + gap,
+          formatter: (v: string) => `−${(H - Number(v)) / perDay}d`,
+          fontSize: fs,
+          margin: gap,
+          color: ink.text,
+        },
       },
     ],
     yAxis: [
-      { type: 'value', gridIndex: 0, min: yTicks.min, max: yTicks.max, interval: yTicks.interval, axisLabel: { formatter: (v: number) => tickText(v), fontSize: fs, margin: gap, color: ink.text }, splitLine: { lineStyle: { color: ink.grid } } },
+      {
+        type: 'value',
+        gridIndex: 0,
+        min: yTicks.min,
+        max: yTicks.max,
+        interval: yTicks.interval,
+        axisLabel: { formatter: (v: number) => tickText(v), fontSize: fs, margin: gap, color: ink.text },
+        splitLine: { lineStyle: { color: ink.grid } },
+      },
       { type: 'value', gridIndex: 0, min: 0, max: selMax * 3, show: false },
       {
         type: 'category',
@@ -533,11 +605,48 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
     ],
     visualMap: hasAttention ? { show: false, min: 0, max: 1, dimension: 2, seriesIndex: 4, inRange: { color: [...COLORMAPS[cmap]] } } : undefined,
     series: [
-      { type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: pad([...r.history, ...r.actual], 0), showSymbol: false, lineStyle: { width: Math.max(1, fs / 14), color: dark.actual }, markLine: { silent: true, symbol: 'none', data: lineMarks } },
-      { type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: pad([r.history[H - 1], ...r.forecast], H - 1), showSymbol: false, lineStyle: { width: Math.max(1.5, fs / 10), color: ACCENT.forecast } },
-      { type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: pad(r.seasonalNaive, H), showSymbol: false, lineStyle: { width: Math.max(1, fs / 16), type: 'dashed', color: dark.naive } },
-      { type: 'bar', xAxisIndex: 0, yAxisIndex: 1, data: selRow ? [...selRow, ...new Array<null>(T).fill(null)] : [], barCategoryGap: 0, itemStyle: { color: ACCENT.attention, opacity: 0.75 } },
-      { type: 'heatmap', xAxisIndex: 1, yAxisIndex: 2, data: heat, progressive: 0, itemStyle: { borderWidth: 0 }, markLine: guides.length ? { silent: true, symbol: 'none', data: guides } : undefined },
+      {
+        type: 'line',
+        xAxisIndex: 0,
+        yAxisIndex: 0,
+        data: pad([...r.history, ...r.actual], 0),
+        showSymbol: false,
+        lineStyle: { width: Math.max(1, fs / 14), color: dark.actual },
+        markLine: { silent: true, symbol: 'none', data: lineMarks },
+      },
+      {
+        type: 'line',
+        xAxisIndex: 0,
+        yAxisIndex: 0,
+        data: pad([r.history[H - 1], ...r.forecast], H - 1),
+        showSymbol: false,
+        lineStyle: { width: Math.max(1.5, fs / 10), color: ACCENT.forecast },
+      },
+      {
+        type: 'line',
+        xAxisIndex: 0,
+        yAxisIndex: 0,
+        data: pad(r.seasonalNaive, H),
+        showSymbol: false,
+        lineStyle: { width: Math.max(1, fs / 16), type: 'dashed', color: dark.naive },
+      },
+      {
+        type: 'bar',
+        xAxisIndex: 0,
+        yAxisIndex: 1,
+        data: selRow ? [...selRow, ...new Array<null>(T).fill(null)] : [],
+        barCategoryGap: 0,
+        itemStyle: { color: ACCENT.attention, opacity: 0.75 },
+      },
+      {
+        type: 'heatmap',
+        xAxisIndex: 1,
+        yAxisIndex: 2,
+        data: heat,
+        progressive: 0,
+        itemStyle: { borderWidth: 0 },
+        markLine: guides.length ? { silent: true, symbol: 'none', data: guides } : undefined,
+      },
     ],
   }
 }

@@ -23,12 +23,14 @@ export const textHeight = (fontSize: number) => fontSize * (ASCENT + DESCENT)
 /** Line pitch of several lines, a little looser than the box. */
 export const linePitch = (fontSize: number) => fontSize * 1.3
 
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u
 
 /** A font-free estimate (CJK one em, other characters about DejaVu Sans' average). */
 export function estimateWidth(text: string, fontSize: number, bold = false): number {
   let em = 0
-  for (const ch of text) em += WIDE.test(ch) ? 1 : /[\u0300-\u036f\u200b-\u200d]/u.test(ch) ? 0 : /[iljtf.,:;'|!I()[\] ]/.test(ch) ? 0.36 : /[A-Z@MWmw%]/.test(ch) ? 0.8 : 0.62
+  for (const ch of text)
+    em += WIDE.test(ch) ? 1 : /[\u0300-\u036f\u200b-\u200d]/u.test(ch) ? 0 : /[iljtf.,:;'|!I()[\] ]/.test(ch) ? 0.36 : /[A-Z@MWmw%]/.test(ch) ? 0.8 : 0.62
   return em * fontSize * (bold ? 1.08 : 1)
 }
 
@@ -188,7 +190,14 @@ function keyRows(items: KeyItem[], width: number, fs: number, measure: Measure):
  * A key (legend) drawn as graphic elements, its rows wrapped to `width` and each row centred (or
  * left-aligned): symbol, then label. Returns the elements and the height they take.
  */
-export function keyElements(items: KeyItem[], x: number, y: number, width: number, f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>, align: 'left' | 'center' = 'center'): { elements: Record<string, unknown>[]; height: number } {
+export function keyElements(
+  items: KeyItem[],
+  x: number,
+  y: number,
+  width: number,
+  f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>,
+  align: 'left' | 'center' = 'center',
+): { elements: Record<string, unknown>[]; height: number } {
   const fs = f.fontSize
   const k = keyMetrics(fs)
   const rows = keyRows(items, width, fs, f.measure)
@@ -210,7 +219,12 @@ export function keyElements(items: KeyItem[], x: number, y: number, width: numbe
 /** One key symbol, `w` wide, centred vertically on cy. */
 function keySymbol(item: KeyItem, x: number, cy: number, w: number, fs: number): Record<string, unknown>[] {
   const h = fs * 0.7
-  const line = (dash: number[] | null, width = Math.max(1.5, fs / 8)) => ({ type: 'line', silent: true, shape: { x1: x, y1: cy, x2: x + w, y2: cy }, style: { stroke: item.color, lineWidth: width, lineDash: dash ?? undefined } })
+  const line = (dash: number[] | null, width = Math.max(1.5, fs / 8)) => ({
+    type: 'line',
+    silent: true,
+    shape: { x1: x, y1: cy, x2: x + w, y2: cy },
+    style: { stroke: item.color, lineWidth: width, lineDash: dash ?? undefined },
+  })
   switch (item.symbol) {
     case 'line':
       return [line(null)]
@@ -221,15 +235,51 @@ function keySymbol(item: KeyItem, x: number, cy: number, w: number, fs: number):
     case 'underline':
       return [line(null, Math.max(1, fs / 10))]
     case 'bar':
-      return [{ type: 'rect', silent: true, shape: { x: x + w * 0.2, y: cy - h / 2, width: w * 0.6, height: h }, style: { fill: item.fill ?? item.color, stroke: item.color, lineWidth: 1 } }]
+      return [
+        {
+          type: 'rect',
+          silent: true,
+          shape: { x: x + w * 0.2, y: cy - h / 2, width: w * 0.6, height: h },
+          style: { fill: item.fill ?? item.color, stroke: item.color, lineWidth: 1 },
+        },
+      ]
     case 'band':
-      return [{ type: 'rect', silent: true, shape: { x, y: cy - h / 2, width: w, height: h }, style: { fill: item.fill ?? item.color, stroke: item.color, lineWidth: 1, lineDash: [3, 2] } }]
+      return [
+        {
+          type: 'rect',
+          silent: true,
+          shape: { x, y: cy - h / 2, width: w, height: h },
+          style: { fill: item.fill ?? item.color, stroke: item.color, lineWidth: 1, lineDash: [3, 2] },
+        },
+      ]
     case 'outline':
-      return [{ type: 'rect', silent: true, shape: { x: x + 1, y: cy - h / 2, width: w - 2, height: h }, style: { fill: 'none', stroke: item.color, lineWidth: Math.max(1.5, fs / 8) } }]
+      return [
+        {
+          type: 'rect',
+          silent: true,
+          shape: { x: x + 1, y: cy - h / 2, width: w - 2, height: h },
+          style: { fill: 'none', stroke: item.color, lineWidth: Math.max(1.5, fs / 8) },
+        },
+      ]
     case 'triangle':
-      return [{ type: 'polygon', silent: true, shape: { points: triangleDown(x + w / 2, cy - h / 2, h * 0.9) }, style: { fill: item.fill ?? item.color, stroke: item.color, lineWidth: 1 } }]
+      return [
+        {
+          type: 'polygon',
+          silent: true,
+          shape: { points: triangleDown(x + w / 2, cy - h / 2, h * 0.9) },
+          style: { fill: item.fill ?? item.color, stroke: item.color, lineWidth: 1 },
+        },
+      ]
     case 'dot':
-      return [line(null), { type: 'circle', silent: true, shape: { cx: x + w / 2, cy, r: h / 2.6 }, style: { fill: item.fill ?? item.color, stroke: item.color, lineWidth: 1.5 } }]
+      return [
+        line(null),
+        {
+          type: 'circle',
+          silent: true,
+          shape: { cx: x + w / 2, cy, r: h / 2.6 },
+          style: { fill: item.fill ?? item.color, stroke: item.color, lineWidth: 1.5 },
+        },
+      ]
   }
 }
 
@@ -284,7 +334,11 @@ export interface ColumnLabel {
  * always does once a column is 1.3 em wide), else turned a quarter to read upwards; every step-th
  * one when even turned labels are too close. `extent` is the height the tallest takes.
  */
-export function columnLabels(labels: ColumnLabel[], pitch: number, f: Pick<Frame, 'fontSize' | 'measure'>): { upright: boolean[]; step: number; extent: number } {
+export function columnLabels(
+  labels: ColumnLabel[],
+  pitch: number,
+  f: Pick<Frame, 'fontSize' | 'measure'>,
+): { upright: boolean[]; step: number; extent: number } {
   const fs = f.fontSize
   const lh = textHeight(fs)
   const widths = labels.map((l) => f.measure(l.text, fs, l.bold))
@@ -298,7 +352,14 @@ export function columnLabels(labels: ColumnLabel[], pitch: number, f: Pick<Frame
 }
 
 /** Column labels as graphic elements, below (`y` the axis, labels under it) or above the columns. */
-export function columnLabelElements(labels: ColumnLabel[], x0: number, pitch: number, y: number, side: 'below' | 'above', f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>): Record<string, unknown>[] {
+export function columnLabelElements(
+  labels: ColumnLabel[],
+  x0: number,
+  pitch: number,
+  y: number,
+  side: 'below' | 'above',
+  f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>,
+): Record<string, unknown>[] {
   const fs = f.fontSize
   const lh = textHeight(fs)
   const gap = fs * 0.4
@@ -387,7 +448,11 @@ export function cartesianLayout(f: Frame, o: CartesianInput): CartesianLayout {
 }
 
 /** ECharts axes for a cartesian layout: a category x axis and a value y axis, styled for the frame. */
-export function cartesianAxes(f: Frame, lay: CartesianLayout, o: { yText?: (v: number) => string; n: number }): { xAxis: Record<string, unknown>; yAxis: Record<string, unknown> } {
+export function cartesianAxes(
+  f: Frame,
+  lay: CartesianLayout,
+  o: { yText?: (v: number) => string; n: number },
+): { xAxis: Record<string, unknown>; yAxis: Record<string, unknown> } {
   const fs = f.fontSize
   const gap = fs * 0.4
   return {
@@ -419,7 +484,12 @@ export interface TokenRow {
 }
 
 /** Token rows at a text size: lines of each row, and the height they take. */
-function flowTokens(rows: TokenRow[], width: number, fs: number, m: Measure): { headW: number; lines: { row: number; items: { text: string; mark?: boolean; x: number }[] }[]; height: number } {
+function flowTokens(
+  rows: TokenRow[],
+  width: number,
+  fs: number,
+  m: Measure,
+): { headW: number; lines: { row: number; items: { text: string; mark?: boolean; x: number }[] }[]; height: number } {
   const k = keyMetrics(fs)
   const space = fs * 0.45
   const headW = Math.min(width * 0.35, Math.max(...rows.map((r) => (r.symbol ? k.symbol + k.gap : 0) + m(r.head, fs, true)))) + fs * 0.8
@@ -454,7 +524,14 @@ function flowTokens(rows: TokenRow[], width: number, fs: number, m: Measure): { 
  * and underlined. The text shrinks (to 60 %) when the rows would take more than `maxHeight`;
  * lines that still do not fit end the row with "…".
  */
-export function tokenRowElements(rows: TokenRow[], x: number, y: number, width: number, maxHeight: number, f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>): { elements: Record<string, unknown>[]; height: number } {
+export function tokenRowElements(
+  rows: TokenRow[],
+  x: number,
+  y: number,
+  width: number,
+  maxHeight: number,
+  f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>,
+): { elements: Record<string, unknown>[]; height: number } {
   let fs = f.fontSize
   let flow = flowTokens(rows, width, fs, f.measure)
   while (flow.height > maxHeight && fs > f.fontSize * 0.6) {
@@ -490,7 +567,12 @@ export function tokenRowElements(rows: TokenRow[], x: number, y: number, width: 
         if (tok.mark) {
           const w = f.measure(tok.text, fs, true)
           const uy = ly + textHeight(fs) / 2
-          elements.push({ type: 'line', silent: true, shape: { x1: tx, y1: uy, x2: tx + w, y2: uy }, style: { stroke: f.ink.accent, lineWidth: Math.max(1, fs / 12) } })
+          elements.push({
+            type: 'line',
+            silent: true,
+            shape: { x1: tx, y1: uy, x2: tx + w, y2: uy },
+            style: { stroke: f.ink.accent, lineWidth: Math.max(1, fs / 12) },
+          })
         }
       })
       if (cut) {

@@ -1,6 +1,18 @@
 import { COLORMAPS, colorAt, textColorOn, type ColormapName } from './colormaps'
 import { FIGURE_TEXT } from './figure-text'
-import { columnLabelElements, columnLabels, keyElements, keyHeight, labelStep, textElement, textHeight, triangleDown, widest, type Frame, type KeyItem } from './frame'
+import {
+  columnLabelElements,
+  columnLabels,
+  keyElements,
+  keyHeight,
+  labelStep,
+  textElement,
+  textHeight,
+  triangleDown,
+  widest,
+  type Frame,
+  type KeyItem,
+} from './frame'
 import { pieceGroups } from './tokens'
 import { escapeHtml } from './html'
 
@@ -35,6 +47,8 @@ export interface HeatmapInput extends HeatmapStyle {
   frame?: Frame
   /** With a frame: draw the colour scale. */
   colorScale?: boolean
+  /** A signed map (a difference): coloured from `colors[0]` at −range to the last at +range, no values. Export only. */
+  diverging?: { range: number; colors: readonly string[]; ends: [string, string] }
   /** With a frame: the axis titles (default: the frame language's "source" and "output"). */
   sourceTitle?: string
   outputTitle?: string
@@ -99,8 +113,16 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
       return {
         type: 'group',
         children: [
-          { type: 'rect', shape: { x: x0 + stroke / 2, y: top + stroke / 2, width: x1 - x0 - stroke, height: h - stroke }, style: { fill: 'none', stroke: WINDOW_STROKE, lineWidth: stroke } },
-          { type: 'polygon', shape: { points: triangleDown(xp, top + stroke, size) }, style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.75, stroke / 2) } },
+          {
+            type: 'rect',
+            shape: { x: x0 + stroke / 2, y: top + stroke / 2, width: x1 - x0 - stroke, height: h - stroke },
+            style: { fill: 'none', stroke: WINDOW_STROKE, lineWidth: stroke },
+          },
+          {
+            type: 'polygon',
+            shape: { points: triangleDown(xp, top + stroke, size) },
+            style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.75, stroke / 2) },
+          },
         ],
       }
     },
@@ -119,7 +141,7 @@ function cells(input: HeatmapInput, row: number | null, col: number | null, labe
     const rowMax = Math.max(0, ...r)
     for (let s = 0; s < srcTokens.length; s++) {
       const w = r[s] ?? 0
-      const v = displayValue(w, rowMax, input)
+      const v = input.diverging ? (w + input.diverging.range) / (2 * input.diverging.range) : displayValue(w, rowMax, input)
       const lit = (row === null && col === null) || t === row || s === col
       const item: Record<string, unknown> = { value: [s, t, v, w] }
       if (!lit) item.itemStyle = { opacity: DIM }
@@ -233,7 +255,11 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
         emphasis: { itemStyle: { borderColor: '#f97316', borderWidth: 2 } },
         itemStyle: { borderColor: 'rgba(255,255,255,0.6)', borderWidth: S * T > 4000 ? 0 : 0.5 },
         markArea: groups.length
-          ? { silent: true, itemStyle: { color: 'rgba(0,0,0,0)', borderColor: '#64748b', borderWidth: 1, borderType: 'dashed' }, data: groups.map(([a, b]) => [{ xAxis: String(a) }, { xAxis: String(b) }]) }
+          ? {
+              silent: true,
+              itemStyle: { color: 'rgba(0,0,0,0)', borderColor: '#64748b', borderWidth: 1, borderType: 'dashed' },
+              data: groups.map(([a, b]) => [{ xAxis: String(a) }, { xAxis: String(b) }]),
+            }
           : undefined,
       },
       ...(input.positions && input.windows ? [localOverlay(input.positions, input.windows, S, showLabels ? textHeight(valueSize) : 0, 2)] : []),
@@ -253,7 +279,26 @@ export interface HeatmapLayout {
 }
 
 /** The heatmap laid out on a page: axis titles, upright or rotated column labels, a key, a colour bar. */
-export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { colStep: number; rowStep: number; valueSize: number; marker: number; colExtent: number; moves: Map<number, [number, number]>; stroke: number; scaleW: number; keyH: number; titleH: number; cramped: boolean } {
+export function heatmapLayout(
+  input: HeatmapInput,
+  f: Frame,
+): HeatmapLayout & {
+  colStep: number
+  rowStep: number
+  valueSize: number
+  marker: number
+  colExtent: number
+  moves: Map<number, [number, number]>
+  stroke: number
+  scaleW: number
+  keyH: number
+  titleH: number
+  cramped: boolean
+  /** How far the plot moved right of its leftmost place to be centred. */
+  slack: number
+  /** The edge the column labels stand on: the plot's top, or above it where the first row's label reaches higher. */
+  labelsAt: number
+} {
   const { srcTokens, tgtTokens, attention } = input
   const S = Math.max(1, srcTokens.length)
   const T = Math.max(1, tgtTokens.length)
@@ -263,7 +308,7 @@ export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { 
   const gap = fs * 0.4
   const overlay = !!(input.positions && input.windows)
   const keyH = overlay ? keyHeight(keyItems(f), f.width, fs, m) + gap : 0
-  const [hi, lo] = scaleEnds(input)
+  const [hi, lo] = input.diverging?.ends ?? scaleEnds(input)
   const scaleW = input.colorScale === false ? 0 : Math.max(fs * 0.9, m(hi, fs), m(lo, fs)) + 2 * gap
   const titleH = lh + gap
   // A highlighted row's label is bold: measure every row so.
@@ -286,24 +331,37 @@ export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { 
   }
   let height = v.height
   if (height / T > (2 * width) / S) height = (2 * width * T) / S
+  let top = v.top
+  // Rows lower than a line: the first row's label reaches above the plot, into the column labels.
+  for (let i = 0; i < 2; i++) {
+    const over = (lh - height / T) / 2
+    if (over <= 0) break
+    height = Math.min(height, f.y + f.height - keyH - (v.top + over))
+    top = v.top + over
+  }
   const cw = width / S
   const ch = height / T
   const left = left0 + (width0 - width) / 2
-  const top = v.top
   const rotated = v.cols.upright.some((u) => !u)
   // Values when every one fits its cell and none is under a p_t marker.
   const valueSize = fs * 0.75
   const valueH = textHeight(valueSize)
-  const valueW = widest(attention.flatMap((r) => r.map(valueText)), valueSize, m)
+  const valueW = widest(
+    attention.flatMap((r) => r.map(valueText)),
+    valueSize,
+    m,
+  )
   const stroke = Math.max(1, fs / 10)
-  let values = input.labels !== 'off' && valueW <= cw - fs * 0.3 && valueH <= ch - 1
+  let values = input.labels !== 'off' && !input.diverging && valueW <= cw - fs * 0.3 && valueH <= ch - 1
   let marker = overlay ? Math.max(2.5, Math.min(fs * 0.45, ch * 0.3)) : 0
   let moves = new Map<number, [number, number]>()
   if (values && overlay) {
     // The values under a marker move aside or down; where a cell has no room for that, the
     // marker shrinks (not below a size still seen) to fit over a value moved down.
     const smaller = ch - valueH - 2.5 - stroke
-    const moved = moveValues(input, cw, ch, valueSize, marker, stroke, m) ?? (smaller >= Math.max(2.5, fs * 0.2) ? moveValues(input, cw, ch, valueSize, (marker = Math.min(marker, smaller)), stroke, m) : null)
+    const moved =
+      moveValues(input, cw, ch, valueSize, marker, stroke, m) ??
+      (smaller >= Math.max(2.5, fs * 0.2) ? moveValues(input, cw, ch, valueSize, (marker = Math.min(marker, smaller)), stroke, m) : null)
     if (moved) moves = moved
     else {
       values = false
@@ -328,6 +386,8 @@ export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { 
     scaleW,
     keyH,
     titleH,
+    slack: (width0 - width) / 2,
+    labelsAt: v.top,
     cramped: v.cramped || f.x + f.width - scaleW - left0 < 2 * fs,
   }
 }
@@ -336,7 +396,15 @@ export function heatmapLayout(input: HeatmapInput, f: Frame): HeatmapLayout & { 
  * Where to move (dx, dy, keyed t·S + s) the value labels a p_t marker of this size would cover:
  * sideways in their cell, away from it, or else down below it; null when some cell has no room.
  */
-function moveValues(input: HeatmapInput, cw: number, ch: number, valueSize: number, marker: number, stroke: number, m: Frame['measure']): Map<number, [number, number]> | null {
+function moveValues(
+  input: HeatmapInput,
+  cw: number,
+  ch: number,
+  valueSize: number,
+  marker: number,
+  stroke: number,
+  m: Frame['measure'],
+): Map<number, [number, number]> | null {
   const S = input.srcTokens.length
   const moves = new Map<number, [number, number]>()
   const half = marker * 0.62 + stroke
@@ -363,7 +431,14 @@ function moveValues(input: HeatmapInput, cw: number, ch: number, valueSize: numb
 }
 
 /** A vertical colour bar centred on cx, `height` tall from `top`, its end values over and under it. */
-export function colorBarElements(cx: number, top: number, height: number, stops: readonly string[], ends: readonly [string, string] | string[], f: Pick<Frame, 'fontSize' | 'ink'>): Record<string, unknown>[] {
+export function colorBarElements(
+  cx: number,
+  top: number,
+  height: number,
+  stops: readonly string[],
+  ends: readonly [string, string] | string[],
+  f: Pick<Frame, 'fontSize' | 'ink'>,
+): Record<string, unknown>[] {
   const fs = f.fontSize
   const barW = fs * 0.9
   const gap = fs * 0.4
@@ -375,7 +450,11 @@ export function colorBarElements(cx: number, top: number, height: number, stops:
       type: 'rect',
       silent: true,
       shape: { x: cx - barW / 2, y: y0, width: barW, height: barH },
-      style: { fill: { type: 'linear', x: 0, y: 1, x2: 0, y2: 0, colorStops: stops.map((c, i) => ({ offset: i / (stops.length - 1), color: c })) }, stroke: f.ink.axis, lineWidth: 0.5 },
+      style: {
+        fill: { type: 'linear', x: 0, y: 1, x2: 0, y2: 0, colorStops: stops.map((c, i) => ({ offset: i / (stops.length - 1), color: c })) },
+        stroke: f.ink.axis,
+        lineWidth: 0.5,
+      },
     },
     textElement(ends[0], cx, y0 - gap - lh / 2, f, { align: 'center' }),
     textElement(ends[1], cx, y0 + barH + gap + lh / 2, f, { align: 'center' }),
@@ -404,14 +483,28 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
   const overlay = input.positions && input.windows
   const stroke = lay.stroke
   const graphic: Record<string, unknown>[] = [
-    textElement(input.sourceTitle ?? L.source, lay.left + lay.width / 2, lay.top - gap - lay.colExtent - gap - lh / 2, f, { align: 'center', color: f.ink.muted }),
-    ...columnLabelElements(srcTokens.map((text) => ({ text })), lay.left, lay.cell.w, lay.top, 'above', f),
-    textElement(input.outputTitle ?? L.output, f.x + lh / 2, lay.top + lay.height / 2, f, { align: 'center', rotate: true, color: f.ink.muted }),
+    textElement(input.sourceTitle ?? L.source, lay.left + lay.width / 2, lay.labelsAt - gap - lay.colExtent - gap - lh / 2, f, {
+      align: 'center',
+      color: f.ink.muted,
+    }),
+    ...columnLabelElements(
+      srcTokens.map((text) => ({ text })),
+      lay.left,
+      lay.cell.w,
+      lay.labelsAt,
+      'above',
+      f,
+    ),
+    // Beside the row labels, where the plot is narrower than its box and centred in it.
+    textElement(input.outputTitle ?? L.output, f.x + lh / 2 + lay.slack, lay.top + lay.height / 2, f, { align: 'center', rotate: true, color: f.ink.muted }),
   ]
   if (overlay) graphic.push(...keyElements(keyItems(f), f.x, f.y + f.height - lay.keyH + gap, f.width, f).elements)
   if (input.colorScale !== false) {
     const total = Math.min(lay.height, fs * 9 + 2 * (lh + gap))
-    graphic.push(...colorBarElements(f.x + f.width - lay.scaleW / 2, lay.top + (lay.height - total) / 2, total, COLORMAPS[cmap], scaleEnds(input), f))
+    const [stops, ends] = input.diverging ? [input.diverging.colors, input.diverging.ends] : [COLORMAPS[cmap], scaleEnds(input)]
+    // Beside the plot, not at the box's edge when the plot is narrower than its box.
+    const cx = Math.min(f.x + f.width, lay.left + lay.width + lay.scaleW) - lay.scaleW / 2
+    graphic.push(...colorBarElements(cx, lay.top + (lay.height - total) / 2, total, stops, ends, f))
   }
   const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
   return {
@@ -442,7 +535,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
         color: f.ink.text,
       },
     },
-    visualMap: { show: false, min: 0, max: 1, dimension: 2, inRange: { color: [...COLORMAPS[cmap]] } },
+    visualMap: { show: false, min: 0, max: 1, dimension: 2, inRange: { color: [...(input.diverging?.colors ?? COLORMAPS[cmap])] } },
     graphic: { elements: graphic },
     series: [
       {
@@ -473,8 +566,16 @@ function localOverlayFigure(positions: number[], windows: [number, number][], S:
       return {
         type: 'group',
         children: [
-          { type: 'rect', shape: { x: x0 + stroke / 2, y: top + stroke / 2, width: x1 - x0 - stroke, height: h - stroke }, style: { fill: 'none', stroke: WINDOW_STROKE, lineWidth: stroke } },
-          { type: 'polygon', shape: { points: triangleDown(x(api.value(1)), top + stroke, marker) }, style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.5, stroke / 2) } },
+          {
+            type: 'rect',
+            shape: { x: x0 + stroke / 2, y: top + stroke / 2, width: x1 - x0 - stroke, height: h - stroke },
+            style: { fill: 'none', stroke: WINDOW_STROKE, lineWidth: stroke },
+          },
+          {
+            type: 'polygon',
+            shape: { points: triangleDown(x(api.value(1)), top + stroke, marker) },
+            style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.5, stroke / 2) },
+          },
         ],
       }
     },

@@ -375,7 +375,13 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
         tooltip: { show: false },
         lineStyle: { color: C.diagonal, type: 'dashed', width: 1.5 },
         itemStyle: { color: C.diagonal },
-        data: T > 1 ? [[0, 0], [T - 1, S - 1]] : [[0, 0]],
+        data:
+          T > 1
+            ? [
+                [0, 0],
+                [T - 1, S - 1],
+              ]
+            : [[0, 0]],
       },
       {
         id: POSITION_SERIES.positions,
@@ -385,9 +391,7 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
         symbolSize: 9,
         lineStyle: { color: C.position, width: 2 },
         itemStyle: { color: C.position },
-        data: positions.map((p, t) =>
-          t === sel ? { value: p, symbolSize: 15, itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 3 } } : p,
-        ),
+        data: positions.map((p, t) => (t === sel ? { value: p, symbolSize: 15, itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 3 } } : p)),
         markLine:
           sel === null
             ? undefined
@@ -402,7 +406,15 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
 function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknown> {
   const T = FIGURE_TEXT[f.lang]
   const local = input.kind === 'local-m'
-  const L: SpotlightLabels = { align: T.align, gaussian: local ? T.box : T.gaussian, weights: local ? T.weightsM : T.weights, window: T.window, source: T.source, weight: T.weight, ...input.labels }
+  const L: SpotlightLabels = {
+    align: T.align,
+    gaussian: local ? T.box : T.gaussian,
+    weights: local ? T.weightsM : T.weights,
+    window: T.window,
+    source: T.source,
+    weight: T.weight,
+    ...input.labels,
+  }
   const { srcTokens, align, gaussian, attention, position, window: win } = input
   const S = srcTokens.length
   const fs = f.fontSize
@@ -429,8 +441,24 @@ function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknow
     xAxis: [axes.xAxis, hidden, { type: 'value', show: false, min: x0, max: x1 }],
     yAxis: axes.yAxis,
     series: [
-      { id: SPOTLIGHT_SERIES.align, type: 'bar', xAxisIndex: 0, barWidth: '70%', itemStyle: { color: C.align, borderColor: C.alignBorder, borderWidth: 1 }, data: srcTokens.map((_, s) => at(align, s)), z: 2 },
-      { id: SPOTLIGHT_SERIES.weights, type: 'bar', xAxisIndex: 1, barWidth: '34%', itemStyle: { color: C.weights }, data: srcTokens.map((_, s) => at(attention, s)), z: 3 },
+      {
+        id: SPOTLIGHT_SERIES.align,
+        type: 'bar',
+        xAxisIndex: 0,
+        barWidth: '70%',
+        itemStyle: { color: C.align, borderColor: C.alignBorder, borderWidth: 1 },
+        data: srcTokens.map((_, s) => at(align, s)),
+        z: 2,
+      },
+      {
+        id: SPOTLIGHT_SERIES.weights,
+        type: 'bar',
+        xAxisIndex: 1,
+        barWidth: '34%',
+        itemStyle: { color: C.weights },
+        data: srcTokens.map((_, s) => at(attention, s)),
+        z: 3,
+      },
       {
         id: SPOTLIGHT_SERIES.gaussian,
         type: 'line',
@@ -450,8 +478,20 @@ function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknow
         xAxisIndex: 2,
         data: [],
         silent: true,
-        markArea: { silent: true, itemStyle: { color: C.window, borderColor: 'rgba(202, 138, 4, 0.6)', borderWidth: 1, borderType: 'dashed' }, label: { show: false }, data: [[{ xAxis: lo }, { xAxis: hi }]] },
-        markLine: { silent: true, symbol: 'none', animation: false, lineStyle: { color: C.position, type: 'solid', width: Math.max(1.5, fs / 10) }, label: { show: false }, data: [{ xAxis: clamp(position, x0, x1) }] },
+        markArea: {
+          silent: true,
+          itemStyle: { color: C.window, borderColor: 'rgba(202, 138, 4, 0.6)', borderWidth: 1, borderType: 'dashed' },
+          label: { show: false },
+          data: [[{ xAxis: lo }, { xAxis: hi }]],
+        },
+        markLine: {
+          silent: true,
+          symbol: 'none',
+          animation: false,
+          lineStyle: { color: C.position, type: 'solid', width: Math.max(1.5, fs / 10) },
+          label: { show: false },
+          data: [{ xAxis: clamp(position, x0, x1) }],
+        },
         z: 1,
       },
     ],
@@ -498,7 +538,20 @@ function positionFigure(input: PositionPlotInput, f: Frame): Record<string, unkn
     series: [
       { ...line, id: POSITION_SERIES.low, type: 'line', stack: 'window', stackStrategy: 'all', data: band.map((b) => b[0]) },
       { ...line, id: POSITION_SERIES.band, type: 'line', stack: 'window', stackStrategy: 'all', areaStyle: { color: C.band }, data: band.map((b) => b[1]) },
-      { id: POSITION_SERIES.diagonal, type: 'line', silent: true, symbol: 'none', lineStyle: { color: C.diagonal, type: 'dashed', width: Math.max(1, fs / 12) }, data: N > 1 ? [[0, 0], [N - 1, S - 1]] : [[0, 0]] },
+      {
+        id: POSITION_SERIES.diagonal,
+        type: 'line',
+        silent: true,
+        symbol: 'none',
+        lineStyle: { color: C.diagonal, type: 'dashed', width: Math.max(1, fs / 12) },
+        data:
+          N > 1
+            ? [
+                [0, 0],
+                [N - 1, S - 1],
+              ]
+            : [[0, 0]],
+      },
       {
         id: POSITION_SERIES.positions,
         type: 'line',
@@ -506,7 +559,9 @@ function positionFigure(input: PositionPlotInput, f: Frame): Record<string, unkn
         symbolSize: Math.max(4, fs * 0.45),
         lineStyle: { color: C.position, width: Math.max(1.5, fs / 10) },
         itemStyle: { color: C.position },
-        data: positions.map((p, t) => (t === sel ? { value: p, symbolSize: Math.max(7, fs * 0.7), itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 2 } } : p)),
+        data: positions.map((p, t) =>
+          t === sel ? { value: p, symbolSize: Math.max(7, fs * 0.7), itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 2 } } : p,
+        ),
         z: 5,
       },
     ],

@@ -6,7 +6,21 @@
  * token), so when they are stacked the same source token sits in the same column in every stage.
  */
 import { FIGURE_TEXT } from './figure-text'
-import { columnLabelElements, columnLabels, keyElements, labelStep, linePitch, niceTicks, textElement, textHeight, tickText, widest, wrapText, type Frame, type KeyItem } from './frame'
+import {
+  columnLabelElements,
+  columnLabels,
+  keyElements,
+  labelStep,
+  linePitch,
+  niceTicks,
+  textElement,
+  textHeight,
+  tickText,
+  widest,
+  wrapText,
+  type Frame,
+  type KeyItem,
+} from './frame'
 import { windowCells } from './heatmap'
 import { escapeHtml } from './html'
 
@@ -41,7 +55,10 @@ export function softmax(scores: number[]): number[] {
  * Rows missing from `states` (or short rows) count as zeros; `dims` is capped at the widest row.
  */
 export function contextVector(weights: number[], states: number[][], dims: number): number[] {
-  const width = Math.min(dims, states.reduce((w, row) => Math.max(w, row.length), 0))
+  const width = Math.min(
+    dims,
+    states.reduce((w, row) => Math.max(w, row.length), 0),
+  )
   const c = new Array<number>(Math.max(0, width)).fill(0)
   for (let j = 0; j < weights.length; j++) {
     const row = states[j]
@@ -132,7 +149,13 @@ export interface StepBarsInput {
   position?: number | null
 }
 
-function barBase(input: StepBarsInput, yAxis: Record<string, unknown>, series: unknown[], tooltip: (j: number, v: number) => string, legend?: string[]): Record<string, unknown> {
+function barBase(
+  input: StepBarsInput,
+  yAxis: Record<string, unknown>,
+  series: unknown[],
+  tooltip: (j: number, v: number) => string,
+  legend?: string[],
+): Record<string, unknown> {
   const S = input.srcTokens.length
   const hasPosition = input.position !== null && input.position !== undefined
   return {
@@ -203,7 +226,13 @@ export function buildWeightsOption(input: WeightsInput): Record<string, unknown>
         data,
         barMaxWidth: 36,
         markArea: windowArea(input.window, S),
-        label: { show: S <= 24, position: 'top', fontSize: 10, color: '#334155', formatter: (p: { value: number }) => (p.value >= 0.005 ? p.value.toFixed(2) : '') },
+        label: {
+          show: S <= 24,
+          position: 'top',
+          fontSize: 10,
+          color: '#334155',
+          formatter: (p: { value: number }) => (p.value >= 0.005 ? p.value.toFixed(2) : ''),
+        },
       },
     ],
     (j, v) => `${escapeHtml(input.srcTokens[j])}<br/>α = <b>${v.toFixed(4)}</b>`,
@@ -313,7 +342,15 @@ export interface ContextInput {
 }
 
 /** The pixel layout of the context figure, so the view can size its panel to fit. */
-export function contextLayout(S: number): { row: number; top: number; statesHeight: number; gap: number; contextTop: number; contextHeight: number; height: number } {
+export function contextLayout(S: number): {
+  row: number
+  top: number
+  statesHeight: number
+  gap: number
+  contextTop: number
+  contextHeight: number
+  height: number
+} {
   const row = S > 60 ? 9 : S > 36 ? 12 : S > 22 ? 16 : 20
   const top = 26
   const statesHeight = S * row
@@ -334,7 +371,13 @@ const CTX = { labels: 96, alphaWidth: 110, gutter: 14, right: 86 } as const
 export function buildContextOption(input: ContextInput): Record<string, unknown> {
   const { srcTokens, weights, states } = input
   const S = srcTokens.length
-  const N = Math.max(0, Math.min(input.dims, states.reduce((w, r) => Math.max(w, r.length), 0)))
+  const N = Math.max(
+    0,
+    Math.min(
+      input.dims,
+      states.reduce((w, r) => Math.max(w, r.length), 0),
+    ),
+  )
   const [alphaName, ctxName] = input.names ?? ['α', 'c']
   const c = contextVector(weights, states, N)
   const maxAlpha = Math.max(1e-9, ...srcTokens.map((_, j) => weights[j] ?? 0))
@@ -396,17 +439,14 @@ export function buildContextOption(input: ContextInput): Record<string, unknown>
     tooltip: {
       trigger: 'item',
       formatter: (p: { seriesId: string; dataIndex: number; value: number | [number, number, number] }) => {
-        if (p.seriesId === 'alpha') return `${escapeHtml(srcTokens[p.dataIndex])}<br/>${escapeHtml(alphaName)} = <b>${(weights[p.dataIndex] ?? 0).toFixed(4)}</b>`
+        if (p.seriesId === 'alpha')
+          return `${escapeHtml(srcTokens[p.dataIndex])}<br/>${escapeHtml(alphaName)} = <b>${(weights[p.dataIndex] ?? 0).toFixed(4)}</b>`
         const [d, j, v] = p.value as [number, number, number]
         if (p.seriesId === 'context') return `${escapeHtml(ctxName)}[${d}] = <b>${v.toFixed(4)}</b>`
         return `${escapeHtml(srcTokens[j])} · h[${d}] = <b>${v.toFixed(4)}</b><br/>${escapeHtml(alphaName)} = ${(weights[j] ?? 0).toFixed(4)}`
       },
     },
-    xAxis: [
-      { type: 'value', gridIndex: 0, min: 0, max: maxAlpha * (L.row >= 16 ? 1.6 : 1.05), show: false },
-      dimAxis(1, true),
-      dimAxis(2, true),
-    ],
+    xAxis: [{ type: 'value', gridIndex: 0, min: 0, max: maxAlpha * (L.row >= 16 ? 1.6 : 1.05), show: false }, dimAxis(1, true), dimAxis(2, true)],
     yAxis: [
       rowAxis(0, true),
       rowAxis(1, false),
@@ -517,8 +557,12 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
   // Side by side unless the page is portrait: stacked, the bar stages get too short.
   const side = f.width >= f.height
   const ctxShare = side ? 0.38 : 0.3
-  const bars = side ? { x: f.x, y: f.y, width: f.width * (1 - ctxShare) - fs, height: f.height } : { x: f.x, y: f.y, width: f.width, height: f.height * (1 - ctxShare) - fs * 0.5 }
-  const ctx = side ? { x: f.x + f.width * (1 - ctxShare), y: f.y, width: f.width * ctxShare, height: f.height } : { x: f.x, y: f.y + f.height * (1 - ctxShare) + fs * 0.5, width: f.width, height: f.height * ctxShare - fs * 0.5 }
+  const bars = side
+    ? { x: f.x, y: f.y, width: f.width * (1 - ctxShare) - fs, height: f.height }
+    : { x: f.x, y: f.y, width: f.width, height: f.height * (1 - ctxShare) - fs * 0.5 }
+  const ctx = side
+    ? { x: f.x + f.width * (1 - ctxShare), y: f.y, width: f.width * ctxShare, height: f.height }
+    : { x: f.x, y: f.y + f.height * (1 - ctxShare) + fs * 0.5, width: f.width, height: f.height * ctxShare - fs * 0.5 }
   const [lo, hi] = usedRange(S, input.window)
   const local = input.window !== null
   type Panel = { title: string; min: number; max: number; series: (grid: number) => Record<string, unknown>[] }
@@ -528,13 +572,32 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
       title: `1  ${L.scores}`,
       min: Math.min(0, ...input.scores),
       max: Math.max(0, ...input.scores),
-      series: (g) => [{ type: 'bar', xAxisIndex: 2 * g, yAxisIndex: g, barMaxWidth: fs * 2, data: input.srcTokens.map((_, j) => ({ value: pick(input.scores, j), itemStyle: { color: j >= lo && j <= hi ? COLORS.score : COLORS.outside } })), markArea: windowArea(input.window, S) }],
+      series: (g) => [
+        {
+          type: 'bar',
+          xAxisIndex: 2 * g,
+          yAxisIndex: g,
+          barMaxWidth: fs * 2,
+          data: input.srcTokens.map((_, j) => ({ value: pick(input.scores, j), itemStyle: { color: j >= lo && j <= hi ? COLORS.score : COLORS.outside } })),
+          markArea: windowArea(input.window, S),
+        },
+      ],
     },
     {
       title: `2  ${L.softmax}`,
       min: 0,
       max: Math.max(1e-6, ...input.alpha),
-      series: (g) => [{ type: 'bar', xAxisIndex: 2 * g, yAxisIndex: g, barMaxWidth: fs * 2, itemStyle: { color: COLORS.weight }, data: input.srcTokens.map((_, j) => pick(input.alpha, j)), markArea: windowArea(input.window, S) }],
+      series: (g) => [
+        {
+          type: 'bar',
+          xAxisIndex: 2 * g,
+          yAxisIndex: g,
+          barMaxWidth: fs * 2,
+          itemStyle: { color: COLORS.weight },
+          data: input.srcTokens.map((_, j) => pick(input.alpha, j)),
+          markArea: windowArea(input.window, S),
+        },
+      ],
     },
   ]
   if (input.gaussian && input.window && input.position !== null) {
@@ -544,14 +607,46 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
       min: 0,
       max: 1,
       series: (g) => [
-        { type: 'bar', xAxisIndex: 2 * g, yAxisIndex: g, barMaxWidth: fs * 2, barGap: '-100%', itemStyle: { color: COLORS.align }, data: input.srcTokens.map((_, j) => pick(input.alpha, j)), markArea: windowArea(input.window, S) },
-        { type: 'bar', xAxisIndex: 2 * g, yAxisIndex: g, barMaxWidth: fs * 2, barGap: '-100%', itemStyle: { color: COLORS.final }, data: input.srcTokens.map((_, j) => pick(input.final, j)), z: 3 },
-        { type: 'line', xAxisIndex: 2 * g + 1, yAxisIndex: g, data: curve, showSymbol: false, silent: true, lineStyle: { color: COLORS.gaussian, width: Math.max(1.5, fs / 10) }, z: 4 },
+        {
+          type: 'bar',
+          xAxisIndex: 2 * g,
+          yAxisIndex: g,
+          barMaxWidth: fs * 2,
+          barGap: '-100%',
+          itemStyle: { color: COLORS.align },
+          data: input.srcTokens.map((_, j) => pick(input.alpha, j)),
+          markArea: windowArea(input.window, S),
+        },
+        {
+          type: 'bar',
+          xAxisIndex: 2 * g,
+          yAxisIndex: g,
+          barMaxWidth: fs * 2,
+          barGap: '-100%',
+          itemStyle: { color: COLORS.final },
+          data: input.srcTokens.map((_, j) => pick(input.final, j)),
+          z: 3,
+        },
+        {
+          type: 'line',
+          xAxisIndex: 2 * g + 1,
+          yAxisIndex: g,
+          data: curve,
+          showSymbol: false,
+          silent: true,
+          lineStyle: { color: COLORS.gaussian, width: Math.max(1.5, fs / 10) },
+          z: 4,
+        },
       ],
     })
   }
   // Key for the local stages: window and p_t.
-  const key: KeyItem[] = local ? [{ label: L.window, symbol: 'band', color: COLORS.gaussian, fill: COLORS.window }, ...(input.position !== null ? [{ label: `${L.pt} = ${input.position.toFixed(2)}`, symbol: 'dashed' as const, color: f.ink.text }] : [])] : []
+  const key: KeyItem[] = local
+    ? [
+        { label: L.window, symbol: 'band', color: COLORS.gaussian, fill: COLORS.window },
+        ...(input.position !== null ? [{ label: `${L.pt} = ${input.position.toFixed(2)}`, symbol: 'dashed' as const, color: f.ink.text }] : []),
+      ]
+    : []
   const keyBlock = keyElements(key, bars.x, bars.y, bars.width, f, 'left')
   const top0 = bars.y + keyBlock.height + (key.length ? gap : 0)
   const ticks = (p: Panel, h: number) => niceTicks(p.min, p.max, h, lh * 1.6)
@@ -586,16 +681,52 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
     labelW = Math.max(labelW, widest(tickTexts(t), fs, m))
     titles[g].forEach((line, i) => elements.push(textElement(line, bars.x, panelTop(g) + (i + 0.5) * titleH, f, { bold: true })))
     grids.push({ left, top: y, width: plotW, height: plotH, containLabel: false })
-    xAxes.push({ type: 'category', gridIndex: g, data: input.srcTokens.map((_, j) => String(j)), axisTick: { show: false }, axisLabel: { show: false }, axisLine: { lineStyle: { color: f.ink.axis } } })
+    xAxes.push({
+      type: 'category',
+      gridIndex: g,
+      data: input.srcTokens.map((_, j) => String(j)),
+      axisTick: { show: false },
+      axisLabel: { show: false },
+      axisLine: { lineStyle: { color: f.ink.axis } },
+    })
     xAxes.push({ type: 'value', gridIndex: g, min: -0.5, max: S - 0.5, show: false })
-    yAxes.push({ type: 'value', gridIndex: g, min: t.min, max: t.max, interval: t.interval, axisLine: { show: true, onZero: false, lineStyle: { color: f.ink.axis } }, splitLine: { lineStyle: { color: f.ink.grid } }, axisLabel: { fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: number) => tickText(+v.toFixed(10)), showMinLabel: plotH >= lh * 1.1 } })
+    yAxes.push({
+      type: 'value',
+      gridIndex: g,
+      min: t.min,
+      max: t.max,
+      interval: t.interval,
+      axisLine: { show: true, onZero: false, lineStyle: { color: f.ink.axis } },
+      splitLine: { lineStyle: { color: f.ink.grid } },
+      axisLabel: { fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: number) => tickText(+v.toFixed(10)), showMinLabel: plotH >= lh * 1.1 },
+    })
     series.push(...p.series(g))
-    if (input.position !== null) series.push({ type: 'line', xAxisIndex: 2 * g + 1, yAxisIndex: g, data: [], silent: true, markLine: { symbol: 'none', silent: true, lineStyle: { color: f.ink.text, type: 'dashed', width: Math.max(1, fs / 14) }, label: { show: false }, data: [{ xAxis: input.position }] } })
+    if (input.position !== null)
+      series.push({
+        type: 'line',
+        xAxisIndex: 2 * g + 1,
+        yAxisIndex: g,
+        data: [],
+        silent: true,
+        markLine: {
+          symbol: 'none',
+          silent: true,
+          lineStyle: { color: f.ink.text, type: 'dashed', width: Math.max(1, fs / 14) },
+          label: { show: false },
+          data: [{ xAxis: input.position }],
+        },
+      })
   })
   const lastBottom = panelTop(n) - lh / 2
   elements.push(...columnLabelElements(labels, left, plotW / S, lastBottom, 'below', f))
   // The context: states (rows: source tokens) faded by weight, and their weighted sum.
-  const N = Math.max(1, Math.min(input.dims, input.states.reduce((w, r) => Math.max(w, r.length), 0)))
+  const N = Math.max(
+    1,
+    Math.min(
+      input.dims,
+      input.states.reduce((w, r) => Math.max(w, r.length), 0),
+    ),
+  )
   const c = contextVector(input.final, input.states, N)
   const maxAlpha = Math.max(1e-9, ...input.final)
   let hMax = 0
@@ -633,10 +764,32 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
   const gH = panels.length
   xAxes.push({ type: 'category', gridIndex: gH, data: Array.from({ length: N }, (_, d) => String(d)), show: false })
   xAxes.push({ type: 'category', gridIndex: gH + 1, data: Array.from({ length: N }, (_, d) => String(d)), show: false })
-  yAxes.push({ type: 'category', gridIndex: gH, inverse: true, data: input.srcTokens.map((_, j) => String(j)), axisTick: { show: false }, axisLine: { show: false }, axisLabel: { interval: rowStep - 1, fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: string) => input.srcTokens[Number(v)] } })
-  yAxes.push({ type: 'category', gridIndex: gH + 1, data: ['c'], axisTick: { show: false }, axisLine: { show: false }, axisLabel: { fontSize: fs, fontWeight: 'bold', margin: gap, color: f.ink.text, formatter: () => cName } })
+  yAxes.push({
+    type: 'category',
+    gridIndex: gH,
+    inverse: true,
+    data: input.srcTokens.map((_, j) => String(j)),
+    axisTick: { show: false },
+    axisLine: { show: false },
+    axisLabel: { interval: rowStep - 1, fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: string) => input.srcTokens[Number(v)] },
+  })
+  yAxes.push({
+    type: 'category',
+    gridIndex: gH + 1,
+    data: ['c'],
+    axisTick: { show: false },
+    axisLine: { show: false },
+    axisLabel: { fontSize: fs, fontWeight: 'bold', margin: gap, color: f.ink.text, formatter: () => cName },
+  })
   series.push({ type: 'heatmap', xAxisIndex: 2 * gH, yAxisIndex: gH, data: cells, progressive: 0, itemStyle: { borderWidth: 0 } })
-  series.push({ type: 'heatmap', xAxisIndex: 2 * gH + 1, yAxisIndex: gH + 1, data: c.map((v, d) => [d, 0, v]), progressive: 0, itemStyle: { borderColor: f.ink.text, borderWidth: 0.5 } })
+  series.push({
+    type: 'heatmap',
+    xAxisIndex: 2 * gH + 1,
+    yAxisIndex: gH + 1,
+    data: c.map((v, d) => [d, 0, v]),
+    progressive: 0,
+    itemStyle: { borderColor: f.ink.text, borderWidth: 0.5 },
+  })
   scaleLines.forEach((line, i) => elements.push(textElement(line, ctx.x, hTop + hh + below + stripH + gap + (i + 0.5) * titleH, f, { color: f.ink.muted })))
   return {
     animation: false,

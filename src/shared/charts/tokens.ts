@@ -10,9 +10,7 @@ export function pieceGroups(tokens: string[]): [number, number][] {
   for (let i = 1; i <= tokens.length; i++) {
     const prev = tokens[i - 1]
     const cur = tokens[i]
-    const continues =
-      i < tokens.length &&
-      (prev.endsWith('@@') || cur.startsWith('##') || (sp && !cur.startsWith('\u2581') && !/^<.*>$/.test(cur)))
+    const continues = i < tokens.length && (prev.endsWith('@@') || cur.startsWith('##') || (sp && !cur.startsWith('\u2581') && !/^<.*>$/.test(cur)))
     if (!continues) {
       if (i - 1 > start) groups.push([start, i - 1])
       start = i

@@ -13,6 +13,8 @@ import { FIGURE_TEXT } from './figure-text'
 import { buildHeatmapOption } from './heatmap'
 import { buildPositionPlotOption, buildSpotlightOption } from './local'
 import { buildStepFigure } from './step'
+import { buildSideBySideFigure } from './sidebyside'
+import { buildBeamFigure } from './beam'
 
 export function buildFigureParts(data: FigureData, spec: FigureSpec, frame: Frame): Record<string, unknown> {
   switch (data.view) {
@@ -48,7 +50,13 @@ export function buildFigureParts(data: FigureData, spec: FigureSpec, frame: Fram
     case 'positions': {
       const t = data.translation
       const T = t.tgtTokens.length
-      return buildPositionPlotOption({ srcTokens: t.srcTokens, tgtTokens: t.tgtTokens, positions: t.positions!.slice(0, T), windows: t.windows!.slice(0, T), frame })
+      return buildPositionPlotOption({
+        srcTokens: t.srcTokens,
+        tgtTokens: t.tgtTokens,
+        positions: t.positions!.slice(0, T),
+        windows: t.windows!.slice(0, T),
+        frame,
+      })
     }
     case 'step': {
       const t = data.translation
@@ -79,6 +87,10 @@ export function buildFigureParts(data: FigureData, spec: FigureSpec, frame: Fram
       return buildComparisonOption({ translations: data.translations, names: data.names, frame })
     case 'corpus':
       return buildCorpusOption(data.corpus, undefined, frame)
+    case 'sidebyside':
+      return buildSideBySideFigure({ a: data.a, b: data.b, names: data.names, colormap: spec.colormap, colorScale: spec.legend, frame })
+    case 'beam':
+      return buildBeamFigure(data.translation.beamTree!, frame)
     case 'forecast':
       return buildForecastOption({ result: data.forecast, width: spec.width, selectedStep: data.step, colormap: spec.colormap, colorScale: spec.legend, frame })
   }

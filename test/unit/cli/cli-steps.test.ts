@@ -27,10 +27,15 @@ describe('the command line counts steps from 1, as the app does', () => {
   })
 
   it('--step 0 is refused, and so is a step past the last one', () => {
-    expect(run(['export', '--model', tiny('local-p'), '--src', 'A dog runs.', '--view', 'local', '--step', '0', '--out', join(tempDir(), 'l.svg')])).toMatchObject({
+    expect(
+      run(['export', '--model', tiny('local-p'), '--src', 'A dog runs.', '--view', 'local', '--step', '0', '--out', join(tempDir(), 'l.svg')]),
+    ).toMatchObject({
       code: 2,
       err: expect.stringMatching(/--step \(an output step\) must be a whole number from 1 to \d+/),
     })
-    expect(run(['forecast', '--model', taylor('local-p'), '--out', join(tempDir(), 'f.svg'), '--step', '49'])).toMatchObject({ code: 2, err: expect.stringMatching(/from 1 to 48/) })
+    expect(run(['forecast', '--model', taylor('local-p'), '--out', join(tempDir(), 'f.svg'), '--step', '49'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/from 1 to 48/),
+    })
   })
 })

@@ -47,7 +47,10 @@ describe('attention-lens translate', () => {
     const out = join(dir, 'att.jsonl')
     const r = run(['translate', '--model', tiny('local-p'), '--beam', '4', '--input', input, '--attention', out])
     expect(r.code).toBe(0)
-    const recs = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const recs = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(recs).toHaveLength(2)
     expect(recs[0].srcTokens).toEqual(['a', 'dog', 'runs', '.', '</s>'])
     expect(recs[0].attention).toHaveLength(recs[0].tgtTokens.length)
@@ -95,7 +98,23 @@ describe('bad input gives one clear line and a non-zero exit', () => {
 describe('attention-lens export', () => {
   it.each(['png', 'svg', 'pdf'])('writes a %s heatmap of a real decode', (ext) => {
     const out = join(tempDir(), `fig.${ext}`)
-    const r = run(['export', '--model', tiny('local-p'), '--src', 'A dog runs on the beach.', '--view', 'heatmap', '--out', out, '--scale', '1', '--size', '800x500', '--title', 'tiny local-p'])
+    const r = run([
+      'export',
+      '--model',
+      tiny('local-p'),
+      '--src',
+      'A dog runs on the beach.',
+      '--view',
+      'heatmap',
+      '--out',
+      out,
+      '--scale',
+      '1',
+      '--size',
+      '800x500',
+      '--title',
+      'tiny local-p',
+    ])
     expect(r.code).toBe(0)
     expect(r.out).toMatch(new RegExp(`^wrote .*fig\\.${ext} \\(800×500`))
     const head = readFileSync(out).subarray(0, 5).toString('latin1')
@@ -106,7 +125,9 @@ describe('attention-lens export', () => {
     const dir = tempDir()
     expect(run(['export', '--model', tiny('local-p'), '--src', 'A dog runs.', '--view', 'local', '--step', '1', '--out', join(dir, 'l.svg')]).code).toBe(0)
     expect(readFileSync(join(dir, 'l.svg'), 'utf8')).toContain('dog')
-    expect(run(['export', '--model', tiny('none'), '--model', tiny('bahdanau'), '--src', 'A dog runs.', '--view', 'comparison', '--out', join(dir, 'c.svg')]).code).toBe(0)
+    expect(
+      run(['export', '--model', tiny('none'), '--model', tiny('bahdanau'), '--src', 'A dog runs.', '--view', 'comparison', '--out', join(dir, 'c.svg')]).code,
+    ).toBe(0)
     expect(readFileSync(join(dir, 'c.svg'), 'utf8')).toContain('tiny-none')
     expect(run(['export', '--model', tiny('bahdanau'), '--src', 'A dog runs.', '--target', 'Un chien court.', '--out', join(dir, 'f.svg')]).code).toBe(0)
     expect(readFileSync(join(dir, 'f.svg'), 'utf8')).toContain('chien')
@@ -114,7 +135,10 @@ describe('attention-lens export', () => {
 
   it.each([
     [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.gif'], /--out must end in \.png, \.svg or \.pdf/],
-    [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.png', '--view', 'pie'], /--view must be heatmap, local or comparison/],
+    [
+      ['export', '--model', 'README.md', '--src', 'x', '--out', 'f.png', '--view', 'pie'],
+      /--view must be heatmap, local, positions, step, lines, comparison, whatif or corpus/,
+    ],
     [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.png', '--scale', '9'], /scale must be .*\b1\b.*\b4\b/],
     [['export', '--model', 'README.md', '--src', 'x', '--out', '/nonexistent/dir/f.png'], /^attention-lens: The file is not an ONNX model/],
   ])('refuses %j in one line', (argv, message) => {
@@ -145,7 +169,9 @@ describe('attention-lens forecast and forecast-eval', () => {
   it('re-measures MAE and MAPE on the held-out weeks next to the seasonal naive', () => {
     const r = run(['forecast-eval', '--model', taylor('none')])
     expect(r.code).toBe(0)
-    expect(r.out).toMatch(/^taylor-none\.onnx: MAE \d+\.\d MW, MAPE \d+\.\d\d % over 625 origins \(30000 steps\) from 2000-08-14T00:00:00Z; seasonal naive MAE 490\.1 MW, MAPE 1\.63 %/)
+    expect(r.out).toMatch(
+      /^taylor-none\.onnx: MAE \d+\.\d MW, MAPE \d+\.\d\d % over 625 origins \(30000 steps\) from 2000-08-14T00:00:00Z; seasonal naive MAE 490\.1 MW, MAPE 1\.63 %/,
+    )
   })
 
   it('one line and exit 2 for a translation model, a bad series or an origin not in it', () => {
@@ -153,6 +179,9 @@ describe('attention-lens forecast and forecast-eval', () => {
     const bad = join(tempDir(), 'bad.csv')
     writeFileSync(bad, 'a,b\n')
     expect(run(['forecast', '--model', taylor('none'), '--series', bad]).err).toMatch(/bad\.csv: The CSV has no rows under its header|must start with a header/)
-    expect(run(['forecast', '--model', taylor('none'), '--origin', '1999-01-01'])).toMatchObject({ code: 2, err: expect.stringMatching(/--origin 1999-01-01 is not a timestamp of the series/) })
+    expect(run(['forecast', '--model', taylor('none'), '--origin', '1999-01-01'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--origin 1999-01-01 is not a timestamp of the series/),
+    })
   })
 })

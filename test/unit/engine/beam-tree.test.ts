@@ -4,7 +4,11 @@ import { beamTreeOf, type TriedHyp } from '../../../src/engine/beam-tree'
 const VOCAB = ['<pad>', '<s>', '</s>', 'a', 'b', 'c']
 const ROOT: TriedHyp = { parent: null, rec: null, score: 0 }
 /** A hypothesis growing `parent` by `token`, as decode.ts's beam search makes them. */
-const grow = (parent: TriedHyp, token: number, logProb: number): TriedHyp => ({ parent, rec: { token, logProb, capture: { attention: [token / 10] } }, score: parent.score + logProb })
+const grow = (parent: TriedHyp, token: number, logProb: number): TriedHyp => ({
+  parent,
+  rec: { token, logProb, capture: { attention: [token / 10] } },
+  score: parent.score + logProb,
+})
 
 describe('beamTreeOf', () => {
   it('makes one node per hypothesis tried, links it to the one it grew from, and marks chosen, finished, kept and pruned', () => {

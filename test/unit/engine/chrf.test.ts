@@ -6,9 +6,21 @@ import { scoreSentence } from '../../../src/engine/sentence-score'
 // checks them to within 1e-4.
 describe('chrF agrees with sacreBLEU', () => {
   it.each([
-    ['Co nás nejvíc trápí, protože lékaři si vybírají, kdo bude žít a kdo zemře.', 'Nejvíce smutní jsme z toho, že musíme rozhodovat o tom, kdo bude žít a kdo zemře.', 39.14078509],
-    ['Nebo prostě nemají vybavení, které by jim pomohlo, uvedli lékaři.', 'A někdy nemáme ani potřebný materiál, abychom jim pomohli, popsali lékaři.', 31.22557079],
-    ['Lapali po dechu, jejich životy skončily dřív, než skutečně začaly.', 'Lapali po dechu a pak jejich život skončil - dřív, než skutečně mohl začít, připomněli.', 57.15704367],
+    [
+      'Co nás nejvíc trápí, protože lékaři si vybírají, kdo bude žít a kdo zemře.',
+      'Nejvíce smutní jsme z toho, že musíme rozhodovat o tom, kdo bude žít a kdo zemře.',
+      39.14078509,
+    ],
+    [
+      'Nebo prostě nemají vybavení, které by jim pomohlo, uvedli lékaři.',
+      'A někdy nemáme ani potřebný materiál, abychom jim pomohli, popsali lékaři.',
+      31.22557079,
+    ],
+    [
+      'Lapali po dechu, jejich životy skončily dřív, než skutečně začaly.',
+      'Lapali po dechu a pak jejich život skončil - dřív, než skutečně mohl začít, připomněli.',
+      57.15704367,
+    ],
   ])('sentence chrF with ε smoothing: %s = %f', (hyp, ref, expected) => {
     expect(Math.abs(sentenceChrf(hyp, [ref], { epsSmoothing: true }) - expected)).toBeLessThan(1e-4)
   })
@@ -23,8 +35,16 @@ describe('chrF agrees with sacreBLEU', () => {
     [['a'], ['a'], 16.6667],
     [['a b c'], ['a b c'], 50.0],
     [['a b c'], ['abc'], 50.0],
-    [[' risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists .'], ['risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists .'], 63.36173],
-    [[' Die    Beziehung zwischen  Obama und Netanjahu ist nicht gerade  freundlich. '], ['Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich.'], 64.1302698],
+    [
+      [' risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists .'],
+      ['risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists .'],
+      63.36173,
+    ],
+    [
+      [' Die    Beziehung zwischen  Obama und Netanjahu ist nicht gerade  freundlich. '],
+      ['Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich.'],
+      64.1302698,
+    ],
     [['Niemand hat die Absicht, eine Mauer zu errichten'], ['Niemand hat die Absicht, eine Mauer zu errichten'], 100.0],
   ])('corpus chrF (β = 3, ε smoothing) %j vs %j = %f', (hyps, refs, expected) => {
     expect(Math.abs(corpusChrf(hyps, [refs], { beta: 3, epsSmoothing: true }) - expected)).toBeLessThan(1e-4)
@@ -43,8 +63,16 @@ describe('chrF agrees with sacreBLEU', () => {
   })
 
   it.each([
-    ['Die Beziehung zwischen Obama und Netanjahu ist nicht gerade freundlich.', 'Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich.', 67.3481606],
-    ['risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists .', 'risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists .', 65.2414427],
+    [
+      'Die Beziehung zwischen Obama und Netanjahu ist nicht gerade freundlich.',
+      'Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich.',
+      67.3481606,
+    ],
+    [
+      'risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists .',
+      'risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists .',
+      65.2414427,
+    ],
   ])('keeping whitespace (β = 3): %s = %f', (hyp, ref, expected) => {
     expect(Math.abs(corpusChrf([hyp], [[ref]], { beta: 3, whitespace: true }) - expected)).toBeLessThan(1e-4)
   })

@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { overrideWeights } from '../../../src/engine/decode'
+import { differing } from '../../../src/shared/charts/comparison'
+import { comparableTokens, END_MARK } from '../../../src/shared/end-token'
 import { InferenceService } from '../../../src/engine/service'
 import { tiny } from '../../helpers'
 
@@ -76,7 +78,7 @@ describe('what-if attention', () => {
     const S = r.modified.srcTokens.length
     for (const row of r.modified.attention) for (const w of row) expect(w).toBeCloseTo(1 / S, 6)
     expect(r.original.attention.some((row) => row.some((w) => Math.abs(w - 1 / S) > 1e-3))).toBe(true)
-    expect(r.changed).toHaveLength(Math.max(r.original.tgtTokens.length, r.modified.tgtTokens.length))
+    expect(r.changed).toEqual(differing(comparableTokens(r.modified), comparableTokens(r.original)))
   })
 
   it('one-hot at one step changes only that step and later ones', async () => {
@@ -85,6 +87,10 @@ describe('what-if attention', () => {
     expect(r.modified.tgtTokens.slice(0, 2)).toEqual(r.original.tgtTokens.slice(0, 2))
     expect(r.changed.slice(0, 2)).toEqual([false, false])
     expect(r.modified.attention[1]).toEqual(r.original.attention[1])
+  })
+
+  it('counts changes by the LCS rule: a token shifted by an inserted word is not changed', () => {
+    expect(differing(['a', 'new', 'b', '.', END_MARK], ['a', 'b', '.', END_MARK])).toEqual([false, true, false, false, false])
   })
 
   it('builds diagonal and hand-edited weights, and rejects bad ones in one sentence', () => {

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest'
 import { pickExamples, sentenceLength } from '../../../src/engine/examples'
 import { ROOT } from '../../helpers'
 
-const read = (f: string) => readFileSync(join(ROOT, 'resources', 'testsets', f), 'utf8').replace(/\n$/, '').split('\n')
+const read = (f: string) =>
+  readFileSync(join(ROOT, 'resources', 'testsets', f), 'utf8')
+    .replace(/\n$/, '')
+    .split('\n')
 
 describe('example sentences', () => {
   it('counts words, and every CJK character as one', () => {

@@ -21,7 +21,15 @@ describe('forecast what-if: the weights', () => {
       expect(w[H + t - 48]).toBe(1)
       expect(w.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6)
     }
-    const two = forecastOverride({ steps: [3], mode: 'custom', lags: [{ lag: 48, weight: 3 }, { lag: 336, weight: 1 }, { lag: 1000, weight: 5 }] })
+    const two = forecastOverride({
+      steps: [3],
+      mode: 'custom',
+      lags: [
+        { lag: 48, weight: 3 },
+        { lag: 336, weight: 1 },
+        { lag: 1000, weight: 5 },
+      ],
+    })
     expect(two(0, H)).toBeNull()
     const w = two(3, H)!
     expect(w[H + 3 - 48]).toBeCloseTo(0.75, 6)

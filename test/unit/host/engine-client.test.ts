@@ -19,7 +19,11 @@ describe('the engine in its own process', () => {
   })
 
   it('reports a contract error as one readable sentence, keeping its name', async () => {
-    await expect(engine.call('open', '/nonexistent/model.onnx')).rejects.toMatchObject({ name: 'ContractError', code: 'contract', message: 'The file /nonexistent/model.onnx does not exist.' })
+    await expect(engine.call('open', '/nonexistent/model.onnx')).rejects.toMatchObject({
+      name: 'ContractError',
+      code: 'contract',
+      message: 'The file /nonexistent/model.onnx does not exist.',
+    })
   })
 
   it('survives a native crash: the call fails with a message, the engine restarts with the model reopened', async () => {
@@ -55,7 +59,13 @@ describe('corpus evaluation through the engine process', () => {
 
   it('can be cancelled: the engine stops and the call fails with a CancelledError', async () => {
     const ac = new AbortController()
-    const p = engine.callWith({ signal: ac.signal, onProgress: () => ac.abort() }, 'evaluate', tiny('local-p'), [...srcs, ...srcs, ...srcs], [...refs, ...refs, ...refs])
+    const p = engine.callWith(
+      { signal: ac.signal, onProgress: () => ac.abort() },
+      'evaluate',
+      tiny('local-p'),
+      [...srcs, ...srcs, ...srcs],
+      [...refs, ...refs, ...refs],
+    )
     await expect(p).rejects.toBeInstanceOf(CancelledError)
     await expect(p).rejects.toThrow('The evaluation was cancelled.')
   })

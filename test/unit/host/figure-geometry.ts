@@ -20,14 +20,24 @@ export interface TextBox {
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0]
 
 function multiply(a: Matrix, b: Matrix): Matrix {
-  return [a[0] * b[0] + a[2] * b[1], a[1] * b[0] + a[3] * b[1], a[0] * b[2] + a[2] * b[3], a[1] * b[2] + a[3] * b[3], a[0] * b[4] + a[2] * b[5] + a[4], a[1] * b[4] + a[3] * b[5] + a[5]]
+  return [
+    a[0] * b[0] + a[2] * b[1],
+    a[1] * b[0] + a[3] * b[1],
+    a[0] * b[2] + a[2] * b[3],
+    a[1] * b[2] + a[3] * b[3],
+    a[0] * b[4] + a[2] * b[5] + a[4],
+    a[1] * b[4] + a[3] * b[5] + a[5],
+  ]
 }
 
 /** An SVG transform attribute as one matrix. */
 export function parseTransform(t: string | undefined): Matrix {
   let m = IDENTITY
   for (const [, fn, args] of (t ?? '').matchAll(/(\w+)\(([^)]*)\)/g)) {
-    const n = args.split(/[\s,]+/).filter(Boolean).map(Number)
+    const n = args
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map(Number)
     if (fn === 'matrix') m = multiply(m, n as Matrix)
     else if (fn === 'translate') m = multiply(m, [1, 0, 0, 1, n[0], n[1] ?? 0])
     else if (fn === 'scale') m = multiply(m, [n[0], 0, 0, n[1] ?? n[0], 0, 0])
@@ -41,7 +51,8 @@ export function parseTransform(t: string | undefined): Matrix {
 
 const apply = (m: Matrix, [x, y]: Point): Point => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]
 const attr = (attrs: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(attrs)?.[1]
-const unescape = (s: string) => s.replace(/&(lt|gt|amp|quot|#39|apos);/g, (_m, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", apos: "'" })[e]!)
+const unescape = (s: string) =>
+  s.replace(/&(lt|gt|amp|quot|#39|apos);/g, (_m, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", apos: "'" })[e]!)
 
 /** Every text of the SVG with its box, group transforms included. */
 export function textBoxes(svg: string): TextBox[] {
@@ -102,7 +113,14 @@ export function pathBoxes(svg: string, fill: string, stroke: string): Point[][] 
   const out: Point[][] = []
   for (const [, tag, attrs] of svg.matchAll(/<(path|polygon)\b([^>]*)>/g)) {
     if (attr(attrs, 'fill')?.toLowerCase() !== fill.toLowerCase() || attr(attrs, 'stroke')?.toLowerCase() !== stroke.toLowerCase()) continue
-    const local = tag === 'polygon' ? (attr(attrs, 'points') ?? '').trim().split(/[\s,]+/).map(Number).reduce<Point[]>((acc, v, i, all) => (i % 2 ? acc : [...acc, [v, all[i + 1]]]), []) : pathPoints(attr(attrs, 'd') ?? '')
+    const local =
+      tag === 'polygon'
+        ? (attr(attrs, 'points') ?? '')
+            .trim()
+            .split(/[\s,]+/)
+            .map(Number)
+            .reduce<Point[]>((acc, v, i, all) => (i % 2 ? acc : [...acc, [v, all[i + 1]]]), [])
+        : pathPoints(attr(attrs, 'd') ?? '')
     const m = parseTransform(attr(attrs, 'transform'))
     const pts = local.map((p) => apply(m, p))
     if (!pts.length) continue

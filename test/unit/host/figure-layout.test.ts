@@ -23,10 +23,18 @@ beforeAll(async () => {
   try {
     const series = parseSeriesCsv(readFileSync(join(ROOT, 'resources', 'series', 'taylor-holdout.csv'), 'utf8'), 'taylor')
     const forecast = await svc.forecast(model('taylor-local-p'), series, 384)
-    const srcs = readFileSync(join(ROOT, 'test', 'fixtures', 'multi30k-test-50.en'), 'utf8').trim().split('\n')
-    const refs = readFileSync(join(ROOT, 'test', 'fixtures', 'multi30k-test-50.fr'), 'utf8').trim().split('\n')
+    const srcs = readFileSync(join(ROOT, 'test', 'fixtures', 'multi30k-test-50.en'), 'utf8')
+      .trim()
+      .split('\n')
+    const refs = readFileSync(join(ROOT, 'test', 'fixtures', 'multi30k-test-50.fr'), 'utf8')
+      .trim()
+      .split('\n')
     const corpus: CorpusResult = { pair: 'en-fr', testSet: 'multi30k-test-50', results: [] }
-    for (const [name, attention] of [['en-fr-none', 'none'], ['en-fr-bahdanau', 'bahdanau'], ['en-fr-local-p', 'local-p']] as const) {
+    for (const [name, attention] of [
+      ['en-fr-none', 'none'],
+      ['en-fr-bahdanau', 'bahdanau'],
+      ['en-fr-local-p', 'local-p'],
+    ] as const) {
       corpus.results.push({ ...(await svc.evaluate(model(name), srcs, refs)), modelId: name, attention, model: name })
     }
     for (const lang of ['en', 'zh'] as const) {
@@ -34,6 +42,8 @@ beforeAll(async () => {
       const local = await svc.translate(model(`${PAIRS[lang]}-local-p`), text)
       const names = lang === 'en' ? ['en-fr-none', 'en-fr-bahdanau', 'en-fr-local-p'] : ['zh-en-bahdanau', 'zh-en-local-p']
       const translations = await svc.compare(names.map(model), text)
+      const bahdanau = await svc.translate(model(`${PAIRS[lang]}-bahdanau`), text)
+      const beam = await svc.translate(model(`${PAIRS[lang]}-local-p`), text, { beam: 3 })
       const whatif = await svc.whatIf(model(`${PAIRS[lang]}-bahdanau`), { modelId: 'm', text, steps: [2], mode: 'uniform' })
       views[lang] = [
         { view: 'heatmap', translation: local },
@@ -45,6 +55,8 @@ beforeAll(async () => {
         { view: 'whatif', result: whatif, mode: 'uniform', at: 2 },
         { view: 'corpus', corpus },
         { view: 'forecast', forecast, step: 7 },
+        { view: 'sidebyside', a: bahdanau, b: local, names: [`${PAIRS[lang]}-bahdanau · greedy`, `${PAIRS[lang]}-local-p · greedy`] },
+        { view: 'beam', translation: beam },
       ]
     }
   } finally {
@@ -63,9 +75,17 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
   for (const lang of ['en', 'zh'] as const) {
     for (const [size, font] of PRESETS) {
       it(`every view, ${size}, ${font} text, ${lang}`, () => {
-        expect(views[lang]).toHaveLength(9)
+        expect(views[lang]).toHaveLength(11)
         for (const data of views[lang]) {
-          const spec: FigureSpec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS[size], fontSize: FONT_PRESETS[font], lang, format: 'svg', title: lang === 'zh' ? '注意力 attention' : 'Where each word looks', caption: 'Figure made by Attention Lens' }
+          const spec: FigureSpec = {
+            ...DEFAULT_FIGURE,
+            ...SIZE_PRESETS[size],
+            fontSize: FONT_PRESETS[font],
+            lang,
+            format: 'svg',
+            title: lang === 'zh' ? '注意力 attention' : 'Where each word looks',
+            caption: 'Figure made by Attention Lens',
+          }
           const svg = renderSvg(data, spec)
           const page = pageSize(svg)
           expect(page).toEqual({ width: spec.width, height: spec.height })
@@ -74,7 +94,8 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
           const problems: string[] = []
           for (const b of boxes) if (outside(b.corners, page)) problems.push(`${describeBox(b)} leaves the page`)
           for (let i = 0; i < boxes.length; i++) {
-            for (let j = i + 1; j < boxes.length; j++) if (overlap(boxes[i].corners, boxes[j].corners)) problems.push(`${describeBox(boxes[i])} overlaps ${describeBox(boxes[j])}`)
+            for (let j = i + 1; j < boxes.length; j++)
+              if (overlap(boxes[i].corners, boxes[j].corners)) problems.push(`${describeBox(boxes[i])} overlaps ${describeBox(boxes[j])}`)
           }
           // p_t markers (white triangles edged dark) never cover a value label.
           const values = boxes.filter((b) => /^(\.\d\d|1\.00)$/.test(b.text))
@@ -83,11 +104,12 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
           }
           expect(problems, `${data.view} ${size} ${lang}`).toEqual([])
           // Text at the preset's size: most of it exactly, none below the values' 3/4 (alignment
-          // lines may set long sentences smaller to fit the width).
+          // lines, and the beam tree of a sentence whose steps do not fit a column's width, are
+          // set smaller to fit the width).
           const sizes = boxes.map((b) => b.size)
           const labels = boxes.filter((b) => !/^(\.\d\d|1\.00)$/.test(b.text)).map((b) => b.size)
           const common = [...new Set(labels)].sort((a, b) => labels.filter((x) => x === b).length - labels.filter((x) => x === a).length)[0]
-          if (data.view !== 'lines') {
+          if (data.view !== 'lines' && data.view !== 'beam') {
             expect(common, `${data.view}: the usual text size`).toBeCloseTo(spec.fontSize, 1)
             expect(Math.min(...sizes), `${data.view}: the smallest text`).toBeGreaterThanOrEqual(spec.fontSize * 0.75 - 0.01)
           }
@@ -96,7 +118,7 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     }
   }
 
-  it('with / without shows each model\'s output words, and marks those that differ from the no-attention output', () => {
+  it("with / without shows each model's output words, and marks those that differ from the no-attention output", () => {
     const data = views.en[5] as Extract<FigureData, { view: 'comparison' }>
     const texts = textBoxes(renderSvg(data, { ...DEFAULT_FIGURE, format: 'svg' })).map((b) => b.text)
     for (const t of data.translations) for (const tok of t.tgtTokens) expect(texts).toContain(tok)
@@ -107,7 +129,14 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     const chars = '我们昨天晚上在公园里看见了一只很大的白色的狗和两只猫'.split('')
     const out = Array.from({ length: 19 }, (_, i) => `w${i}`)
     const attention = out.map((_, t) => chars.map((_, s) => (s === t ? 0.9 : 0.1 / (chars.length - 1))))
-    const translation = { ...(views.zh[0] as Extract<FigureData, { view: 'heatmap' }>).translation, srcTokens: chars, tgtTokens: out, attention, positions: null, windows: null }
+    const translation = {
+      ...(views.zh[0] as Extract<FigureData, { view: 'heatmap' }>).translation,
+      srcTokens: chars,
+      tgtTokens: out,
+      attention,
+      positions: null,
+      windows: null,
+    }
     const boxes = textBoxes(renderSvg({ view: 'heatmap', translation }, { ...DEFAULT_FIGURE, format: 'svg', lang: 'zh', fontSize: FONT_PRESETS.screen }))
     const labels = boxes.filter((b) => chars.includes(b.text))
     expect(labels).toHaveLength(chars.length)
@@ -116,12 +145,14 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     expect(boxes.filter((b) => /^(\.\d\d|1\.00)$/.test(b.text))).toHaveLength(chars.length * out.length)
   })
 
-  it('the heatmap of a local model shows values and markers together at a slide\'s size, and its key names both', () => {
+  it("the heatmap of a local model shows values and markers together at a slide's size, and its key names both", () => {
     const svg = renderSvg(views.en[0], { ...DEFAULT_FIGURE, format: 'svg' })
     const texts = textBoxes(svg).map((b) => b.text)
     expect(texts.filter((t) => /^(\.\d\d|1\.00)$/.test(t)).length).toBe(views.en[0].view === 'heatmap' ? views.en[0].translation.attention.flat().length : 0)
     // One marker per output row, and one more in the key.
-    expect(pathBoxes(svg, PT_MARKER.fill, PT_MARKER.stroke)).toHaveLength((views.en[0] as Extract<FigureData, { view: 'heatmap' }>).translation.tgtTokens.length + 1)
+    expect(pathBoxes(svg, PT_MARKER.fill, PT_MARKER.stroke)).toHaveLength(
+      (views.en[0] as Extract<FigureData, { view: 'heatmap' }>).translation.tgtTokens.length + 1,
+    )
     expect(texts).toEqual(expect.arrayContaining(['source', 'output', 'window [p_t − D, p_t + D]', 'p_t']))
     const zh = textBoxes(renderSvg(views.zh[0], { ...DEFAULT_FIGURE, format: 'svg', lang: 'zh' })).map((b) => b.text)
     // A key of both scripts is one text per font.

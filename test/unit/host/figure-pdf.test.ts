@@ -64,7 +64,12 @@ function tileShifts(a: Float64Array, b: Float64Array, width: number, height: num
     for (let x0 = most; x0 + tile + most <= width; x0 += tile) {
       let inkA = 0
       let inkB = 0
-      for (let y = y0; y < y0 + tile; y++) for (let x = x0; x < x0 + tile; x++) (inkA += a[y * width + x]), (inkB += b[y * width + x])
+      for (let y = y0; y < y0 + tile; y++) {
+        for (let x = x0; x < x0 + tile; x++) {
+          inkA += a[y * width + x]
+          inkB += b[y * width + x]
+        }
+      }
       // Only tiles with some ink in both, and not a flat fill (a cell of the heatmap).
       if (inkA < 255 * 20 || inkB < 255 * 20 || inkA > 255 * tile * tile * 0.6) continue
       const scores: { score: number; dx: number; dy: number }[] = []
@@ -95,21 +100,33 @@ function tileShifts(a: Float64Array, b: Float64Array, width: number, height: num
 }
 
 describe('PDF export: physical size and embedded fonts', () => {
-  it('pages are the presets\' physical sizes in points (a single column is 3.5 in = 252 pt wide)', async () => {
+  it("pages are the presets' physical sizes in points (a single column is 3.5 in = 252 pt wide)", async () => {
     const heatmap: FigureData = { view: 'heatmap', translation: en }
-    for (const [preset, size] of [['paper-single', [252, 216]], ['paper-double', [504, 252]], ['slide-16x9', [960, 540]], ['slide-4x3', [720, 540]]] as const) {
+    for (const [preset, size] of [
+      ['paper-single', [252, 216]],
+      ['paper-double', [504, 252]],
+      ['slide-16x9', [960, 540]],
+      ['slide-4x3', [720, 540]],
+    ] as const) {
       expect(pageSize(await pdfFile(heatmap, SIZE_PRESETS[preset]))).toEqual(size)
     }
   })
 
   it('Latin text is set in embedded, subset DejaVu Sans (bold where bold), Chinese in embedded Noto Sans CJK; pdftoppm renders the page', async () => {
-    const latin = fonts(await pdfFile({ view: 'heatmap', translation: en }, { ...SIZE_PRESETS['paper-single'], fontSize: FONT_PRESETS.paper, title: 'local-p' }))
+    const latin = fonts(
+      await pdfFile({ view: 'heatmap', translation: en }, { ...SIZE_PRESETS['paper-single'], fontSize: FONT_PRESETS.paper, title: 'local-p' }),
+    )
     expect(latin.map((f) => f.name.replace(/^[A-Z]{6}\+/, ''))).toEqual(expect.arrayContaining(['DejaVuSans', 'DejaVuSans-Bold']))
     expect(latin.every((f) => f.emb && f.sub)).toBe(true)
     expect(latin.some((f) => /CJK/.test(f.name))).toBe(false)
-    const file = await pdfFile({ view: 'heatmap', translation: zh }, { ...SIZE_PRESETS['paper-single'], fontSize: FONT_PRESETS.paper, lang: 'zh', title: '局部注意力 local-p' })
+    const file = await pdfFile(
+      { view: 'heatmap', translation: zh },
+      { ...SIZE_PRESETS['paper-single'], fontSize: FONT_PRESETS.paper, lang: 'zh', title: '局部注意力 local-p' },
+    )
     const cjk = fonts(file)
-    expect(cjk.map((f) => f.name.replace(/^[A-Z]{6}\+/, ''))).toEqual(expect.arrayContaining(['DejaVuSans', 'DejaVuSans-Bold', 'NotoSansCJKsc-Regular', 'NotoSansCJKsc-Bold']))
+    expect(cjk.map((f) => f.name.replace(/^[A-Z]{6}\+/, ''))).toEqual(
+      expect.arrayContaining(['DejaVuSans', 'DejaVuSans-Bold', 'NotoSansCJKsc-Regular', 'NotoSansCJKsc-Bold']),
+    )
     expect(cjk.every((f) => f.emb && f.sub)).toBe(true)
     const dir = tempDir()
     execFileSync('pdftoppm', ['-png', '-r', '300', '-singlefile', file, join(dir, 'page')])
@@ -119,18 +136,32 @@ describe('PDF export: physical size and embedded fonts', () => {
   })
 
   it('the PDF page and the PNG put the same ink in the same place: labels, rotated ones too, land where they do in the PNG', async () => {
-    for (const [data, lang] of [[{ view: 'heatmap', translation: en }, 'en'], [{ view: 'heatmap', translation: zh }, 'zh'], [{ view: 'local', translation: en, windowD: 5, step: 2 }, 'en']] as [FigureData, 'en' | 'zh'][]) {
+    for (const [data, lang] of [
+      [{ view: 'heatmap', translation: en }, 'en'],
+      [{ view: 'heatmap', translation: zh }, 'zh'],
+      [{ view: 'local', translation: en, windowD: 5, step: 2 }, 'en'],
+    ] as [FigureData, 'en' | 'zh'][]) {
       const spec: FigureSpec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['paper-single'], fontSize: FONT_PRESETS.paper, lang, dpi: 288, title: 'Attention 注意力' }
       const png = PNG.sync.read(await renderFigure(data, { ...spec, format: 'png' }))
       const dir = tempDir()
       writeFileSync(join(dir, 'f.pdf'), await renderFigure(data, { ...spec, format: 'pdf' }))
       execFileSync('pdftoppm', ['-png', '-r', '288', join(dir, 'f.pdf'), join(dir, 'page')])
-      const page = PNG.sync.read(readFileSync(join(dir, readdirSync(dir).find((f) => f.startsWith('page'))!)))
+      const page = PNG.sync.read(
+        readFileSync(
+          join(
+            dir,
+            readdirSync(dir).find((f) => f.startsWith('page'))!,
+          ),
+        ),
+      )
       expect([page.width, page.height]).toEqual([png.width, png.height])
       // At 288 dpi four pixels are a point: every tile of labels lines up within a pixel.
       const shifts = tileShifts(ink(png), ink(page), png.width, png.height)
       expect(shifts.length, `${data.view} ${lang}: tiles with ink`).toBeGreaterThan(20)
-      expect(shifts.filter((t) => Math.abs(t.dx) > 1 || Math.abs(t.dy) > 1), `${data.view} ${lang}`).toEqual([])
+      expect(
+        shifts.filter((t) => Math.abs(t.dx) > 1 || Math.abs(t.dy) > 1),
+        `${data.view} ${lang}`,
+      ).toEqual([])
     }
   })
 })

@@ -24,10 +24,28 @@ function known(): Translation {
     [0.1, 0.2, 0.3, 0.4],
   ]
   return {
-    modelId: 'm', source: 'un petit 猫', srcTokens: ['un', 'petit', '猫', '</s>'], srcUnknown: [false, false, false, false],
-    tgtTokens: ['a', 'small', 'cat'], text: 'A small cat', attention, scores: attention, encoderStates: [], align: null,
-    positions: null, windows: null, gaussian: null, tokenLogProbs: [-0.1, -0.2, -0.3], alternatives: [[], [], []],
-    tgtUnknown: null, mode: 'greedy', beam: 1, logProb: -0.6, truncated: false, decodeMs: 1, provider: 'cpu',
+    modelId: 'm',
+    source: 'un petit 猫',
+    srcTokens: ['un', 'petit', '猫', '</s>'],
+    srcUnknown: [false, false, false, false],
+    tgtTokens: ['a', 'small', 'cat'],
+    text: 'A small cat',
+    attention,
+    scores: attention,
+    encoderStates: [],
+    align: null,
+    positions: null,
+    windows: null,
+    gaussian: null,
+    tokenLogProbs: [-0.1, -0.2, -0.3],
+    alternatives: [[], [], []],
+    tgtUnknown: null,
+    mode: 'greedy',
+    beam: 1,
+    logProb: -0.6,
+    truncated: false,
+    decodeMs: 1,
+    provider: 'cpu',
   }
 }
 // 480 × 300 pt: 640 × 400 pixels at 96 dpi (1×).
@@ -36,7 +54,10 @@ const heatmap: FigureData = { view: 'heatmap', translation: known() }
 
 describe('figure export', () => {
   it('PNG: the page rasterised at the resolution asked for, which the file records (pHYs)', async () => {
-    for (const [dpi, size] of [[96, [640, 400]], [300, [2000, 1250]]] as const) {
+    for (const [dpi, size] of [
+      [96, [640, 400]],
+      [300, [2000, 1250]],
+    ] as const) {
       const png = await renderFigure(heatmap, spec({ format: 'png', dpi }))
       expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
       const img = PNG.sync.read(png)
@@ -48,7 +69,7 @@ describe('figure export', () => {
     }
   })
 
-  it('PNG pixel check: the largest weight\'s cell has the colour the map gives that weight', async () => {
+  it("PNG pixel check: the largest weight's cell has the colour the map gives that weight", async () => {
     for (const colormap of ['viridis', 'greys'] as const) {
       const s = spec({ format: 'png', dpi: 144, colormap })
       const img = PNG.sync.read(await renderFigure(heatmap, s))
@@ -96,8 +117,20 @@ describe('figure export', () => {
     expect(cmp).toContain('bahdanau')
     const bucket = (b: string, bleu: number) => ({ bucket: b, sentences: 10, bleu })
     const result = (model: string, attention: 'none' | 'bahdanau', a: number, b: number) => ({
-      modelId: model, model, attention, fileName: `${model}.onnx`, sentences: 20, bleu: (a + b) / 2, bleuCased: a, byLength: [bucket('1-10', a), bucket('11-15', b)],
-      seconds: 1, sentencesPerSecond: 20, attentionEntropy: null, diagonality: null, cached: false, hypotheses: [],
+      modelId: model,
+      model,
+      attention,
+      fileName: `${model}.onnx`,
+      sentences: 20,
+      bleu: (a + b) / 2,
+      bleuCased: a,
+      byLength: [bucket('1-10', a), bucket('11-15', b)],
+      seconds: 1,
+      sentencesPerSecond: 20,
+      attentionEntropy: null,
+      diagonality: null,
+      cached: false,
+      hypotheses: [],
     })
     const corpus = { pair: 'en-fr', testSet: 'test', results: [result('en-fr-none', 'none', 30, 20), result('en-fr-bahdanau', 'bahdanau', 40, 38)] }
     const pdf = await renderFigure({ view: 'corpus', corpus }, spec({ format: 'pdf' }))
@@ -107,7 +140,14 @@ describe('figure export', () => {
   })
 
   it('CSV of the matrix: tokens as headers, one row per output token', () => {
-    const csv = matrixCsv(['un', 'a,b', '</s>'], ['x', 'y'], [[0.5, 0.25, 0.25], [0, 1, 0]])
+    const csv = matrixCsv(
+      ['un', 'a,b', '</s>'],
+      ['x', 'y'],
+      [
+        [0.5, 0.25, 0.25],
+        [0, 1, 0],
+      ],
+    )
     expect(csv.split('\n')[0]).toBe('target \\ source,un,"a,b",</s>')
     expect(csv.split('\n')[2]).toBe('y,0.00000,1.00000,0.00000')
   })
@@ -139,13 +179,16 @@ describe('forecast figure export', () => {
     expect(parseFigure(data, s).data).toEqual(data)
     const f = (data as Extract<FigureData, { view: 'forecast' }>).forecast
     expect(refused({ ...data, step: f.forecast.length }, s).message).toMatch(/: step: must be a step of the forecast, or null\.$/)
-    expect(refused({ ...data, forecast: { ...f, history: [NaN, ...f.history.slice(1)] } }, s).message).toMatch(/: forecast\.history\.0: must be a finite number\.$/)
+    expect(refused({ ...data, forecast: { ...f, history: [NaN, ...f.history.slice(1)] } }, s).message).toMatch(
+      /: forecast\.history\.0: must be a finite number\.$/,
+    )
     const png = PNG.sync.read(await renderFigure(data, { ...s, format: 'png', dpi: 96 }))
     expect([png.width, png.height]).toEqual([1280, 720])
     mkdirSync(join(ROOT, 'test', 'artifacts'), { recursive: true })
     writeFileSync(join(ROOT, 'test', 'artifacts', 'export-forecast-figure.png'), PNG.sync.write(png))
     const svg = (await renderFigure(data, { ...s, format: 'svg' })).toString('utf8')
-    for (const text of ['lag 48 · 1 day', 'lag 336 · 1 week', 'origin', 'forecast', 'same time last week', 'Where each forecast step looks', '+48 23:30']) expect(svg).toContain(`>${text}<`)
+    for (const text of ['lag 48 · 1 day', 'lag 336 · 1 week', 'origin', 'forecast', 'same time last week', 'Where each forecast step looks', '+48 23:30'])
+      expect(svg).toContain(`>${text}<`)
     // One rect per heatmap cell (18,432) at least: the matrix is drawn as vectors.
     expect((svg.match(/<path d="M\d/g) ?? []).length + (svg.match(/<rect/g) ?? []).length).toBeGreaterThan(48 * 384)
     const dark = PNG.sync.read(await renderFigure(data, { ...s, format: 'png', dpi: 96, theme: 'dark', fontSize: 11 }))
@@ -162,7 +205,14 @@ describe('forecast figure export', () => {
     const tmp = tempDir()
     writeFileSync(join(tmp, 'f.pdf'), pdf)
     execFileSync('pdftoppm', ['-png', '-r', '36', join(tmp, 'f.pdf'), join(tmp, 'page')])
-    const page = PNG.sync.read(readFileSync(join(tmp, readdirSync(tmp).find((f) => f.startsWith('page'))!)))
+    const page = PNG.sync.read(
+      readFileSync(
+        join(
+          tmp,
+          readdirSync(tmp).find((f) => f.startsWith('page'))!,
+        ),
+      ),
+    )
     expect(page.width).toBe(Math.round((960 * 36) / 72))
   }, 60_000)
 })
@@ -188,7 +238,7 @@ type Of<V extends FigureData['view']> = Extract<FigureData, { view: V }>
 describe('the figure schema', () => {
   const ok = spec({ format: 'png' })
 
-  it('types: the data variants are the API\'s result types, field for field, and the spec\'s colour map is a colour map', () => {
+  it("types: the data variants are the API's result types, field for field, and the spec's colour map is a colour map", () => {
     expectTypeOf<Of<'heatmap'>['translation']>().toEqualTypeOf<Translation>()
     // CorpusResult's rows are an intersection (EvalResult & …), which toEqualTypeOf tells from the
     // same fields written out; assignable both ways is what the renderer and the chart builder need.
@@ -199,7 +249,7 @@ describe('the figure schema', () => {
     expectTypeOf<v.InferOutput<typeof FigureArgs>>().toEqualTypeOf<[FigureData, FigureSpec]>()
   })
 
-  it('passes good data and settings through, and FigureArgs takes them as a call\'s arguments', () => {
+  it("passes good data and settings through, and FigureArgs takes them as a call's arguments", () => {
     expect(parseFigure(heatmap, { ...ok, title: 'Attention', caption: 'en → fr' }).spec.title).toBe('Attention')
     expect(v.is(FigureArgs, [heatmap, ok])).toBe(true)
     expect(v.is(FigureArgs, [heatmap, ok, 'extra'])).toBe(false)
@@ -247,13 +297,19 @@ describe('the figure schema', () => {
 
   it('a matrix must fit its tokens, and size limits hold', () => {
     const t = known()
-    expect(refused({ view: 'heatmap', translation: { ...t, attention: t.attention.slice(1) } }, ok).message).toMatch(/translation\.attention: must have one row per output token and one column per source token\.$/)
+    expect(refused({ view: 'heatmap', translation: { ...t, attention: t.attention.slice(1) } }, ok).message).toMatch(
+      /translation\.attention: must have one row per output token and one column per source token\.$/,
+    )
     expect(refused({ view: 'heatmap', translation: { ...t, attention: [] } }, ok).message).toMatch(/translation\.attention: must not be empty/)
-    expect(refused({ view: 'heatmap', translation: { ...t, srcTokens: Array(2001).fill('x') } }, ok).message).toMatch(/translation\.srcTokens: must have at most 2000 tokens\.$/)
+    expect(refused({ view: 'heatmap', translation: { ...t, srcTokens: Array(2001).fill('x') } }, ok).message).toMatch(
+      /translation\.srcTokens: must have at most 2000 tokens\.$/,
+    )
   })
 
   it('each view has its own data: an unknown view, a step outside the translation, names that do not match', async () => {
-    expect(refused({ view: 'pie', translation: known() }, ok).message).toBe('The figure data was refused: view: must be heatmap, local, positions, step, lines, comparison, whatif, corpus or forecast.')
+    expect(refused({ view: 'pie', translation: known() }, ok).message).toBe(
+      'The figure data was refused: view: must be heatmap, local, positions, step, lines, comparison, whatif, corpus or forecast.',
+    )
     expect(refused({ view: 'comparison', translations: [known()], names: [] }, ok).message).toMatch(/: names: must have one name per translation\.$/)
     expect(refused({ view: 'comparison', translations: [], names: [] }, ok).message).toMatch(/: translations: must have at least one translation\.$/)
     // A local model's translation has the per-step positions, windows, align and Gaussian rows.
@@ -261,8 +317,12 @@ describe('the figure schema', () => {
     const local = await svc.translate(tiny('local-p'), 'a little girl is running')
     await svc.closeAll()
     expect(parseFigure({ view: 'local', translation: local, windowD: 2, step: local.tgtTokens.length - 1 }, ok).data.view).toBe('local')
-    expect(refused({ view: 'local', translation: local, windowD: 2, step: local.tgtTokens.length }, ok).message).toMatch(/: step: must be an output step of a local model's translation\.$/)
-    expect(refused({ view: 'local', translation: known(), windowD: 2, step: 0 }, ok).message).toMatch(/: step: must be an output step of a local model's translation\.$/)
+    expect(refused({ view: 'local', translation: local, windowD: 2, step: local.tgtTokens.length }, ok).message).toMatch(
+      /: step: must be an output step of a local model's translation\.$/,
+    )
+    expect(refused({ view: 'local', translation: known(), windowD: 2, step: 0 }, ok).message).toMatch(
+      /: step: must be an output step of a local model's translation\.$/,
+    )
   })
 })
 
@@ -278,7 +338,10 @@ describe('the figure worker', () => {
       expect([png.width, png.height]).toEqual([1280, 800])
       const e = await figures.render(heatmap, { ...s, colormap: 'jet' as never }).catch((x: Error) => x)
       expect(e).toBeInstanceOf(Error)
-      expect([(e as Error).name, (e as Error).message]).toEqual(['RefusedError', 'The figure settings were refused: colormap: must be viridis, cividis or greys.'])
+      expect([(e as Error).name, (e as Error).message]).toEqual([
+        'RefusedError',
+        'The figure settings were refused: colormap: must be viridis, cividis or greys.',
+      ])
     } finally {
       await figures.close()
     }

@@ -73,7 +73,10 @@ class FakeEngine {
 }
 
 function description(path: string): ModelDescription {
-  const name = path.split('/').pop()!.replace(/\.onnx$/, '')
+  const name = path
+    .split('/')
+    .pop()!
+    .replace(/\.onnx$/, '')
   return {
     name,
     fileName: `${name}.onnx`,
@@ -112,7 +115,11 @@ describe('LensHost', () => {
     const ids = [opened.id, ...(await host.listModels()).map((m) => m.id)]
     expect(ids).toContain('bundled:en-fr-a.onnx')
     for (const id of ids) {
-      for (const form of [id, Buffer.from(id.replace(/^\w+:/, ''), 'base64url').toString('latin1'), Buffer.from(id.replace(/^\w+:/, ''), 'base64').toString('latin1')]) {
+      for (const form of [
+        id,
+        Buffer.from(id.replace(/^\w+:/, ''), 'base64url').toString('latin1'),
+        Buffer.from(id.replace(/^\w+:/, ''), 'base64').toString('latin1'),
+      ]) {
         expect(form).not.toContain('secret-folder')
         expect(form).not.toContain(models)
       }

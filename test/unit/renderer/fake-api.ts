@@ -1,4 +1,5 @@
 /// <reference types="svelte" />
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- the renderer's ambient types (Vite's import.meta), as its tsconfig sees them
 /// <reference path="../../../src/renderer/src/env.d.ts" />
 // A LensApi whose calls wait until the test answers them, in any order, so the state classes can
 // be driven through the races they guard against (a late answer to an older request, …).

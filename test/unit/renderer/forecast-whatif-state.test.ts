@@ -39,7 +39,14 @@ describe('ForecastState: what-if', () => {
     const fc = await ready()
     void fc.runWhatIf({ steps: 'all', mode: 'onehot', lag: 3 })
     void fc.runWhatIf({ steps: [1], mode: 'uniform' })
-    expect(f.forecastWhatIf[1].args[0]).toEqual({ modelId: 'taylor', timestamps: BUNDLED.timestamps.slice(14, 28), values: BUNDLED.values.slice(14, 28), origin: 10, steps: [1], mode: 'uniform' })
+    expect(f.forecastWhatIf[1].args[0]).toEqual({
+      modelId: 'taylor',
+      timestamps: BUNDLED.timestamps.slice(14, 28),
+      values: BUNDLED.values.slice(14, 28),
+      origin: 10,
+      steps: [1],
+      mode: 'uniform',
+    })
     f.forecastWhatIf[1].resolve(pair(99))
     await settle()
     f.forecastWhatIf[0].resolve(pair(55))

@@ -13,7 +13,9 @@ import { ROOT } from '../../helpers'
 const RENDERER = join(ROOT, 'src', 'renderer', 'src')
 
 function svelteFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? svelteFiles(join(dir, e.name)) : e.name.endsWith('.svelte') ? [join(dir, e.name)] : []))
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? svelteFiles(join(dir, e.name)) : e.name.endsWith('.svelte') ? [join(dir, e.name)] : [],
+  )
 }
 
 /** A dictionary's leaves: key path → the literal text of a string, a template or a function's strings. */
@@ -31,7 +33,8 @@ function leaves(node: ts.Node, path: string, out: Leaves): void {
   if (ts.isArrayLiteralExpression(node)) return node.elements.forEach((e, i) => leaves(e, `${path}[${i}]`, out))
   // A string, a template or a function: all the literal text in it.
   const texts: string[] = []
-  const compared = (n: ts.Node) => ts.isBinaryExpression(n.parent) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(n.parent.operatorToken.kind)
+  const compared = (n: ts.Node) =>
+    ts.isBinaryExpression(n.parent) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(n.parent.operatorToken.kind)
   const visit = (n: ts.Node) => {
     // A literal compared with (`where === 'first'`) or in a type (`'first' | 'last'`) is code, not text.
     if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && (compared(n) || ts.isLiteralTypeNode(n.parent))) return
@@ -79,7 +82,9 @@ const CJK = /[\u3000-\u9fff\uff00-\uffef]/
 
 /** English words (3+ letters) in a text, less the ones every language keeps. */
 function englishWords(text: string): string[] {
-  return (text.match(/[A-Za-z][A-Za-z'-]{2,}/g) ?? []).filter((w) => !KEEP.has(w.toLowerCase()) && !/^(local|luong|bahdanau|greys|beam|step|lag|sigmoid|exp|const)$/i.test(w) && !/_/.test(w))
+  return (text.match(/[A-Za-z][A-Za-z'-]{2,}/g) ?? []).filter(
+    (w) => !KEEP.has(w.toLowerCase()) && !/^(local|luong|bahdanau|greys|beam|step|lag|sigmoid|exp|const)$/i.test(w) && !/_/.test(w),
+  )
 }
 
 const all = svelteFiles(RENDERER).flatMap(dictionaries)
@@ -88,7 +93,11 @@ describe('the Chinese interface', () => {
   it('finds the dictionary of every component that picks strings by language', () => {
     const picking = svelteFiles(RENDERER).filter((f) => /\bpick\(M\)/.test(readFileSync(f, 'utf8')))
     expect(picking.length).toBeGreaterThan(10)
-    for (const f of picking) expect(all.map((d) => d.name), relative(ROOT, f)).toContain(relative(ROOT, f))
+    for (const f of picking)
+      expect(
+        all.map((d) => d.name),
+        relative(ROOT, f),
+      ).toContain(relative(ROOT, f))
   })
 
   it.each(all.map((d) => [d.name, d] as const))('%s: every English key has a Chinese text, and none is left in English', (_, d) => {

@@ -54,7 +54,7 @@ describe('LensState: typing', () => {
     }
     expect(f.translate).toHaveLength(0)
     await vi.advanceTimersByTimeAsync(1)
-    expect(f.translate.map((c) => c.args[0])).toEqual([{ modelId: 'en-fr', text: 'A dog runs', beam: 1 }])
+    expect(f.translate.map((c) => c.args[0])).toEqual([{ modelId: 'en-fr', text: 'A dog runs', beam: 1, encoderStates: false }])
     expect(lens.busy).toBe(true)
   })
 
@@ -169,7 +169,19 @@ describe('LensState: typing', () => {
     await type(lens, 'A dog')
     lens.setBeam(5)
     await vi.advanceTimersByTimeAsync(0)
-    expect(f.translate.at(-1)!.args[0]).toEqual({ modelId: 'en-fr', text: 'A dog', beam: 5 })
+    expect(f.translate.at(-1)!.args[0]).toEqual({ modelId: 'en-fr', text: 'A dog', beam: 5, encoderStates: false })
+  })
+
+  it('asks for encoder states only for the view that draws them, and fetches them when that view opens', async () => {
+    const lens = await opened()
+    await type(lens, 'A dog')
+    expect(f.translate.at(-1)!.args[0]).toMatchObject({ encoderStates: false })
+    f.translate.at(-1)!.resolve(translation('en-fr', 'A dog'))
+    await settle()
+    lens.setView('step')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(f.translate).toHaveLength(2)
+    expect(f.translate.at(-1)!.args[0]).toMatchObject({ text: 'A dog', encoderStates: true })
   })
 
   it('after an engine restart it says so and translates the text again', async () => {
@@ -268,7 +280,12 @@ describe('LensState: models', () => {
       const done = lens.open(attention)
       f.openModel.at(-1)!.resolve(info(attention, { attention }))
       await done
-      expect([lens.viewAvailable('local'), lens.viewAvailable('step'), lens.viewAvailable('whatif'), lens.viewAvailable('lines')]).toEqual([local, step, step, step])
+      expect([lens.viewAvailable('local'), lens.viewAvailable('step'), lens.viewAvailable('whatif'), lens.viewAvailable('lines')]).toEqual([
+        local,
+        step,
+        step,
+        step,
+      ])
     }
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { enlargeText, isTyping, MIN_LABEL_PX, smallestFont } from '../../../src/renderer/src/lib/presentation.svelte'
-import { layoutBeam, pathTo } from '../../../src/renderer/src/lib/beam-layout'
+import { layoutBeam, pathTo } from '../../../src/shared/charts/beam-layout'
 import { referenceSteps } from '../../../src/renderer/src/lib/reference'
 import { defaultSides, parseSide, sideChoices, sideKey } from '../../../src/renderer/src/state/sides'
 import { attentionDifference } from '../../../src/shared/charts/difference'
@@ -43,7 +43,14 @@ describe('presentation mode: chart text', () => {
 describe('reference steps', () => {
   it('marks the steps where the model’s first choice is not the reference’s token', () => {
     const t = { ...translation('m', 'a b', 3), tgtTokens: ['un', 'chat', '</s>'], tokenLogProbs: [Math.log(0.9), Math.log(0.2), Math.log(0.8)] }
-    t.alternatives = [[{ token: 'un', p: 0.9 }], [{ token: 'chien', p: 0.7 }, { token: 'chat', p: 0.2 }], [{ token: '</s>', p: 0.8 }]]
+    t.alternatives = [
+      [{ token: 'un', p: 0.9 }],
+      [
+        { token: 'chien', p: 0.7 },
+        { token: 'chat', p: 0.2 },
+      ],
+      [{ token: '</s>', p: 0.8 }],
+    ]
     t.tgtUnknown = [false, true, false]
     const steps = referenceSteps(t)
     expect(steps.map((s) => s.modelChoice?.token ?? null)).toEqual([null, 'chien', null])
@@ -77,12 +84,29 @@ describe('side by side', () => {
   })
 
   it('keys round-trip, ids with colons included', () => {
-    for (const s of [{ kind: 'model', modelId: 'file:abc:1', beam: 4 }, { kind: 'reference', modelId: 'bundled:x.onnx' }] as const) expect(parseSide(sideKey(s))).toEqual(s)
+    for (const s of [
+      { kind: 'model', modelId: 'file:abc:1', beam: 4 },
+      { kind: 'reference', modelId: 'bundled:x.onnx' },
+    ] as const)
+      expect(parseSide(sideKey(s))).toEqual(s)
     expect(parseSide('nonsense')).toBeNull()
   })
 
   it('the difference map is A − B over the steps both have, labelled where the outputs differ', () => {
-    const d = attentionDifference({ srcTokens: ['x', 'y'], aTokens: ['le', 'chat', '</s>'], bTokens: ['le', 'chien'], a: [[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]], b: [[0.6, 0.4], [0.3, 0.7]] })
+    const d = attentionDifference({
+      srcTokens: ['x', 'y'],
+      aTokens: ['le', 'chat', '</s>'],
+      bTokens: ['le', 'chien'],
+      a: [
+        [0.9, 0.1],
+        [0.2, 0.8],
+        [0.5, 0.5],
+      ],
+      b: [
+        [0.6, 0.4],
+        [0.3, 0.7],
+      ],
+    })
     expect(d.rows).toEqual(['le', 'chat / chien'])
     expect(d.d[0][0]).toBeCloseTo(0.3, 9)
     expect(d.d[1][1]).toBeCloseTo(0.1, 9)
@@ -91,7 +115,15 @@ describe('side by side', () => {
 })
 
 describe('beam tree layout', () => {
-  const node = (parent: number, step: number, token: string, score: number, status: 'chosen' | 'kept' | 'finished' | 'pruned') => ({ parent, step, token, logProb: 0, score, attention: [], status })
+  const node = (parent: number, step: number, token: string, score: number, status: 'chosen' | 'kept' | 'finished' | 'pruned') => ({
+    parent,
+    step,
+    token,
+    logProb: 0,
+    score,
+    attention: [],
+    status,
+  })
   const tree: BeamTree = {
     width: 2,
     nodes: [

@@ -13,7 +13,18 @@ describe('electronegativity over the Electron code', () => {
     const electron = JSON.parse(readFileSync(join(ROOT, 'node_modules/electron/package.json'), 'utf8')).version as string
     execFileSync(
       process.execPath,
-      [join(ROOT, 'node_modules/@doyensec/electronegativity/dist/index.js'), '-i', join(ROOT, 'src'), '-e', electron, '-r', '-x', 'AvailableSecurityFixesGlobalCheck', '-o', out],
+      [
+        join(ROOT, 'node_modules/@doyensec/electronegativity/dist/index.js'),
+        '-i',
+        join(ROOT, 'src'),
+        '-e',
+        electron,
+        '-r',
+        '-x',
+        'AvailableSecurityFixesGlobalCheck',
+        '-o',
+        out,
+      ],
       { stdio: 'ignore', timeout: 120_000 },
     )
     // Samples in the CSV may span lines; a finding starts a line with its ID and a quoted severity.

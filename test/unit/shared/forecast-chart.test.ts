@@ -67,8 +67,14 @@ describe('forecast figure', () => {
     const slanted = marks.filter(Array.isArray) as { coord: string[] }[][]
     // Lag 48 from step 0 (column 336) to step 47 (column 383); lag 336 from column 48 to 95.
     expect(slanted.map((l) => [l[0].coord, l[1].coord])).toEqual([
-      [['336', '0'], ['383', '47']],
-      [['48', '0'], ['95', '47']],
+      [
+        ['336', '0'],
+        ['383', '47'],
+      ],
+      [
+        ['48', '0'],
+        ['95', '47'],
+      ],
     ])
     expect(lagOf(H, 47, 95)).toBe(336)
   })
@@ -94,7 +100,10 @@ describe('forecast figure', () => {
     expect(names).toEqual(['lag 24 · 1 day', 'lag 168 · 1 week'])
     expect(o.legend.data).toContain('same time last week')
     const odd = buildForecastOption({ result: { ...result(), unit: '<b>MW</b>' }, width: 1000 }) as unknown as Opt
-    const tip = (odd.series[1] as unknown as { tooltip: { formatter: (p: { dataIndex: number; value: number }) => string } }).tooltip.formatter({ dataIndex: 390, value: 1 })
+    const tip = (odd.series[1] as unknown as { tooltip: { formatter: (p: { dataIndex: number; value: number }) => string } }).tooltip.formatter({
+      dataIndex: 390,
+      value: 1,
+    })
     expect(tip).toContain('&lt;b&gt;MW&lt;/b&gt;')
   })
 

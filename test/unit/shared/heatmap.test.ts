@@ -3,10 +3,22 @@ import { colorAt, COLORMAPS, textColorOn } from '../../../src/shared/charts/colo
 import { buildHeatmapOption, displayValue, windowCells } from '../../../src/shared/charts/heatmap'
 import { pieceGroups } from '../../../src/shared/charts/tokens'
 
-type Opt = { series: { type: string; data: { value: number[] }[]; label: { show: boolean } }[]; xAxis: { axisLabel: { interval: number | string } }; visualMap: { inRange: { color: string[] }; text: string[] } }
+type Opt = {
+  series: { type: string; data: { value: number[] }[]; label: { show: boolean } }[]
+  xAxis: { axisLabel: { interval: number | string } }
+  visualMap: { inRange: { color: string[] }; text: string[] }
+}
 
 describe('heatmap option', () => {
-  const input = { srcTokens: ['a', 'dog', '</s>'], tgtTokens: ['un', 'chien', '</s>'], attention: [[0.9, 0.1, 0], [0.2, 0.7, 0.1], [0, 0.25, 0.75]] }
+  const input = {
+    srcTokens: ['a', 'dog', '</s>'],
+    tgtTokens: ['un', 'chien', '</s>'],
+    attention: [
+      [0.9, 0.1, 0],
+      [0.2, 0.7, 0.1],
+      [0, 0.25, 0.75],
+    ],
+  }
 
   it('one cell per (output, source) pair carrying the raw weight', () => {
     const o = buildHeatmapOption(input) as unknown as Opt
@@ -46,7 +58,15 @@ describe('heatmap option', () => {
   it('local windows cover the whole positions within D of p_t, clipped to the sentence', () => {
     expect(windowCells([-1.3, 6.7], 10)).toEqual([0, 6])
     expect(windowCells([5.2, 13.2], 10)).toEqual([6, 9])
-    const o = buildHeatmapOption({ ...input, positions: [0.4, 1.2, 1.9], windows: [[-3.6, 4.4], [-2.8, 5.2], [-2.1, 5.9]] }) as unknown as Opt
+    const o = buildHeatmapOption({
+      ...input,
+      positions: [0.4, 1.2, 1.9],
+      windows: [
+        [-3.6, 4.4],
+        [-2.8, 5.2],
+        [-2.1, 5.9],
+      ],
+    }) as unknown as Opt
     expect(o.series.find((s) => s.type === 'custom')!.data).toHaveLength(3)
   })
 })

@@ -46,9 +46,33 @@ export function cycles(graph: Map<string, string[]>): string[][] {
 
 describe('imports', () => {
   it('the cycle finder finds a cycle of two and one of three, and none in a tree', () => {
-    expect(cycles(new Map([['a', ['b']], ['b', ['a']]]))).toEqual([['a', 'b', 'a']])
-    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c', 'a']])
-    expect(cycles(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([])
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'a']])
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c', 'a']])
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b', 'c']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual([])
   })
 
   it('the scanner sees type-only imports and re-exports', () => {

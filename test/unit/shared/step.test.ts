@@ -15,7 +15,13 @@ const SRC = ['a', 'dog', 'and', 'a', 'cat', '.', '</s>']
 const S = SRC.length
 
 type Series = { id?: string; type: string; data: unknown[]; markArea?: { data: unknown[][] }; xAxisIndex?: number }
-type Opt = { series: Series[]; xAxis: { type: string; data?: string[]; axisLabel?: { formatter?: (v: string) => string } }[]; yAxis: unknown; animation: boolean; grid: unknown }
+type Opt = {
+  series: Series[]
+  xAxis: { type: string; data?: string[]; axisLabel?: { formatter?: (v: string) => string } }[]
+  yAxis: unknown
+  animation: boolean
+  grid: unknown
+}
 const series = (o: Record<string, unknown>, id: string) => (o as unknown as Opt).series.find((s) => s.id === id)!
 const value = (x: unknown) => (typeof x === 'number' ? x : (x as { value: number }).value)
 
@@ -48,7 +54,13 @@ describe('softmax and the context vector', () => {
     const H = states(S, 8)
     const onehot = SRC.map((_, j) => (j === 4 ? 1 : 0))
     expect(contextVector(onehot, H, 8)).toEqual(H[4])
-    expect(contextVector(SRC.map(() => 0), H, 8)).toEqual(new Array(8).fill(0))
+    expect(
+      contextVector(
+        SRC.map(() => 0),
+        H,
+        8,
+      ),
+    ).toEqual(new Array(8).fill(0))
   })
 
   it('dims is capped at the state width, and missing rows count as zeros', () => {

@@ -13,7 +13,9 @@ describe('every API call checks its arguments against its route', () => {
   })
 
   it('accepts what the renderer sends', () => {
-    expect(parseArgs('translate:run', [{ modelId: 'bundled:x.onnx', text: 'A dog.', beam: 4 }])).toEqual([{ modelId: 'bundled:x.onnx', text: 'A dog.', beam: 4 }])
+    expect(parseArgs('translate:run', [{ modelId: 'bundled:x.onnx', text: 'A dog.', beam: 4 }])).toEqual([
+      { modelId: 'bundled:x.onnx', text: 'A dog.', beam: 4 },
+    ])
     expect(() => parseArgs('whatif:run', [{ modelId: 'm', text: 't', steps: 'all', mode: 'onehot', sourceIndex: 2, weights: undefined }])).not.toThrow()
     expect(() => parseArgs('providers:set', ['webgpu'])).not.toThrow()
     expect(() => parseArgs('export:figure', [corpusFigure, { ...DEFAULT_FIGURE, format: 'svg' }])).not.toThrow()

@@ -10,7 +10,12 @@ import { callsOver, type Channel, type EventChannel, type LensApi, type Payload 
 export function createHttpApi(): LensApi {
   async function post(channel: Channel, init: RequestInit): Promise<Response> {
     const res = await fetch(`/api/${channel}`, { method: 'POST', credentials: 'same-origin', ...init })
-    if (res.status === 403) throw decodeError({ name: 'ForbiddenError', code: 'forbidden', message: 'This page is not signed in: open the link the terminal printed (http://127.0.0.1:…/?token=…).' })
+    if (res.status === 403)
+      throw decodeError({
+        name: 'ForbiddenError',
+        code: 'forbidden',
+        message: 'This page is not signed in: open the link the terminal printed (http://127.0.0.1:…/?token=…).',
+      })
     return res
   }
   const call = async <T>(channel: Channel, init: RequestInit): Promise<T> => unwrap((await (await post(channel, init)).json()) as Envelope<T>)

@@ -6,10 +6,12 @@ export type Lang = 'en' | 'zh'
 const KEY = 'attention-lens:lang'
 
 class I18n {
-  lang = $state<Lang>(((): Lang => {
-    const saved = typeof localStorage !== 'undefined' ? localStorage.getItem(KEY) : null
-    return saved === 'zh' || saved === 'en' ? saved : 'en'
-  })())
+  lang = $state<Lang>(
+    ((): Lang => {
+      const saved = typeof localStorage !== 'undefined' ? localStorage.getItem(KEY) : null
+      return saved === 'zh' || saved === 'en' ? saved : 'en'
+    })(),
+  )
 
   set(lang: Lang): void {
     this.lang = lang

@@ -113,7 +113,13 @@ export class ForecastState {
     const from = this.origin - f.history
     const to = Math.min(s.values.length, this.origin + f.horizon)
     try {
-      const r = await api.forecastWhatIf({ modelId: model.id, timestamps: s.timestamps.slice(from, to), values: s.values.slice(from, to), origin: f.history, ...o })
+      const r = await api.forecastWhatIf({
+        modelId: model.id,
+        timestamps: s.timestamps.slice(from, to),
+        values: s.values.slice(from, to),
+        origin: f.history,
+        ...o,
+      })
       if (seq === this.whatIfSeq) this.whatIf = r
     } catch (e) {
       if (seq === this.whatIfSeq) this.whatIfError = (e as Error).message

@@ -44,6 +44,9 @@ interface Saved {
   history?: string[]
 }
 
+/** Views that draw the encoder states h_j; the others do without shipping them from the engine. */
+const NEEDS_ENCODER_STATES = new Set<ViewName>(['step'])
+
 /** What the main view shows: the model, the sentence, its translation and the selection. */
 export class LensState {
   models = $state.raw<ModelSummary[]>([])
@@ -248,6 +251,8 @@ export class LensState {
     if (v !== this.view && SELECTION_ON_ENTER[v] === 'reset') this.select(null, null)
     this.view = v
     this.save()
+    // The translation on show was decoded without the encoder states this view draws.
+    if (NEEDS_ENCODER_STATES.has(v) && this.translation && this.translation.encoderStates.length === 0) this.schedule(0)
   }
 
   select(row: number | null, col: number | null): void {
@@ -337,7 +342,7 @@ export class LensState {
     }
     this.busy = true
     try {
-      const t = await api.translate({ modelId: model.id, text, beam: this.beam })
+      const t = await api.translate({ modelId: model.id, text, beam: this.beam, encoderStates: NEEDS_ENCODER_STATES.has(this.view) })
       if (seq !== this.seq) return
       this.translation = t
       this.error = null
@@ -359,7 +364,15 @@ export class LensState {
   }
 
   private save(): void {
-    const saved: Saved = { model: this.model?.id, text: this.text, reference: this.reference, view: this.view, heatmap: this.heatmapStyle, beam: this.beam, history: this.history }
+    const saved: Saved = {
+      model: this.model?.id,
+      text: this.text,
+      reference: this.reference,
+      view: this.view,
+      heatmap: this.heatmapStyle,
+      beam: this.beam,
+      history: this.history,
+    }
     localStorage.setItem(SAVED_KEY, JSON.stringify(saved))
   }
 }

@@ -41,7 +41,9 @@ export function sideChoices(models: ModelSummary[], current: ModelSummary, menuB
  */
 export function defaultSides(models: ModelSummary[], current: ModelSummary, menuBeam: number, hasReference: boolean): [Side, Side] {
   const left: Side = { kind: 'model', modelId: current.id, beam: 1 }
-  const others = models.filter((x) => x.id !== current.id && x.task === 'translation' && x.srcLang === current.srcLang && x.tgtLang === current.tgtLang && x.attention !== 'none')
+  const others = models.filter(
+    (x) => x.id !== current.id && x.task === 'translation' && x.srcLang === current.srcLang && x.tgtLang === current.tgtLang && x.attention !== 'none',
+  )
   const other = others.find((x) => x.attention !== current.attention) ?? others[0]
   if (other) return [left, { kind: 'model', modelId: other.id, beam: 1 }]
   if (hasReference) return [left, { kind: 'reference', modelId: current.id }]

@@ -1,4 +1,4 @@
-import type { BeamNode, BeamTree } from '../../../shared/teaching'
+import type { BeamNode, BeamTree } from '../teaching'
 
 /** A node of the beam tree placed on the page; index -1 is the start of the sentence. */
 export interface PlacedNode {
@@ -25,6 +25,9 @@ export interface BeamLayoutOptions {
   prunedRow: number
   /** Width of a token in pixels. */
   measure: (token: string) => number
+  /** Space between columns, and the width kept for the start of the sentence (28 and 40 on screen). */
+  gap?: number
+  start?: number
 }
 
 /**
@@ -45,9 +48,10 @@ export function layoutBeam(tree: BeamTree, o: BeamLayoutOptions): BeamLayout {
   const steps = tree.nodes.reduce((m, n) => Math.max(m, n.step + 1), 0)
   const colWidth = Array.from({ length: steps }, () => 0)
   tree.nodes.forEach((n) => visible(n) && (colWidth[n.step] = Math.max(colWidth[n.step], o.measure(n.token))))
-  const gap = 28
+  const gap = o.gap ?? 28
+  const start = o.start ?? 40
   const colX: number[] = []
-  let x = 40 + gap
+  let x = start + gap
   for (let t = 0; t < steps; t++) {
     colX.push(x + colWidth[t] / 2)
     x += colWidth[t] + gap
@@ -65,14 +69,14 @@ export function layoutBeam(tree: BeamTree, o: BeamLayoutOptions): BeamLayout {
       // Level with its best continuation: the winning path runs straight along the top.
       y = kids.map(place)[0]
     }
-    placed.set(i, { index: i, x: i < 0 ? 20 : colX[tree.nodes[i].step], y, node: i < 0 ? null : tree.nodes[i] })
+    placed.set(i, { index: i, x: i < 0 ? start / 2 : colX[tree.nodes[i].step], y, node: i < 0 ? null : tree.nodes[i] })
     return y
   }
   place(-1)
   const nodes = [...placed.values()].sort((a, b) => a.index - b.index)
   const edges = nodes.filter((p) => p.node).map((p) => ({ from: placed.get(p.node!.parent)!, to: p }))
   const chosen = tree.nodes.map((n, i) => ({ n, i })).filter(({ n }) => n.status === 'chosen').sort((a, b) => a.n.step - b.n.step).map(({ i }) => i)
-  return { nodes, edges, width: x + 20, height: Math.max(cursor, o.row), chosen }
+  return { nodes, edges, width: x + start / 2, height: Math.max(cursor, o.row), chosen }
 }
 
 /** The hypothesis ending at a node: its nodes from the first step on. */

@@ -1,0 +1,105 @@
+/**
+ * Side by side on a page: two attention maps of one sentence on one fixed 0–1 colour scale, and
+ * the difference A − B in red and blue, each a heatmap figure of its own in a panel of the page,
+ * merged into one option (one grid per panel).
+ */
+import type { Translation } from '../api'
+import type { ColormapName } from './colormaps'
+import { attentionDifference, DIFFERENCE_COLORS } from './difference'
+import { FIGURE_TEXT } from './figure-text'
+import { linePitch, textElement, wrapText, type Frame } from './frame'
+import { buildHeatmapOption } from './heatmap'
+
+export interface SideBySideFigureInput {
+  a: Translation
+  b: Translation
+  names: [string, string]
+  colormap: ColormapName
+  /** Draw the colour bars. */
+  colorScale: boolean
+  frame: Frame
+}
+
+type Part = Record<string, unknown> & { graphic?: { elements?: Record<string, unknown>[] } }
+
+/** Single-grid options as one option: panel i's grid, axes and series indexed i. */
+export function mergePanels(parts: Part[], extra: Record<string, unknown>[]): Record<string, unknown> {
+  const grid: unknown[] = []
+  const xAxis: unknown[] = []
+  const yAxis: unknown[] = []
+  const visualMap: unknown[] = []
+  const series: Record<string, unknown>[] = []
+  const elements = [...extra]
+  let cramped = false
+  parts.forEach((p, i) => {
+    grid.push(p.grid)
+    xAxis.push({ ...(p.xAxis as object), gridIndex: i })
+    yAxis.push({ ...(p.yAxis as object), gridIndex: i })
+    // Each panel's colour map applies to its own heatmap series (its first).
+    if (p.visualMap) visualMap.push({ ...(p.visualMap as object), seriesIndex: series.length })
+    for (const s of p.series as Record<string, unknown>[]) series.push({ ...s, xAxisIndex: i, yAxisIndex: i })
+    elements.push(...(p.graphic?.elements ?? []))
+    cramped ||= !!p.cramped
+  })
+  return { animation: false, grid, xAxis, yAxis, visualMap, series, graphic: { elements }, cramped }
+}
+
+export function buildSideBySideFigure(input: SideBySideFigureInput): Record<string, unknown> {
+  const { a, b, frame: f } = input
+  const L = FIGURE_TEXT[f.lang]
+  const fs = f.fontSize
+  const gap = fs * 1.2
+  const sameSource = a.srcTokens.join('\u0001') === b.srcTokens.join('\u0001')
+  // Very wide pages: A, B and the difference in a row; others (a slide too, whose maps would be
+  // narrow in thirds): A and B above the difference.
+  const panels = sameSource ? 3 : 2
+  const row = !sameSource || f.width >= 2.2 * f.height
+  const cols = row ? panels : 2
+  const w = (f.width - (cols - 1) * gap) / cols
+  const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`, 'A − B'].slice(0, panels)
+  // Heads wrap to two lines at most, the same height over every panel of a row.
+  const lines = heads.map((h, i) => wrapText(h, !row && i === 2 ? f.width : w, fs, f.measure, true).slice(0, 2))
+  const headH = Math.max(...lines.map((l) => l.length)) * linePitch(fs) + fs * 0.3
+  const rowH = row ? f.height : (f.height - gap) / 2
+  const boxes = heads.map((_, i) => {
+    const [c, r] = row ? [i, 0] : [i % 2, Math.floor(i / 2)]
+    // The difference alone on the lower row, the page's full width.
+    if (!row && i === 2) return { x: f.x, y: f.y + rowH + gap, width: f.width, height: rowH }
+    return { x: f.x + c * (w + gap), y: f.y + r * (rowH + gap), width: w, height: rowH }
+  })
+  const heading: Record<string, unknown>[] = []
+  boxes.forEach((box, i) =>
+    lines[i].forEach((line, k) => heading.push(textElement(line, box.x + box.width / 2, box.y + (k + 0.5) * linePitch(fs), f, { align: 'center', bold: true }))),
+  )
+  const body = (box: (typeof boxes)[number]): Frame => ({ ...f, x: box.x, y: box.y + headH, width: box.width, height: box.height - headH })
+  const side = (t: Translation, box: (typeof boxes)[number]) =>
+    buildHeatmapOption({
+      srcTokens: t.srcTokens,
+      tgtTokens: t.tgtTokens,
+      attention: t.attention,
+      // One scale for both: weights from 0 to 1, whatever the app's range setting.
+      norm: 'fixed',
+      scale: 'linear',
+      colormap: input.colormap,
+      colorScale: input.colorScale,
+      labels: 'auto',
+      frame: body(box),
+    }) as Part
+  const parts = [side(a, boxes[0]), side(b, boxes[1])]
+  if (sameSource) {
+    const diff = attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
+    const r = diff.range.toFixed(1)
+    parts.push(
+      buildHeatmapOption({
+        srcTokens: a.srcTokens,
+        tgtTokens: diff.rows,
+        attention: diff.d,
+        labels: 'off',
+        colorScale: input.colorScale,
+        diverging: { range: diff.range, colors: DIFFERENCE_COLORS, ends: [L.moreA(r), L.moreB(r)] },
+        frame: body(boxes[2]),
+      }) as Part,
+    )
+  }
+  return mergePanels(parts, heading)
+}
