@@ -17,20 +17,31 @@ import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
 import { renderFigure, type FigureData } from '../host/export/figure'
-import { DEFAULT_FIGURE, DPI_PER_SCALE, FONT_PRESETS, parseSize, pngPixels, SIZE_PRESETS, specProblem, type FigureFormat, type FigureSpec } from '../shared/figure'
+import {
+  DEFAULT_FIGURE,
+  DPI_PER_SCALE,
+  FONT_PRESETS,
+  parseSize,
+  pngPixels,
+  SIZE_PRESETS,
+  specProblem,
+  type FigureFormat,
+  type FigureSpec,
+} from '../shared/figure'
 
 const USAGE = [
   'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl]',
   '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P]',
   '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"] --out FIG.png|svg|pdf',
-  '              [--view heatmap|local|positions|step|lines|comparison|whatif|corpus] [--step N] [--threshold 0-1]',
+  '              [--view heatmap|local|positions|step|lines|comparison|whatif|corpus|sidebyside|beam] [--step N] [--threshold 0-1]',
   '              [--mode uniform|onehot|diagonal --at N|all [--source J]] (whatif)   [--src TEST.src --ref TEST.ref] (corpus)',
+  '              [two --model, or one --model and --beam K or --target] (sidebyside: A and B)   [--beam K] (beam, K from 2 to 16)',
   '       figure options: [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH[in|cm|mm|pt]] [--font paper|screen|lecture|back-row|POINTS]',
   '              [--dpi 150|300|600|N | --scale 1-4] [--theme light|dark|transparent] [--lang en|zh] [--title T] [--caption C]',
   '              [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--highlight-row N]',
   '       attention-lens forecast --model M.onnx [--series FILE.csv] [--origin TIMESTAMP] [--out FIG.png|svg|pdf [figure options] [--step N]]',
   '       attention-lens forecast-eval --model M.onnx [--model N.onnx ...] [--series FILE.csv --from TIMESTAMP]',
-  '       --step, --at and --source count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
+  '       --step, --at, --source and --highlight-row count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
   '       attention-lens check M.onnx [N.onnx ...] [--json] [--provider P]   (exit 0: every feature works, 1: some will not, 2: cannot open)',
 ].join('\n')
 
@@ -103,13 +114,15 @@ async function evaluate(argv: string[]): Promise<void> {
     const info = await service.open(m)
     if (info.providerNote) console.error(`attention-lens: ${info.providerNote}`)
     const r = await service.evaluate(m, srcs, refs)
-    console.log(`${r.fileName}: BLEU ${r.bleu.toFixed(2)} (case-insensitive), ${r.bleuCased.toFixed(2)} cased, ${r.sentences} sentences, ${r.seconds.toFixed(1)} s (${r.sentencesPerSecond.toFixed(0)} sentences/s)`)
+    console.log(
+      `${r.fileName}: BLEU ${r.bleu.toFixed(2)} (case-insensitive), ${r.bleuCased.toFixed(2)} cased, ${r.sentences} sentences, ${r.seconds.toFixed(1)} s (${r.sentencesPerSecond.toFixed(0)} sentences/s)`,
+    )
     for (const b of r.byLength) console.log(`  source length ${b.bucket.padEnd(6)} ${String(b.sentences).padStart(5)} sentences  BLEU ${b.bleu.toFixed(2)}`)
   }
   await service.closeAll()
 }
 
-const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus'] as const
+const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'sidebyside', 'beam'] as const
 const MODES = ['uniform', 'onehot', 'diagonal'] as const
 
 function figureSpec(v: Record<string, string | boolean | undefined>, format: FigureFormat): FigureSpec {
@@ -119,7 +132,10 @@ function figureSpec(v: Record<string, string | boolean | undefined>, format: Fig
   const custom = parseSize(size)
   if (preset) Object.assign(spec, preset)
   else if (custom) Object.assign(spec, custom)
-  else throw new UsageError(`--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')} or WIDTHxHEIGHT with a unit (in, cm, mm, pt; none: pixels), e.g. 3.5x2.5in`)
+  else
+    throw new UsageError(
+      `--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')} or WIDTHxHEIGHT with a unit (in, cm, mm, pt; none: pixels), e.g. 3.5x2.5in`,
+    )
   const font = String(v.font ?? 'lecture')
   spec.fontSize = font in FONT_PRESETS ? FONT_PRESETS[font as keyof typeof FONT_PRESETS] : Number(font)
   if (v.dpi !== undefined && v.scale !== undefined) throw new UsageError('--dpi and --scale say the same thing: give one')
@@ -146,7 +162,8 @@ function figureSpec(v: Record<string, string | boolean | undefined>, format: Fig
   spec.localOverlay = v['no-overlay'] !== true
   const problem = specProblem(spec)
   // The schema names the spec's fields (fontSize: …); say it with the option the user typed (--font …).
-  const option = (field: string) => `--${({ width: 'size', height: 'size', fontSize: 'font', legend: 'no-legend', localOverlay: 'no-overlay', highlightRow: 'highlight-row' } as Record<string, string>)[field] ?? field}`
+  const option = (field: string) =>
+    `--${({ width: 'size', height: 'size', fontSize: 'font', legend: 'no-legend', localOverlay: 'no-overlay', highlightRow: 'highlight-row' } as Record<string, string>)[field] ?? field}`
   if (problem) throw new UsageError(problem.replace(/^(\w+):/, (_, field: string) => option(field)).replace(/\.$/, ''))
   return spec
 }
@@ -192,7 +209,9 @@ async function writeFigure(out: string, data: FigureData, spec: FigureSpec): Pro
   const px = (pt: number) => Math.round(pt / 0.75)
   const inch = (pt: number) => +(pt / 72).toFixed(2)
   const [w, h] = pngPixels(spec)
-  console.log(`wrote ${out} (${px(spec.width)}×${px(spec.height)} px, ${inch(spec.width)} × ${inch(spec.height)} in, ${spec.fontSize} pt text${spec.format === 'png' ? `, ${w}×${h} pixels at ${spec.dpi} dpi` : ''}, ${data.view})`)
+  console.log(
+    `wrote ${out} (${px(spec.width)}×${px(spec.height)} px, ${inch(spec.width)} × ${inch(spec.height)} in, ${spec.fontSize} pt text${spec.format === 'png' ? `, ${w}×${h} pixels at ${spec.dpi} dpi` : ''}, ${data.view})`,
+  )
 }
 
 async function exportFigure(argv: string[]): Promise<void> {
@@ -208,6 +227,7 @@ async function exportFigure(argv: string[]): Promise<void> {
     mode: { type: 'string' },
     at: { type: 'string' },
     source: { type: 'string' },
+    beam: { type: 'string' },
     provider: { type: 'string', default: 'cpu' },
   })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
@@ -220,6 +240,11 @@ async function exportFigure(argv: string[]): Promise<void> {
   if (!(threshold >= 0 && threshold <= 1)) throw new UsageError('--threshold must be a number from 0 to 1')
   const mode = String(v.mode ?? 'uniform') as (typeof MODES)[number]
   if (!MODES.includes(mode)) throw new UsageError('--mode must be uniform, onehot or diagonal')
+  const beam = v.beam === undefined ? (view === 'beam' ? 3 : 1) : Number(v.beam)
+  if (!(Number.isInteger(beam) && beam >= 1 && beam <= 16)) throw new UsageError('--beam must be a whole number from 1 to 16')
+  if (view === 'beam' && beam < 2) throw new UsageError('--view beam needs --beam K with K from 2 to 16 (greedy decoding has no tree)')
+  if (view === 'sidebyside' && !(v.model.length === 2 || (v.model.length === 1 && (beam > 1 || v.target !== undefined))))
+    throw new UsageError('--view sidebyside needs two --model, or one --model and --beam K (greedy against beam K) or --target (against the reference)')
   const models = v.model.map((m) => readableFile(m, '--model'))
   const service = new InferenceService()
   await service.setProvider(v.provider!)
@@ -235,6 +260,29 @@ async function exportFigure(argv: string[]): Promise<void> {
     }
     const first = await service.open(models[0])
     data = { view: 'corpus', corpus: { pair: `${first.srcLang}-${first.tgtLang}`, testSet: basename(v.src), results } }
+  } else if (view === 'sidebyside') {
+    // Two models (each on the reference with --target, else at --beam K), or one model's greedy
+    // output (A) against its beam K or the reference (B).
+    type Side = { m: string; forced: boolean; k: number }
+    const sides: Side[] =
+      models.length === 2
+        ? models.map((m) => ({ m, forced: v.target !== undefined, k: beam }))
+        : [
+            { m: models[0], forced: false, k: 1 },
+            { m: models[0], forced: v.target !== undefined, k: beam },
+          ]
+    const decoded = []
+    for (const { m, forced, k } of sides) {
+      const t = forced ? await service.forced(m, v.src, v.target!) : await service.translate(m, v.src, { beam: k })
+      const info = await service.open(m)
+      if (t.attention.length === 0) throw new Error(`${info.name} has no attention to draw`)
+      decoded.push({ t, name: `${info.name} · ${forced ? 'reference' : k === 1 ? 'greedy' : `beam ${k}`}` })
+    }
+    data = { view: 'sidebyside', a: decoded[0].t, b: decoded[1].t, names: [decoded[0].name, decoded[1].name] }
+  } else if (view === 'beam') {
+    const translation = await service.translate(models[0], v.src, { beam })
+    if (!translation.beamTree?.nodes.length) throw new Error(`${(await service.open(models[0])).name} returned no beam tree`)
+    data = { view: 'beam', translation }
   } else if (view === 'comparison') {
     const translations = []
     for (const m of models) translations.push(await run(m))
@@ -254,7 +302,8 @@ async function exportFigure(argv: string[]): Promise<void> {
       const T = translation.tgtTokens.length
       if (translation.attention.length === 0) throw new Error(`${info.name} has no attention to draw; use --view comparison`)
       const local = !!translation.positions
-      if ((view === 'local' || view === 'positions') && !local) throw new Error(`${info.name} has no local attention (it is ${info.attention}); use --view heatmap`)
+      if ((view === 'local' || view === 'positions') && !local)
+        throw new Error(`${info.name} has no local attention (it is ${info.attention}); use --view heatmap`)
       const step = index(v.step, T, '--step (an output step)', 0)
       if (view === 'local') data = { view: 'local', translation, windowD: info.windowD, step }
       else if (view === 'positions') data = { view: 'positions', translation }
@@ -285,9 +334,14 @@ function indexOf(s: { timestamps: string[] }, ts: string, what: string): number 
   return i
 }
 
-
 async function forecast(argv: string[]): Promise<void> {
-  const v = args(argv, { model: { type: 'string' }, series: { type: 'string' }, origin: { type: 'string' }, provider: { type: 'string', default: 'cpu' }, ...figureOptions })
+  const v = args(argv, {
+    model: { type: 'string' },
+    series: { type: 'string' },
+    origin: { type: 'string' },
+    provider: { type: 'string', default: 'cpu' },
+    ...figureOptions,
+  })
   const model = readableFile(v.model, '--model M.onnx')
   const { s, heldOut } = series(v.series)
   const format = v.out ? (v.out.toLowerCase().split('.').pop() as FigureFormat) : null
@@ -313,7 +367,12 @@ async function forecast(argv: string[]): Promise<void> {
 }
 
 async function forecastEval(argv: string[]): Promise<void> {
-  const v = args(argv, { model: { type: 'string', multiple: true }, series: { type: 'string' }, from: { type: 'string' }, provider: { type: 'string', default: 'cpu' } })
+  const v = args(argv, {
+    model: { type: 'string', multiple: true },
+    series: { type: 'string' },
+    from: { type: 'string' },
+    provider: { type: 'string', default: 'cpu' },
+  })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
   const models = v.model.map((m) => readableFile(m, '--model'))
   const { s, heldOut } = series(v.series)
@@ -324,10 +383,13 @@ async function forecastEval(argv: string[]): Promise<void> {
     if (!info.forecast) throw new UsageError(`${info.name} is a translation model; use eval`)
     const from = v.from ? indexOf(s, v.from, '--from') : (heldOut ?? info.forecast.history)
     const origins = scoredOrigins(info.forecast, s.values.length, from)
-    if (origins.length === 0) throw new UsageError(`no origin from ${s.timestamps[from]} has ${info.forecast.history} values before it and ${info.forecast.horizon} after it`)
+    if (origins.length === 0)
+      throw new UsageError(`no origin from ${s.timestamps[from]} has ${info.forecast.history} values before it and ${info.forecast.horizon} after it`)
     const e = await service.evaluateForecast(m, s, origins)
     const unit = info.forecast.unit ? ` ${info.forecast.unit}` : ''
-    console.log(`${info.fileName}: MAE ${e.mae.toFixed(1)}${unit}, MAPE ${e.mape.toFixed(2)} % over ${e.origins} origins (${e.steps} steps) from ${s.timestamps[origins[0]]}; seasonal naive MAE ${e.naiveMae.toFixed(1)}${unit}, MAPE ${e.naiveMape.toFixed(2)} %; ${e.seconds.toFixed(1)} s`)
+    console.log(
+      `${info.fileName}: MAE ${e.mae.toFixed(1)}${unit}, MAPE ${e.mape.toFixed(2)} % over ${e.origins} origins (${e.steps} steps) from ${s.timestamps[origins[0]]}; seasonal naive MAE ${e.naiveMae.toFixed(1)}${unit}, MAPE ${e.naiveMape.toFixed(2)} %; ${e.seconds.toFixed(1)} s`,
+    )
   }
   await service.closeAll()
 }

@@ -373,7 +373,10 @@ export const FigureDataSchema = v.variant(
       obj({ view: v.literal('sidebyside'), a: TranslationSchema, b: TranslationSchema, names: v.tuple([label(256), label(256)], 'must be two names') }),
       v.forward(
         v.partialCheck(
-          [['a', 'attention'], ['b', 'attention']],
+          [
+            ['a', 'attention'],
+            ['b', 'attention'],
+          ],
           (d) => d.a.attention.length > 0 && d.b.attention.length > 0,
           'must not be empty: both sides need attention to draw',
         ),

@@ -32,8 +32,8 @@ export interface BeamLayoutOptions {
 
 /**
  * A left-to-right tree: one column per output step, each hypothesis' continuations below one
- * another, best score first, each node level with its best continuation, so the best paths read
- * as straight lines along the top.
+ * another, the winning one first and then best score first, each node level with its first
+ * continuation, so the winning path reads as a straight line along the top.
  */
 export function layoutBeam(tree: BeamTree, o: BeamLayoutOptions): BeamLayout {
   const visible = (n: BeamNode) => o.pruned || n.status !== 'pruned'
@@ -44,7 +44,10 @@ export function layoutBeam(tree: BeamTree, o: BeamLayoutOptions): BeamLayout {
     list.push(i)
     children.set(n.parent, list)
   })
-  for (const list of children.values()) list.sort((a, b) => tree.nodes[b].score - tree.nodes[a].score)
+  // The winning hypothesis first (a length penalty may choose one that is not the best so far),
+  // then best score first.
+  const first = (i: number) => (tree.nodes[i].status === 'chosen' ? 1 : 0)
+  for (const list of children.values()) list.sort((a, b) => first(b) - first(a) || tree.nodes[b].score - tree.nodes[a].score)
   const steps = tree.nodes.reduce((m, n) => Math.max(m, n.step + 1), 0)
   const colWidth = Array.from({ length: steps }, () => 0)
   tree.nodes.forEach((n) => visible(n) && (colWidth[n.step] = Math.max(colWidth[n.step], o.measure(n.token))))
@@ -75,7 +78,11 @@ export function layoutBeam(tree: BeamTree, o: BeamLayoutOptions): BeamLayout {
   place(-1)
   const nodes = [...placed.values()].sort((a, b) => a.index - b.index)
   const edges = nodes.filter((p) => p.node).map((p) => ({ from: placed.get(p.node!.parent)!, to: p }))
-  const chosen = tree.nodes.map((n, i) => ({ n, i })).filter(({ n }) => n.status === 'chosen').sort((a, b) => a.n.step - b.n.step).map(({ i }) => i)
+  const chosen = tree.nodes
+    .map((n, i) => ({ n, i }))
+    .filter(({ n }) => n.status === 'chosen')
+    .sort((a, b) => a.n.step - b.n.step)
+    .map(({ i }) => i)
   return { nodes, edges, width: x + start / 2, height: Math.max(cursor, o.row), chosen }
 }
 

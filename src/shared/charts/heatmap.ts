@@ -500,11 +500,13 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
   ]
   if (overlay) graphic.push(...keyElements(keyItems(f), f.x, f.y + f.height - lay.keyH + gap, f.width, f).elements)
   if (input.colorScale !== false) {
-    const total = Math.min(lay.height, fs * 9 + 2 * (lh + gap))
+    // At least room for the bar's two end labels, kept inside the box when the plot is shorter.
+    const total = Math.max(Math.min(lay.height, fs * 9 + 2 * (lh + gap)), fs * 0.5 + 2 * (lh + gap))
+    const barTop = Math.max(f.y, Math.min(lay.top + (lay.height - total) / 2, f.y + f.height - lay.keyH - total))
     const [stops, ends] = input.diverging ? [input.diverging.colors, input.diverging.ends] : [COLORMAPS[cmap], scaleEnds(input)]
     // Beside the plot, not at the box's edge when the plot is narrower than its box.
     const cx = Math.min(f.x + f.width, lay.left + lay.width + lay.scaleW) - lay.scaleW / 2
-    graphic.push(...colorBarElements(cx, lay.top + (lay.height - total) / 2, total, stops, ends, f))
+    graphic.push(...colorBarElements(cx, barTop, total, stops, ends, f))
   }
   const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
   return {

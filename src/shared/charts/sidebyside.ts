@@ -69,7 +69,9 @@ export function buildSideBySideFigure(input: SideBySideFigureInput): Record<stri
   })
   const heading: Record<string, unknown>[] = []
   boxes.forEach((box, i) =>
-    lines[i].forEach((line, k) => heading.push(textElement(line, box.x + box.width / 2, box.y + (k + 0.5) * linePitch(fs), f, { align: 'center', bold: true }))),
+    lines[i].forEach((line, k) =>
+      heading.push(textElement(line, box.x + box.width / 2, box.y + (k + 0.5) * linePitch(fs), f, { align: 'center', bold: true })),
+    ),
   )
   const body = (box: (typeof boxes)[number]): Frame => ({ ...f, x: box.x, y: box.y + headH, width: box.width, height: box.height - headH })
   const side = (t: Translation, box: (typeof boxes)[number]) =>

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { CorpusResult } from '../../../src/shared/api'
+import { COLORMAPS } from '../../../src/shared/charts/colormaps'
 import { PT_MARKER } from '../../../src/shared/charts/heatmap'
-import { DEFAULT_FIGURE, FONT_PRESETS, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
-import { renderSvg } from '../../../src/host/export/figure'
+import { DEFAULT_FIGURE, FONT_PRESETS, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
+import { figureOption, renderSvg } from '../../../src/host/export/figure'
 import { InferenceService } from '../../../src/engine/service'
 import { parseSeriesCsv } from '../../../src/shared/series'
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
@@ -157,5 +158,68 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     const zh = textBoxes(renderSvg(views.zh[0], { ...DEFAULT_FIGURE, format: 'svg', lang: 'zh' })).map((b) => b.text)
     // A key of both scripts is one text per font.
     expect(zh).toEqual(expect.arrayContaining(['源语言', '输出', '窗口 ', '[p_t − D, p_t + D]']))
+  })
+
+  it('side by side draws both maps on one fixed 0–1 scale, and the difference A − B in red and blue', () => {
+    const data = views.en[9] as Extract<FigureData, { view: 'sidebyside' }>
+    const option = figureOption(data, { ...DEFAULT_FIGURE, format: 'svg' }) as {
+      grid: unknown[]
+      visualMap: { min: number; max: number; inRange: { color: string[] } }[]
+      series: { type: string; data: { value: number[] }[] }[]
+    }
+    expect(option.grid).toHaveLength(3)
+    const [a, b, d] = option.series.filter((s) => s.type === 'heatmap')
+    const scale = ({ min, max, inRange }: (typeof option.visualMap)[number]) => ({ min, max, inRange })
+    expect(scale(option.visualMap[0])).toEqual({ min: 0, max: 1, inRange: { color: [...COLORMAPS.viridis] } })
+    expect(scale(option.visualMap[1])).toEqual(scale(option.visualMap[0]))
+    // Coloured by the weight itself: no row normalisation, no log scale.
+    for (const s of [a, b]) for (const c of s.data) expect(c.value[2]).toBeCloseTo(c.value[3], 12)
+    const T = Math.min(data.a.tgtTokens.length, data.b.tgtTokens.length)
+    expect(d.data).toHaveLength(T * data.a.srcTokens.length)
+    for (const c of d.data) expect(c.value[3]).toBeCloseTo(data.a.attention[c.value[1]][c.value[0]] - data.b.attention[c.value[1]][c.value[0]], 12)
+    expect(option.visualMap[2].inRange.color[0]).toBe('#2166ac')
+    const texts = textBoxes(renderSvg(data, { ...DEFAULT_FIGURE, format: 'svg' })).map((b) => b.text)
+    expect(texts).toEqual(expect.arrayContaining([`A · ${data.names[0]}`, `B · ${data.names[1]}`, 'A − B']))
+  })
+
+  it('the beam figure shows the chosen hypothesis as one line of words, left to right, and a key', () => {
+    for (const lang of ['en', 'zh'] as const) {
+      const data = views[lang][10] as Extract<FigureData, { view: 'beam' }>
+      const tree = data.translation.beamTree!
+      const chosen = tree.nodes.filter((n) => n.status === 'chosen').sort((x, y) => x.step - y.step)
+      expect(chosen.length).toBeGreaterThan(3)
+      const boxes = textBoxes(renderSvg(data, { ...DEFAULT_FIGURE, format: 'svg', lang }))
+      // The chosen path runs straight along the top: its words on one line, in order.
+      const line = boxes.filter((b) => Math.abs(b.corners[0][1] - boxes[0].corners[0][1]) < 0.01)
+      expect(line.map((b) => b.text)).toEqual(chosen.map((n) => n.token))
+      for (let i = 1; i < line.length; i++) expect(line[i].corners[0][0]).toBeGreaterThan(line[i - 1].corners[1][0])
+      // At a slide's size the tree keeps the preset's text size.
+      expect(new Set(line.map((b) => b.size))).toEqual(new Set([DEFAULT_FIGURE.fontSize]))
+      expect(boxes.map((b) => b.text)).toContain(lang === 'zh' ? '最终选中' : 'chosen')
+    }
+  })
+
+  it('a forecast figure writes its dates in the language of the figure', () => {
+    const data = views.zh[8]
+    expect(data.view).toBe('forecast')
+    // CJK and Latin runs are separate texts in the SVG (one font each): read them joined.
+    const text = textBoxes(renderSvg(data, { ...DEFAULT_FIGURE, format: 'svg', lang: 'zh' }))
+      .map((b) => b.text)
+      .join(' ')
+    expect(text).toMatch(/月/)
+    expect(text).not.toMatch(/\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/)
+  })
+
+  it('side by side needs attention on both sides and two names; the beam needs its tree', () => {
+    const sbs = views.en[9] as Extract<FigureData, { view: 'sidebyside' }>
+    const beam = views.en[10] as Extract<FigureData, { view: 'beam' }>
+    const spec = { ...DEFAULT_FIGURE, format: 'svg' }
+    expect(parseFigure(sbs, spec).data.view).toBe('sidebyside')
+    expect(() => parseFigure({ ...sbs, b: { ...sbs.b, attention: [] } }, spec)).toThrow(/b\.attention: must not be empty: both sides need attention/)
+    expect(() => parseFigure({ ...sbs, names: ['A'] }, spec)).toThrow(/names: must be two names|names\.1/)
+    expect(parseFigure(beam, spec).data.view).toBe('beam')
+    expect(() => parseFigure({ view: 'beam', translation: { ...beam.translation, beamTree: undefined } }, spec)).toThrow(
+      /translation\.beamTree: must be a beam-search translation with its tree of hypotheses/,
+    )
   })
 })
