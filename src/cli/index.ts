@@ -21,6 +21,7 @@ import {
   DEFAULT_FIGURE,
   DPI_PER_SCALE,
   FONT_PRESETS,
+  fontForSize,
   parseSize,
   pngPixels,
   SIZE_PRESETS,
@@ -136,7 +137,7 @@ function figureSpec(v: Record<string, string | boolean | undefined>, format: Fig
     throw new UsageError(
       `--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')} or WIDTHxHEIGHT with a unit (in, cm, mm, pt; none: pixels), e.g. 3.5x2.5in`,
     )
-  const font = String(v.font ?? 'lecture')
+  const font = String(v.font ?? fontForSize(size))
   spec.fontSize = font in FONT_PRESETS ? FONT_PRESETS[font as keyof typeof FONT_PRESETS] : Number(font)
   if (v.dpi !== undefined && v.scale !== undefined) throw new UsageError('--dpi and --scale say the same thing: give one')
   if (v.scale !== undefined) {

@@ -30,6 +30,13 @@ export type SizePreset = keyof typeof SIZE_PRESETS | 'custom'
 export const FONT_PRESETS = { paper: 8, screen: 12, lecture: 20, 'back-row': 28 } as const
 export type FontPreset = keyof typeof FONT_PRESETS
 
+/** The text size a page size calls for unless asked otherwise: paper text in a paper, lecture text on a slide. */
+export function fontForSize(size: string): FontPreset {
+  if (size.startsWith('paper')) return 'paper'
+  if (size.startsWith('slide')) return 'lecture'
+  return 'screen'
+}
+
 /** PNG resolutions offered besides a scale (1× = 96 dpi, a CSS pixel per pixel). */
 export const DPI_PRESETS = [150, 300, 600] as const
 export const DPI_PER_SCALE = 96

@@ -141,6 +141,8 @@ describe('the Export dialog', () => {
 
   it('Escape closes the dialog, and it opens again with the last settings', async () => {
     await page.getByTestId('export-size').selectOption('paper-single')
+    // A paper size brings paper text (8 pt); slide text would crowd a column out.
+    expect(await page.getByTestId('export-font').inputValue()).toBe('paper')
     await page.getByTestId('export-format').selectOption('pdf')
     await page.getByTestId('export-font').selectOption('paper')
     await page.keyboard.press('Escape')

@@ -164,6 +164,8 @@ describe('attention-lens forecast and forecast-eval', () => {
     expect(r.out).toMatch(/taylor-local-p: forecast from 2000-08-16T06:00:00Z for 48 steps/)
     expect(r.out).toMatch(/MAE \d+\.\d MW, MAPE \d+\.\d\d %; same time last week \(lag 336\): MAE \d+\.\d MW/)
     expect(readFileSync(out, 'utf8')).toContain('>lag 336 · 1 week<')
+    // No --font: a paper page gets paper text.
+    expect(r.out).toMatch(/7 × 3\.5 in, 8 pt text/)
   })
 
   it('re-measures MAE and MAPE on the held-out weeks next to the seasonal naive', () => {
