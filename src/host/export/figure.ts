@@ -11,43 +11,14 @@ import { Resvg } from '@resvg/resvg-js'
 import * as echarts from 'echarts/core'
 import PDFDocument from 'pdfkit'
 import SVGtoPDF from 'svg-to-pdfkit'
-import { BarChart, CustomChart, HeatmapChart, LineChart, ScatterChart } from 'echarts/charts'
-import {
-  GraphicComponent,
-  GridComponent,
-  LegendComponent,
-  MarkAreaComponent,
-  MarkLineComponent,
-  MarkPointComponent,
-  TitleComponent,
-  TooltipComponent,
-  VisualMapComponent,
-} from 'echarts/components'
-import { LegacyGridContainLabel } from 'echarts/features'
 import { SVGRenderer } from 'echarts/renderers'
+import { CHART_PARTS } from '../../shared/charts/echarts-parts'
 import { buildFigureOption } from '../../shared/charts/figure'
 import { CENTRE_TO_BASELINE } from '../../shared/charts/frame'
 import { pngPixels, type FigureData, type FigureSpec } from '../../shared/figure'
 import { CJK_FAMILY, face, fontFiles, LATIN_FAMILY, measureCssFont, measureText, textRuns } from './fonts'
 
-echarts.use([
-  BarChart,
-  CustomChart,
-  HeatmapChart,
-  LineChart,
-  ScatterChart,
-  GraphicComponent,
-  GridComponent,
-  LegendComponent,
-  MarkAreaComponent,
-  MarkLineComponent,
-  MarkPointComponent,
-  TitleComponent,
-  TooltipComponent,
-  VisualMapComponent,
-  SVGRenderer,
-  LegacyGridContainLabel,
-])
+echarts.use([...CHART_PARTS, SVGRenderer])
 
 export type { FigureData }
 export { FONT_FAMILY } from './fonts'
