@@ -131,7 +131,6 @@ export function buildSpotlightOption(input: SpotlightInput): Record<string, unkn
   const { srcTokens, align, gaussian, attention, position, window: win } = input
   const S = srcTokens.length
   const [x0, x1] = spotlightExtent(S)
-  const [lo, hi] = windowArea(win, S)
   const at = (a: number[], s: number) => a[s] ?? 0
   const rich = { in: { fontWeight: 'bold', color: '#0f172a', fontSize: 13 }, out: { color: C.muted, fontSize: 13 } }
   const category = (show: boolean) => ({
@@ -191,67 +190,91 @@ export function buildSpotlightOption(input: SpotlightInput): Record<string, unkn
       axisLine: { show: true, onZero: false },
       axisLabel: { formatter: (v: number) => String(v) },
     },
-    series: [
-      {
-        id: SPOTLIGHT_SERIES.align,
-        name: L.align,
-        type: 'bar',
-        xAxisIndex: 0,
-        barWidth: '70%',
-        itemStyle: { color: C.align, borderColor: C.alignBorder, borderWidth: 1 },
-        data: srcTokens.map((_, s) => at(align, s)),
-        z: 2,
-      },
-      {
-        id: SPOTLIGHT_SERIES.weights,
-        name: L.weights,
-        type: 'bar',
-        xAxisIndex: 1,
-        barWidth: '34%',
-        itemStyle: { color: C.weights },
-        data: srcTokens.map((_, s) => at(attention, s)),
-        z: 3,
-      },
-      {
-        id: SPOTLIGHT_SERIES.gaussian,
-        name: L.gaussian,
-        type: 'line',
-        xAxisIndex: 0,
-        smooth: input.kind === 'local-m' ? false : 0.3,
-        step: input.kind === 'local-m' ? 'middle' : false,
-        symbol: 'circle',
-        symbolSize: 6,
-        lineStyle: { color: C.gaussian, width: 2 },
-        itemStyle: { color: C.gaussian },
-        data: srcTokens.map((_, s) => at(gaussian, s)),
-        z: 4,
-      },
-      {
-        // Carries the window and p_t markers on the value axis; it has no points of its own.
-        id: SPOTLIGHT_SERIES.window,
-        name: L.window,
-        type: 'line',
-        xAxisIndex: 2,
-        data: [],
-        silent: true,
-        markArea: {
-          silent: true,
-          itemStyle: { color: C.window, borderColor: 'rgba(202, 138, 4, 0.6)', borderWidth: 1, borderType: 'dashed' },
-          label: { show: false },
-          data: [[{ xAxis: lo, name: L.window }, { xAxis: hi }]],
-        },
-        markLine: {
-          silent: true,
-          symbol: 'none',
-          animation: false,
-          lineStyle: { color: C.position, type: 'solid', width: 2 },
-          label: { position: 'end', color: C.position, fontWeight: 'bold', formatter: `p_t = ${fmt(position)}` },
-          data: [{ xAxis: clamp(position, x0, x1) }],
-        },
-        z: 1,
-      },
-    ],
+    series: spotlightSeries(input, {
+      names: L,
+      symbolSize: 6,
+      lineWidth: 2,
+      positionLabel: { position: 'end', color: C.position, fontWeight: 'bold', formatter: `p_t = ${fmt(position)}` },
+    }),
   }
+}
+
+/**
+ * The spotlight's four series (in-window softmax, Gaussian or box, final weights, and the carrier
+ * of the window band and the p_t line), for the app's chart and the exported figure alike; they
+ * differ only in names (legend, tooltip) and in line widths scaled to the figure's text.
+ */
+function spotlightSeries(
+  input: SpotlightInput,
+  look: { names?: SpotlightLabels; symbolSize: number; lineWidth: number; positionLabel: Record<string, unknown> },
+): Record<string, unknown>[] {
+  const { srcTokens, align, gaussian, attention, position, window: win } = input
+  const S = srcTokens.length
+  const [x0, x1] = spotlightExtent(S)
+  const [lo, hi] = windowArea(win, S)
+  const at = (a: number[], s: number) => a[s] ?? 0
+  const boxed = input.kind === 'local-m'
+  const L = look.names
+  return [
+    {
+      id: SPOTLIGHT_SERIES.align,
+      name: L?.align,
+      type: 'bar',
+      xAxisIndex: 0,
+      barWidth: '70%',
+      itemStyle: { color: C.align, borderColor: C.alignBorder, borderWidth: 1 },
+      data: srcTokens.map((_, s) => at(align, s)),
+      z: 2,
+    },
+    {
+      id: SPOTLIGHT_SERIES.weights,
+      name: L?.weights,
+      type: 'bar',
+      xAxisIndex: 1,
+      barWidth: '34%',
+      itemStyle: { color: C.weights },
+      data: srcTokens.map((_, s) => at(attention, s)),
+      z: 3,
+    },
+    {
+      id: SPOTLIGHT_SERIES.gaussian,
+      name: L?.gaussian,
+      type: 'line',
+      xAxisIndex: 0,
+      smooth: boxed ? false : 0.3,
+      step: boxed ? 'middle' : false,
+      symbol: 'circle',
+      symbolSize: look.symbolSize,
+      lineStyle: { color: C.gaussian, width: look.lineWidth },
+      itemStyle: { color: C.gaussian },
+      data: srcTokens.map((_, s) => at(gaussian, s)),
+      z: 4,
+    },
+    {
+      // Carries the window and p_t markers on the value axis; it has no points of its own.
+      id: SPOTLIGHT_SERIES.window,
+      name: L?.window,
+      type: 'line',
+      xAxisIndex: 2,
+      data: [],
+      silent: true,
+      markArea: {
+        silent: true,
+        itemStyle: { color: C.window, borderColor: 'rgba(202, 138, 4, 0.6)', borderWidth: 1, borderType: 'dashed' },
+        label: { show: false },
+        data: [[{ xAxis: lo, ...(L ? { name: L.window } : {}) }, { xAxis: hi }]],
+      },
+      markLine: {
+        silent: true,
+        symbol: 'none',
+        animation: false,
+        lineStyle: { color: C.position, type: 'solid', width: look.lineWidth },
+        label: look.positionLabel,
+        data: [{ xAxis: clamp(position, x0, x1) }],
+      },
+      z: 1,
+    },
+  ]
 }
 
 /** The diagonal p = t·(S-1)/(T-1) the position plot compares p_t with. */
@@ -415,12 +438,10 @@ function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknow
     weight: T.weight,
     ...input.labels,
   }
-  const { srcTokens, align, gaussian, attention, position, window: win } = input
+  const { srcTokens, position, window: win } = input
   const S = srcTokens.length
   const fs = f.fontSize
   const [x0, x1] = spotlightExtent(S)
-  const [lo, hi] = windowArea(win, S)
-  const at = (a: number[], s: number) => a[s] ?? 0
   const key: KeyItem[] = [
     { label: L.align, symbol: 'bar', color: C.alignBorder, fill: C.align },
     { label: L.gaussian, symbol: 'dot', color: C.gaussian },
@@ -440,61 +461,7 @@ function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknow
     graphic: { elements: lay.elements },
     xAxis: [axes.xAxis, hidden, { type: 'value', show: false, min: x0, max: x1 }],
     yAxis: axes.yAxis,
-    series: [
-      {
-        id: SPOTLIGHT_SERIES.align,
-        type: 'bar',
-        xAxisIndex: 0,
-        barWidth: '70%',
-        itemStyle: { color: C.align, borderColor: C.alignBorder, borderWidth: 1 },
-        data: srcTokens.map((_, s) => at(align, s)),
-        z: 2,
-      },
-      {
-        id: SPOTLIGHT_SERIES.weights,
-        type: 'bar',
-        xAxisIndex: 1,
-        barWidth: '34%',
-        itemStyle: { color: C.weights },
-        data: srcTokens.map((_, s) => at(attention, s)),
-        z: 3,
-      },
-      {
-        id: SPOTLIGHT_SERIES.gaussian,
-        type: 'line',
-        xAxisIndex: 0,
-        smooth: local ? false : 0.3,
-        step: local ? 'middle' : false,
-        symbol: 'circle',
-        symbolSize: Math.max(3, fs * 0.3),
-        lineStyle: { color: C.gaussian, width: Math.max(1.5, fs / 10) },
-        itemStyle: { color: C.gaussian },
-        data: srcTokens.map((_, s) => at(gaussian, s)),
-        z: 4,
-      },
-      {
-        id: SPOTLIGHT_SERIES.window,
-        type: 'line',
-        xAxisIndex: 2,
-        data: [],
-        silent: true,
-        markArea: {
-          silent: true,
-          itemStyle: { color: C.window, borderColor: 'rgba(202, 138, 4, 0.6)', borderWidth: 1, borderType: 'dashed' },
-          label: { show: false },
-          data: [[{ xAxis: lo }, { xAxis: hi }]],
-        },
-        markLine: {
-          silent: true,
-          symbol: 'none',
-          animation: false,
-          lineStyle: { color: C.position, type: 'solid', width: Math.max(1.5, fs / 10) },
-          label: { show: false },
-          data: [{ xAxis: clamp(position, x0, x1) }],
-        },
-        z: 1,
-      },
-    ],
+    series: spotlightSeries(input, { symbolSize: Math.max(3, fs * 0.3), lineWidth: Math.max(1.5, fs / 10), positionLabel: { show: false } }),
   }
 }
 
