@@ -31,6 +31,12 @@ lens export --model $M/en-fr-none.onnx --model $M/en-fr-bahdanau.onnx --model $M
 lens export --model $M/zh-en-local-p.onnx --src "我们明天去公园散步。" --view heatmap --lang zh \
   --out $OUT/figure-zh-en.png --size slide-4x3 --scale 1 --font lecture --title "局部注意力 local-p, zh→en"
 
+# Two attention kinds on one colour scale with their difference, and the beam search as a tree.
+lens export --model $M/en-fr-bahdanau.onnx --model $M/en-fr-luong-general.onnx --src "$S" --view sidebyside \
+  --out $OUT/figure-sidebyside.png --size slide-16x9 --scale 1 --font screen --title "Bahdanau and Luong (general), one scale"
+lens export --model $M/en-fr-luong-general.onnx --src "A dog runs on the beach." --view beam --beam 3 \
+  --out $OUT/figure-beam.png --size slide-16x9 --scale 1 --font screen --title "Beam search, K = 3"
+
 # A paper: with and without attention across the full text width (7 in), and a local-p heatmap
 # one column wide (3.5 in) in paper-size text (8 pt); their PDF pages pictured by pdftoppm, the
 # single column at 300 dpi as it prints.
