@@ -5,7 +5,7 @@ import { LoadedModel } from '../../../src/engine/model'
 import { tokenize, type TokenizerSpec } from '../../../src/engine/tokenizer'
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
 
-const EXPECTED = ['en-fr-none', 'en-fr-bahdanau', 'en-fr-luong-general', 'en-fr-local-m', 'en-fr-local-p', 'zh-en-bahdanau', 'zh-en-local-p']
+const EXPECTED = ['en-fr-none', 'en-fr-bahdanau', 'en-fr-luong-dot', 'en-fr-luong-general', 'en-fr-local-m', 'en-fr-local-p', 'zh-en-bahdanau', 'zh-en-local-p']
 const FORECASTERS = ['taylor-none', 'taylor-luong-general', 'taylor-local-p']
 const files = readdirSync(BUNDLED_MODELS).filter((f) => f.endsWith('.onnx'))
 const opened: LoadedModel[] = []
@@ -14,7 +14,7 @@ afterAll(async () => {
 })
 
 describe('the bundled model zoo', () => {
-  it('has all five English→French kinds, Chinese→English bahdanau and local-p, and three forecasters', () => {
+  it('has six English→French kinds, Chinese→English bahdanau and local-p, and three forecasters', () => {
     expect(files.map((f) => f.replace(/\.onnx$/, '')).sort()).toEqual([...EXPECTED, ...FORECASTERS].sort())
   })
 
