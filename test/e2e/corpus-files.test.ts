@@ -3,25 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
 import { editedModel, FIXTURE_MODELS, setMeta, tiny } from '../helpers'
-import { fixAxis } from '../unit/engine/check-edits'
+import { BATCH_TENSORS, fixAxis } from '../unit/engine/check-edits'
 
 // A user's own en→de model: no bundled model or test set shares its pair. Its batch is fixed at 1,
 // so the checks at opening report beam search off, and BLEU by length must decode one sentence at a time.
-const BATCH_TENSORS = [
-  'src_ids',
-  'src_mask',
-  'encoder_states',
-  'state',
-  'prev_token',
-  'attn_override',
-  'override_on',
-  'encoder_out',
-  'decoder_init',
-  'logits',
-  'next_state',
-  'attention',
-  'scores',
-]
 const SRC = 'a dog runs .\ntwo men are sitting on a bench .\na woman is reading a book in the park .\n'
 const REF = 'ein hund rennt .\nzwei männer sitzen auf einer bank .\neine frau liest ein buch im park .\n'
 

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { naiveBaselineLabel } from '../../../src/cli/baseline'
 import { BUNDLED_MODELS, editedModel, ROOT, setMeta, tiny } from '../../helpers'
-import { fixAxis, nanOf } from '../engine/check-edits'
+import { BATCH_TENSORS, fixAxis, nanOf } from '../engine/check-edits'
 
 // The command as users get it: package.json's bin, which loads the build in out/main/cli.js.
 const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
@@ -17,22 +17,6 @@ function run(args: string[]) {
 beforeAll(() => {
   ensureBuild()
 }, 300_000)
-
-const BATCH_TENSORS = [
-  'src_ids',
-  'src_mask',
-  'encoder_states',
-  'state',
-  'prev_token',
-  'attn_override',
-  'override_on',
-  'encoder_out',
-  'decoder_init',
-  'logits',
-  'next_state',
-  'attention',
-  'scores',
-]
 
 describe('attention-lens check', () => {
   it('exit 0 and what was tried when the app can use every feature', () => {

@@ -59,6 +59,23 @@ export function rewire(m: ModelProto, from: string, to: string): void {
 }
 
 /** Sets one axis of the named graph inputs and outputs to a fixed size. */
+/** The translation tensors whose first axis is the batch: fixing it to 1 makes a batch-1 model. */
+export const BATCH_TENSORS = [
+  'src_ids',
+  'src_mask',
+  'encoder_states',
+  'state',
+  'prev_token',
+  'attn_override',
+  'override_on',
+  'encoder_out',
+  'decoder_init',
+  'logits',
+  'next_state',
+  'attention',
+  'scores',
+]
+
 export function fixAxis(m: ModelProto, names: string[], axis: number, size: number): void {
   for (const v of [...m.graph!.input, ...m.graph!.output]) {
     if (!names.includes(v.name)) continue

@@ -4,25 +4,10 @@ import { checkFile, exitCode, type CheckReport } from '../../../src/engine/check
 import { InferenceService } from '../../../src/engine/service'
 import { TensorProto_DataType } from '../../../src/engine/onnx-proto'
 import { BUNDLED_MODELS, editedModel, setMeta, tensorTypeOf, tiny } from '../../helpers'
-import { addInput, after, constant, externalise, fixAxis, inputToConstant, nanOf, node, rewire, scale, storeAs } from './check-edits'
+import { addInput, after, BATCH_TENSORS, constant, externalise, fixAxis, inputToConstant, nanOf, node, rewire, scale, storeAs } from './check-edits'
 import { join } from 'node:path'
 
 const T = TensorProto_DataType
-const TRANSLATION_TENSORS = [
-  'src_ids',
-  'src_mask',
-  'encoder_states',
-  'state',
-  'prev_token',
-  'attn_override',
-  'override_on',
-  'encoder_out',
-  'decoder_init',
-  'logits',
-  'next_state',
-  'attention',
-  'scores',
-]
 const SOURCE_TENSORS = ['src_ids', 'src_mask', 'encoder_states', 'attn_override', 'encoder_out', 'attention', 'scores']
 
 /** The findings of one level and feature, as messages. */
@@ -157,7 +142,7 @@ describe('files the app cannot open (exit 2): every contract problem at once, va
 
 describe('shapes and inputs (exit 1 when a feature will not work)', () => {
   it('the batch fixed at 1: beam search will not work, batches run one sentence at a time', async () => {
-    const r = await checkFile(editedModel(tiny('bahdanau'), (m) => fixAxis(m, TRANSLATION_TENSORS, 0, 1)))
+    const r = await checkFile(editedModel(tiny('bahdanau'), (m) => fixAxis(m, BATCH_TENSORS, 0, 1)))
     expect(exitCode(r)).toBe(1)
     expect(messages(r, 'error')).toEqual([
       'Beam search decodes its hypotheses as one batch, but the batch size is fixed at 1 (input "src_ids" is [1, src_len]; also "src_mask", "encoder_states", "state", "prev_token" and 8 more): export with dynamic axes (torch.onnx.export(..., dynamic_axes=...), see "Dynamic axes" in docs/model-format.md).',
@@ -171,7 +156,7 @@ describe('shapes and inputs (exit 1 when a feature will not work)', () => {
   it('fully static shapes: translation itself will not work', async () => {
     const r = await checkFile(
       editedModel(tiny('bahdanau'), (m) => {
-        fixAxis(m, TRANSLATION_TENSORS, 0, 1)
+        fixAxis(m, BATCH_TENSORS, 0, 1)
         fixAxis(m, SOURCE_TENSORS, 1, 12)
       }),
     )
@@ -426,7 +411,7 @@ describe('the same checks when the app opens a model', () => {
 
   it('reports the rest with the model and keeps those features off: beam refused, BLEU by length one sentence at a time', async () => {
     const service = new InferenceService()
-    const path = editedModel(tiny('bahdanau'), (m) => fixAxis(m, TRANSLATION_TENSORS, 0, 1))
+    const path = editedModel(tiny('bahdanau'), (m) => fixAxis(m, BATCH_TENSORS, 0, 1))
     const info = await service.open(path)
     expect(info.findings.map((f) => `${f.level} ${f.feature}`)).toEqual(['error beam', 'warning batch'])
     await expect(service.translate(path, 'a dog runs', { beam: 4 })).rejects.toThrow(
