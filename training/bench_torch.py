@@ -25,7 +25,7 @@ from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
-from models import Seq2Seq, beam_search, greedy, mask_unk  # noqa: E402
+from models import Seq2Seq, beam_search, greedy, gru_weights_from_onnx, mask_unk  # noqa: E402
 
 
 def load(path):
@@ -36,6 +36,8 @@ def load(path):
                     sizes["dec_hidden"], int(meta.get("al.window_d", "4") or 4), float(meta.get("al.local_m_ratio", "1.0")))
     weights = {i.name[len("model."):]: torch.from_numpy(numpy_helper.to_array(i).copy())
                for i in m.graph.initializer if i.name.startswith("model.")}
+    if "cell.gru_W" in weights:  # decoder cell exported as one ONNX GRU node
+        weights.update(gru_weights_from_onnx("cell.", weights.pop("cell.gru_W"), weights.pop("cell.gru_R"), weights.pop("cell.gru_B")))
     model.load_state_dict(weights)
     model.eval()
     # The vocabulary lookup is built once per model, not once per sentence.

@@ -1,6 +1,7 @@
 """Export a trained model to the one-file ONNX contract (docs/model-format.md) and write its
 parity fixture: PyTorch's own greedy outputs for a few sentences, which a vitest test compares
 with what onnxruntime-node computes from the exported file."""
+import copy
 import json
 
 import onnx
@@ -63,9 +64,12 @@ def metadata(info, src_vocab, tgt_vocab):
     }
 
 
-def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sentences, with_card, card_path):
+def export_graph(model, onnx_path):
+    """Writes the graph alone (no metadata). The decoder cell goes out as one ONNX GRU node, from a
+    copy, so the model the parity fixture is computed with stays the one that was trained."""
     model.eval()
-    info["state_size"] = model.state_dim
+    exported = copy.deepcopy(model)
+    exported.cell.as_onnx_gru()
     outs = ENCODER_OUTPUTS + step_outputs(model.kind)
     S_axes = {0: "batch", 1: "src_len"}
     axes = {"src_ids": S_axes, "src_mask": S_axes, "encoder_states": S_axes, "attn_override": S_axes,
@@ -75,12 +79,18 @@ def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sent
             "align": S_axes, "position": {0: "batch"}, "window": {0: "batch"}}
     if model.kind == "none":
         axes["encoder_states"] = axes["encoder_out"] = {0: "batch"}
-    torch.onnx.export(Combined(model), _dummy(model), onnx_path, input_names=INPUTS, output_names=outs,
+    torch.onnx.export(Combined(exported), _dummy(model), onnx_path, input_names=INPUTS, output_names=outs,
                       dynamic_axes={k: v for k, v in axes.items() if k in INPUTS + outs}, opset_version=17,
-                      # No folding: every parameter stays an initializer under its PyTorch name, so
-                      # the benchmark can load the very same weights back into PyTorch.
-                      # onnxruntime folds the constants itself when it builds the session.
+                      # No folding: every parameter stays an initializer under its PyTorch name (the
+                      # GRU's as model.cell.gru_W/R/B, see models.gru_weights_from_onnx), so the
+                      # benchmark can load the very same weights back into PyTorch. onnxruntime
+                      # folds the constants itself when it builds the session.
                       do_constant_folding=False)
+
+
+def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sentences, with_card, card_path):
+    info["state_size"] = model.state_dim
+    export_graph(model, onnx_path)
     m = onnx.load(onnx_path)
     for k, v in metadata(info, src_vocab, tgt_vocab).items():
         p = m.metadata_props.add()

@@ -32,20 +32,72 @@ def local_attention(scores, mask, p, window, gaussian):
 
 
 class GRUCell(nn.Module):
-    """GRU cell from two linear maps: exports to plain ONNX ops (no aten::gru_cell)."""
+    """GRU cell from two linear maps, trained as such. For export (`as_onnx_gru`) the same weights
+    become one ONNX GRU node (linear_before_reset = 1 is exactly this cell): onnxruntime's fused
+    kernel instead of two MatMuls and a dozen element-wise nodes per step."""
 
     def __init__(self, inp, hid):
         super().__init__()
         self.ih = nn.Linear(inp, 3 * hid)
         self.hh = nn.Linear(hid, 3 * hid)
+        self.onnx_gru = False
 
     def forward(self, x, h):
+        if self.onnx_gru:
+            return _OnnxGRU.apply(x, h, self.gru_W, self.gru_R, self.gru_B)
         ir, iz, inn = self.ih(x).chunk(3, 1)
         hr, hz, hn = self.hh(h).chunk(3, 1)
         r = torch.sigmoid(ir + hr)
         z = torch.sigmoid(iz + hz)
         n = torch.tanh(inn + r * hn)
         return (1 - z) * n + z * h
+
+    def as_onnx_gru(self):
+        """Adds the weights in ONNX's GRU layout (gates z, r, h; one direction) as parameters
+        gru_W, gru_R, gru_B and makes forward use them; ih/hh stay for `from_onnx_gru`."""
+        def zrh(t):
+            r, z, n = t.detach().chunk(3, 0)
+            return torch.cat([z, r, n], 0)
+        self.gru_W = nn.Parameter(zrh(self.ih.weight).unsqueeze(0))
+        self.gru_R = nn.Parameter(zrh(self.hh.weight).unsqueeze(0))
+        self.gru_B = nn.Parameter(torch.cat([zrh(self.ih.bias), zrh(self.hh.bias)]).unsqueeze(0))
+        self.onnx_gru = True
+        return self
+
+
+def gru_weights_from_onnx(prefix, W, R, B):
+    """The name map back: ONNX GRU initializers `<prefix>gru_W/R/B` -> this cell's ih/hh weights
+    (so the benchmark's PyTorch side loads the very weights the exported file runs)."""
+    def rzn(t):
+        z, r, n = t.chunk(3, 0)
+        return torch.cat([r, z, n], 0)
+    H = R.shape[2]
+    return {prefix + "ih.weight": rzn(W[0]), prefix + "hh.weight": rzn(R[0]),
+            prefix + "ih.bias": rzn(B[0, :3 * H]), prefix + "hh.bias": rzn(B[0, 3 * H:])}
+
+
+class _OnnxGRU(torch.autograd.Function):
+    """One GRU step [B,I],[B,H] -> [B,H] with ONNX-layout weights; exports as a GRU node."""
+
+    @staticmethod
+    def forward(ctx, x, h, W, R, B):
+        Hd = h.shape[1]
+        gi = x @ W[0].t() + B[0, :3 * Hd]
+        gh = h @ R[0].t() + B[0, 3 * Hd:]
+        iz, ir, inn = gi.chunk(3, 1)
+        hz, hr, hn = gh.chunk(3, 1)
+        z = torch.sigmoid(iz + hz)
+        r = torch.sigmoid(ir + hr)
+        n = torch.tanh(inn + r * hn)
+        return (1 - z) * n + z * h
+
+    @staticmethod
+    def symbolic(g, x, h, W, R, B):
+        from torch.onnx.symbolic_opset9 import unused
+        axis0 = g.op("Constant", value_t=torch.tensor([0], dtype=torch.long))
+        _, y_h = g.op("GRU", g.op("Unsqueeze", x, axis0), W, R, B, unused(g), g.op("Unsqueeze", h, axis0),
+                      hidden_size_i=int(R.type().sizes()[2]), linear_before_reset_i=1, outputs=2)
+        return g.op("Squeeze", y_h, axis0)
 
 
 class Encoder(nn.Module):

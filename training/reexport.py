@@ -1,0 +1,38 @@
+"""Re-exports a bundled translation model from its own ONNX file: the weights are read back from
+the initializers (they keep their PyTorch names), the graph is written again by export.py's
+current exporter, and every metadata entry is copied over unchanged. For exporter changes that
+do not change the model (such as the decoder cell as one GRU node): no retraining, same weights,
+same parity fixture.
+
+    /usr/bin/python3 training/reexport.py resources/models/en-fr-bahdanau.onnx [...]
+"""
+import os
+import sys
+import tempfile
+
+import onnx
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_torch import load  # noqa: E402
+from export import export_graph  # noqa: E402
+
+
+def reexport(path):
+    old = onnx.load(path)
+    model, _ = load(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "m.onnx")
+        export_graph(model, out)
+        m = onnx.load(out)
+    m.metadata_props.extend(old.metadata_props)
+    m.producer_name = old.producer_name
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+    ops = sorted({n.op_type for n in m.graph.node})
+    print(f"{path}: {len(m.graph.node)} nodes (was {len(old.graph.node)}), GRU nodes {sum(n.op_type == 'GRU' for n in m.graph.node)}", flush=True)
+    return ops
+
+
+if __name__ == "__main__":
+    for p in sys.argv[1:]:
+        reexport(p)
