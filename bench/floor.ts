@@ -1,6 +1,6 @@
 /**
  * The per-step floor of `npm run bench`: one bare `session.run` of nothing but the decoder step's
- * matrix products (MatMul and Gemm nodes, on their own weights, the keys already computed once per
+ * matrix products (MatMul, Gemm and GRU nodes, on their own weights, the keys already computed once per
  * sentence), fed the operands a real step had. What a decoder step cannot do without on this
  * machine with onnxruntime; the engine's time is reported as a multiple of it.
  */
@@ -13,7 +13,9 @@ import { extractGraph, parseOnnx, serializeWith } from '../src/engine/onnx-graph
 import { create, GraphProtoSchema, NodeProtoSchema, TensorProto_DataType, type GraphProto } from '../src/engine/onnx-proto'
 import { encode, sourceBatch } from '../src/engine/steps'
 
-const PRODUCTS = new Set(['MatMul', 'Gemm'])
+// A decoder cell exported as one GRU node (training/export.py) counts whole: its two matrix
+// products cannot be fed apart, and its gates are a few hundred element-wise operations beside them.
+const PRODUCTS = new Set(['MatMul', 'Gemm', 'GRU'])
 
 export interface Floor {
   /** One step's matrix products. */
@@ -51,6 +53,13 @@ export async function stepFloor(model: LoadedModel): Promise<Floor> {
     attn_override: new ort.Tensor('float32', new Float32Array(B * enc.memLen), [B, enc.memLen]),
     override_on: new ort.Tensor('float32', new Float32Array(B), [B]),
   }
+  // A transformer's per-head inputs, at their defaults: every gate 1, no head overridden.
+  if (spec.heads) {
+    const n = B * spec.heads.layers * spec.heads.heads
+    const dims = [B, spec.heads.layers, spec.heads.heads]
+    all.head_gate = new ort.Tensor('float32', new Float32Array(n).fill(1), dims)
+    all.head_override = new ort.Tensor('float32', new Float32Array(n), dims)
+  }
   const got = await probe.run(Object.fromEntries(probe.inputNames.map((n) => [n, all[n]])))
   await probe.release()
 
@@ -61,7 +70,13 @@ export async function stepFloor(model: LoadedModel): Promise<Floor> {
     node: products.map((n) => create(NodeProtoSchema, { ...n, input: n.input.map((i) => (initializers.has(i) || !i ? i : fed(i))) })),
     initializer: step.initializer.filter((t) => products.some((n) => n.input.includes(t.name))),
     input: operands.map((o) => valueInfo(fed(o), TensorProto_DataType.FLOAT, got[o].dims.map(Number))),
-    output: products.map((n) => valueInfo(n.output[0], TensorProto_DataType.FLOAT, null)),
+    output: products.map((n) =>
+      valueInfo(
+        n.output.find((o) => o)!,
+        TensorProto_DataType.FLOAT,
+        null,
+      ),
+    ),
   })
   const options: ort.InferenceSession.SessionOptions = {
     executionProviders: ['cpu'],

@@ -13,6 +13,11 @@ Times are measured here, around the decode alone (tokenising included, as on the
 `greedy` is `models.greedy`, the decoder the model cards are measured with; it recomputes the
 attention keys at every step, as the exported step does. `keys_once` is the same loop with the
 keys computed once per sentence (`Seq2Seq.keys`), the stronger baseline.
+
+A file whose `al.attention` is `transformer` is rebuilt with `transformer.load_from_onnx` and
+decoded as train.py's `translate()` decodes it: `transformer.greedy` (models.greedy with at most
+`al.max_target` steps) and `transformer.beam_search`; its `keys_once` computes each decoder
+layer's cross-attention keys and values once per sentence instead of at every step.
 """
 import json
 import os
@@ -25,12 +30,15 @@ from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
+import transformer  # noqa: E402
 from models import Seq2Seq, beam_search, greedy, gru_weights_from_onnx, mask_unk  # noqa: E402
 
 
 def load(path):
     m = onnx.load(path)
     meta = {p.key: p.value for p in m.metadata_props}
+    if meta.get("al.attention") == transformer.KIND:
+        return transformer.load_from_onnx(path)[0], vocab_of(meta)
     sizes = json.loads(meta["al.model_card"])["sizes"]
     model = Seq2Seq(meta["al.attention"], sizes["src_vocab"], sizes["tgt_vocab"], sizes["emb"], sizes["enc_hidden"],
                     sizes["dec_hidden"], int(meta.get("al.window_d", "4") or 4), float(meta.get("al.local_m_ratio", "1.0")))
@@ -40,10 +48,18 @@ def load(path):
         weights.update(gru_weights_from_onnx("cell.", weights.pop("cell.gru_W"), weights.pop("cell.gru_R"), weights.pop("cell.gru_B")))
     model.load_state_dict(weights)
     model.eval()
+    return model, vocab_of(meta)
+
+
+def vocab_of(meta):
     # The vocabulary lookup is built once per model, not once per sentence.
     spec = json.loads(meta["al.src_tokenizer"])
     index = {w: i for i, w in enumerate(json.loads(meta["al.src_vocab"]))}
-    return model, (spec, index)
+    return spec, index
+
+
+def is_transformer(model):
+    return getattr(model, "kind", None) == transformer.KIND
 
 
 def encode(vocab, text):
@@ -51,9 +67,39 @@ def encode(vocab, text):
     return data.encode(text, spec, index, 200)
 
 
+class _Once(torch.nn.Module):
+    """A projection that returns its last result again when called on the same tensor: the
+    encoder states, which every step of one sentence passes unchanged."""
+
+    def __init__(self, proj):
+        super().__init__()
+        self.proj, self.seen, self.out = proj, None, None
+
+    def forward(self, x):
+        if x is not self.seen:
+            self.seen, self.out = x, self.proj(x)
+        return self.out
+
+
+@torch.no_grad()
+def transformer_keys_once(model, src, mask, max_len, bos=2, eos=3):
+    """transformer.greedy with each layer's cross-attention keys and values (W_k h_j, W_v h_j)
+    computed once per sentence, as the app's graph surgery does; the same steps and captures."""
+    saved = [(layer.cross.k, layer.cross.v) for layer in model.dec]
+    for layer in model.dec:
+        layer.cross.k, layer.cross.v = _Once(layer.cross.k), _Once(layer.cross.v)
+    try:
+        return transformer.greedy(model, src, mask, max_len, bos, eos)
+    finally:
+        for layer, (k, v) in zip(model.dec, saved):
+            layer.cross.k, layer.cross.v = k, v
+
+
 @torch.no_grad()
 def greedy_keys_once(model, src, mask, max_len, bos=2, eos=3):
     """models.greedy with the keys computed once per sentence; the same steps and captures."""
+    if is_transformer(model):
+        return transformer_keys_once(model, src, mask, max_len, bos, eos)
     H, state = model.encode(src, mask)
     K = model.keys(H)
     B, S = H.shape[0], H.shape[1]
@@ -103,7 +149,7 @@ def main():
             model, vocab = load(cmd["path"])
             out = {"torch": torch.__version__}
         elif c == "greedy":
-            decode = greedy_keys_once if cmd.get("keys_once") else greedy
+            decode = greedy_keys_once if cmd.get("keys_once") else (transformer.greedy if is_transformer(model) else greedy)
 
             def run():
                 ids = encode(vocab, cmd["text"])
@@ -114,14 +160,15 @@ def main():
         elif c == "beam":
             def run():
                 ids = encode(vocab, cmd["text"])
-                return beam_search(model, torch.tensor([ids]), torch.ones(1, len(ids)), K=cmd.get("k", 5))
+                search = transformer.beam_search if is_transformer(model) else beam_search
+                return search(model, torch.tensor([ids]), torch.ones(1, len(ids)), K=cmd.get("k", 5))
 
             toks, out = timed(run)
             out["tokens"] = len(toks[0])
         elif c == "batch":
             def run():
                 src, mask = batch_tensors(vocab, cmd["texts"])
-                return greedy(model, src, mask, max_len=2 * src.shape[1] + 10)
+                return (transformer.greedy if is_transformer(model) else greedy)(model, src, mask, max_len=2 * src.shape[1] + 10)
 
             _, out = timed(run)
         elif c == "quit":

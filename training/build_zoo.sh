@@ -13,10 +13,10 @@ if [ "${1:-}" = --resume ]; then resume=1; shift; fi
 mkdir -p training/logs
 models=("$@")
 if [ ${#models[@]} -eq 0 ]; then
-  models=(en-fr:luong-general en-fr:local-p en-fr:bahdanau en-fr:local-m en-fr:luong-dot en-fr:luong-concat en-fr:none
+  models=(en-fr:luong-general en-fr:local-p en-fr:bahdanau en-fr:local-m en-fr:luong-dot en-fr:luong-concat en-fr:none en-fr:transformer
           zh-en:bahdanau zh-en:local-p zh-en:none
           taylor:luong-general taylor:local-p taylor:none
-          tiny:bahdanau tiny:local-p tiny:local-m tiny:none)
+          tiny:bahdanau tiny:local-p tiny:local-m tiny:none tiny:transformer)
 fi
 if [ $resume -eq 0 ]; then
   for m in "${models[@]}"; do

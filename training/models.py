@@ -189,13 +189,16 @@ class Seq2Seq(nn.Module):
             return self.U_a(H)
         if self.kind in ("luong-general", "local-m", "local-p"):
             return self.W_gen(H)
+        if self.kind == "luong-concat":
+            # W_cat [s; h_j] = W_s s + W_h h_j: the h_j half (and the bias) once per sentence, as
+            # for Bahdanau, instead of a [S, dec + mem] product at every step.
+            return F.linear(H, self.W_cat.weight[:, self.dec_dim:], self.W_cat.bias)
         return H
 
     def _luong_scores(self, s, H, K):
         if self.kind == "luong-concat":
-            S = H.shape[1]
-            both = torch.cat([s.unsqueeze(1).expand(-1, S, -1), H], 2)
-            return self.v_cat(torch.tanh(self.W_cat(both))).squeeze(2)
+            query = F.linear(s, self.W_cat.weight[:, :self.dec_dim])
+            return self.v_cat(torch.tanh(query.unsqueeze(1) + K)).squeeze(2)
         return torch.bmm(K, s.unsqueeze(2)).squeeze(2)
 
     def step(self, prev, state, H, mask, step_idx, override, override_on, K=None, project=True):

@@ -72,6 +72,12 @@ def parse():
     ap.add_argument("--fixture-dir", default=os.path.join(STAGE, "parity"))
     ap.add_argument("--ckpt-dir", default=os.path.join(HERE, "checkpoints"))
     ap.add_argument("--tiny", action="store_true", help="the small fixture model for tests")
+    # --kind transformer only (training/transformer.py)
+    ap.add_argument("--d-model", type=int, default=192)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--layers", type=int, default=3, help="encoder layers, and as many decoder layers")
+    ap.add_argument("--ffn", type=int, default=768)
+    ap.add_argument("--max-target", type=int, default=128, help="decoder cache length T: at most T output steps")
     return ap.parse_args()
 
 
@@ -100,7 +106,11 @@ def translate(model, srcs, spec_src, spec_tgt, src_index, tgt_vocab, beam=1, bat
         for b, e in enumerate(enc):
             src[b, : len(e)] = torch.tensor(e)
         mask = (src != 0).float()
-        if beam > 1:
+        if getattr(model, "kind", None) == "transformer":
+            import transformer
+            ids = (transformer.beam_search(model, src, mask, K=beam) if beam > 1
+                   else transformer.greedy(model, src, mask, max_len=2 * S + 10)[0])
+        elif beam > 1:
             ids = beam_search(model, src, mask, K=beam)
         else:
             ids, _ = greedy(model, src, mask, max_len=2 * S + 10)
@@ -145,6 +155,10 @@ def lr_at(step, total, a):
 def setup(a):
     if a.tiny:
         a.emb, a.hid, a.dec, a.epochs, a.limit, a.average = 16, 16, 32, 2, 3000, 1
+        if a.kind == "transformer":
+            # Two epochs end inside the warm-up and leave a transformer repeating one word; twelve
+            # give a fixture that stops by itself and attends differently per head (~1 CPU minute).
+            a.d_model, a.heads, a.layers, a.ffn, a.max_target, a.epochs = 32, 2, 2, 64, 64, 12
     name = a.name or f"{a.pair}-{a.kind}"
     cfg = data.PAIRS[a.pair]
     corpus = data.load_pair(a.pair)
@@ -165,7 +179,11 @@ def main():
     enc_train = [(data.encode(s, src_spec, si, a.max_len), data.encode(t, tgt_spec, ti, a.max_len)) for s, t in train]
     enc_val = [(data.encode(s, src_spec, si, a.max_len), data.encode(t, tgt_spec, ti, a.max_len)) for s, t in corpus["val"]]
     ratio = sum(len(s) for s, _ in enc_train) / sum(len(t) for _, t in enc_train)
-    model = Seq2Seq(a.kind, len(src_vocab), len(tgt_vocab), a.emb, a.hid, a.dec, a.window, ratio, a.dropout)
+    if a.kind == "transformer":
+        import transformer
+        model = transformer.from_args(a, len(src_vocab), len(tgt_vocab))
+    else:
+        model = Seq2Seq(a.kind, len(src_vocab), len(tgt_vocab), a.emb, a.hid, a.dec, a.window, ratio, a.dropout)
     params = sum(p.numel() for p in model.parameters())
     unk_train = sum(x == data.UNK for s, t in enc_train for x in s + t)
     print(f"{name}: {len(train)} pairs, vocab {len(src_vocab)}/{len(tgt_vocab)}, {params} parameters, "
@@ -249,6 +267,11 @@ def main():
     states = [torch.load(os.path.join(ckdir, f"epoch-{e}.pt")) for e in range(avg_from, done + 1)]
     model.load_state_dict({k: sum(s[k] for s in states) / len(states) for k in states[0]})
     model.eval()
+    if a.kind == "transformer":
+        # Its file stores the weights as float16 (export_transformer.py) to keep the zoo small;
+        # evaluate, export and write the parity fixture with exactly those values.
+        import transformer
+        transformer.round_to_float16(model)
     test = corpus["test"][: a.test_limit] if a.test_limit else corpus["test"]
     t1 = time.time()
     greedy_scores, hyps = evaluate(model, test, src_spec, tgt_spec, si, tgt_vocab, beam=1)
@@ -279,7 +302,10 @@ def main():
                      src_unknown_tokens=unk_test,
                      **({"beam": dict(beam_scores, size=a.beam, length_penalty=1.0)} if beam_scores else {})),
     }
-    from export import export_onnx
+    if a.kind == "transformer":
+        from export_transformer import export_onnx
+    else:
+        from export import export_onnx
     os.makedirs(a.out_dir, exist_ok=True)
     os.makedirs(a.fixture_dir, exist_ok=True)
     export_onnx(model, src_vocab, tgt_vocab, info, os.path.join(a.out_dir, name + ".onnx"),

@@ -12,7 +12,7 @@ import { isKnownProvider } from '../engine/providers'
 function describe(r: CheckReport): string {
   const s = r.spec
   const what = s
-    ? ` (${s.attention}, ${s.task === 'forecasting' ? `forecasting ${s.forecast?.history} → ${s.forecast?.horizon} steps` : `${s.srcLang}→${s.tgtLang}`})`
+    ? ` (${s.attention}${s.heads ? ` ${s.heads.layers} layers × ${s.heads.heads} heads` : ''}, ${s.task === 'forecasting' ? `forecasting ${s.forecast?.history} → ${s.forecast?.horizon} steps` : `${s.srcLang}→${s.tgtLang}`})`
     : ''
   const head = `${basename(r.path)}${r.name ? `: ${r.name}` : ''}${what}`
   const errors = new Set(r.findings.filter((f) => f.level === 'error').map((f) => f.feature)).size

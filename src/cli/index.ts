@@ -91,7 +91,11 @@ async function translate(argv: string[]): Promise<void> {
     process.stdout.write(t.text + '\n')
     if (v.attention) {
       const { srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs } = t
-      records.push(JSON.stringify({ source: line, translation: t.text, srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs }))
+      // A transformer's every head, [step][layer][head][source], next to their average `attention`.
+      const heads = t.crossAttention ? { crossAttention: t.crossAttention } : {}
+      records.push(
+        JSON.stringify({ source: line, translation: t.text, srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs, ...heads }),
+      )
     }
   }
   if (v.attention) writeFileSync(v.attention, records.map((r) => r + '\n').join(''))

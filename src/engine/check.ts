@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import type { CheckFeature, CheckFinding, Translation } from '../shared/api'
-import { contractProblems, ContractError, ENCODER_OUTPUTS, FORECAST_STEP_REQUIRED_INPUTS, shown, STEP_INPUTS, type ModelSpec } from './contract'
+import { contractProblems, ContractError, ENCODER_OUTPUTS, FORECAST_STEP_REQUIRED_INPUTS, HEAD_INPUTS, shown, STEP_INPUTS, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateForecast, forecastAt, FORECAST_ENCODER_FEEDS } from './forecast'
 import { firstLine, LoadedModel, MAX_MODEL_BYTES, ortReason } from './model'
@@ -104,6 +104,9 @@ const AXES: Record<string, string> = {
   window: 'B-',
   gaussian: 'BS',
   align: 'BS',
+  cross_attention: 'B--S',
+  head_gate: 'B--',
+  head_override: 'B--',
 }
 
 const quoteList = (names: string[]) =>
@@ -181,7 +184,12 @@ function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
   const encoderReads = nodesFor(graph, [...ENCODER_OUTPUTS]).names
   const stepReads = nodesFor(graph, spec.stepOutputs).names
   const encoderFeeds = new Set<string>(forecasting ? FORECAST_ENCODER_FEEDS : ['src_ids', 'src_mask'])
-  const stepFeeds = new Set<string>(forecasting ? [...FORECAST_STEP_REQUIRED_INPUTS, 'src_mask', 'step', 'attn_override', 'override_on'] : STEP_INPUTS)
+  const transformer = spec.attention === 'transformer'
+  const stepFeeds = new Set<string>(
+    forecasting
+      ? [...FORECAST_STEP_REQUIRED_INPUTS, 'src_mask', 'step', 'attn_override', 'override_on']
+      : [...STEP_INPUTS, ...(transformer ? HEAD_INPUTS : [])],
+  )
   for (const v of graph.input) {
     if (initialized.has(v.name)) continue // an input with a default (IR < 4 lists initializers as inputs)
     const byEncoder = encoderReads.has(v.name)
@@ -219,6 +227,29 @@ function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
         'what-if',
         `The decoder step declares ${quoteList(unread)} but nothing computes its outputs from ${unread.length > 1 ? 'them' : 'it'}, so overriding attention would change nothing.`,
       )
+  }
+  if (transformer) {
+    // Optional inputs: without them the heads still show, but one cannot be silenced or forced.
+    const absent = HEAD_INPUTS.filter((n) => !declared(n))
+    if (absent.length) {
+      out.warn(
+        'what-if',
+        `The decoder step has no input ${quoteList(absent)}, so what-if cannot ${absent.length > 1 ? 'silence or force one head' : absent[0] === 'head_gate' ? 'silence a head' : 'force one head'}: add head_gate and head_override [B, L, H] (docs/model-format.md, "Transformer models").`,
+      )
+    }
+    const unread = HEAD_INPUTS.filter((n) => declared(n) && !stepReads.has(n))
+    if (unread.length) {
+      out.warn(
+        'what-if',
+        `The decoder step declares ${quoteList(unread)} but nothing computes its outputs from ${unread.length > 1 ? 'them' : 'it'}, so silencing or forcing one head would change nothing.`,
+      )
+    }
+    if (!stepReads.has('step')) {
+      out.error(
+        'translate',
+        'The transformer does not read the input "step", its position encoding and cache slot: every step would write and read position 0.',
+      )
+    }
   }
   if (!forecasting && spec.attention === 'local-m' && !stepReads.has('step')) {
     out.warn('local', 'The local-m model does not read the input "step" (the output position t), so it cannot compute p_t = min(t·r, S−1) from it.')
@@ -261,6 +292,7 @@ const quoteText = (s: string) => `"${s.length > 30 ? s.slice(0, 30) + '…' : s}
 
 interface Rows {
   attention: number[][]
+  crossAttention?: number[][][][]
   positions: number[] | null
   windows: [number, number][] | null
   gaussian: number[][] | null
@@ -296,10 +328,11 @@ function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findi
     if (spec.attention !== 'local-p' && Math.abs(sum - 1) > SUM_TOL) {
       out.error(
         'attention',
-        `The attention weights ${at(t)} sum to ${sum.toFixed(3)}, not 1: "attention" must be the softmax over the source positions (0 on padding).`,
+        `The attention weights ${at(t)} sum to ${sum.toFixed(3)}, not 1: "attention" must be ${spec.attention === 'transformer' ? "the mean of the cross-attention heads' weights" : 'the softmax over the source positions (0 on padding)'}.`,
       )
       return
     }
+    if (spec.heads && !checkHeads(r.crossAttention?.[t], row, S, at(t), out)) return
     if (!local) continue
     const p = r.positions?.[t]
     const w = r.windows?.[t]
@@ -361,6 +394,43 @@ function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findi
   }
 }
 
+/**
+ * One step of a transformer's `cross_attention` ([L][H][S]): every head's row over the S real
+ * positions sums to 1 (the defaults: no override, every gate 1), and `attention` is their mean.
+ */
+function checkHeads(heads: number[][][] | undefined, attention: number[], S: number, at: string, out: Findings): boolean {
+  if (!heads) {
+    out.error('attention', `The transformer returned no cross_attention ${at}.`)
+    return false
+  }
+  const mean = new Array<number>(S).fill(0)
+  const n = heads.reduce((a, l) => a + l.length, 0)
+  for (let l = 0; l < heads.length; l++) {
+    for (let h = 0; h < heads[l].length; h++) {
+      const w = heads[l][h]
+      const sum = w.reduce((a, b) => a + b, 0)
+      const bad = w.findIndex((x) => !Number.isFinite(x) || x < -ZERO_TOL || x > 1 + VALUE_TOL)
+      if (bad >= 0 || Math.abs(sum - 1) > SUM_TOL) {
+        out.error(
+          'attention',
+          `The cross_attention of layer ${l}, head ${h} ${at} ${bad >= 0 ? `is ${fmt(w[bad])} at source position ${bad + 1}, not a weight between 0 and 1` : `sums to ${sum.toFixed(3)}, not 1`}: each head's row must be its softmax over the source positions.`,
+        )
+        return false
+      }
+      w.forEach((x, s) => (mean[s] += x / n))
+    }
+  }
+  const off = mean.findIndex((x, s) => Math.abs(x - attention[s]) > VALUE_TOL)
+  if (off >= 0) {
+    out.error(
+      'attention',
+      `The attention ${at} is ${fmt(attention[off])} at source position ${off + 1}, but the mean of the ${n} cross_attention heads there is ${fmt(mean[off])}: "attention" must be the heads' average.`,
+    )
+    return false
+  }
+  return true
+}
+
 function checkLogProbs(t: Pick<Translation, 'tokenLogProbs'>, what: string, feature: CheckFeature, out: Findings): boolean {
   const bad = t.tokenLogProbs.findIndex((x) => !Number.isFinite(x))
   if (bad < 0) return true
@@ -384,7 +454,11 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
       singles.push((await greedyBatch(model, [text], { topK: 1, encoderStates: false }))[0])
     } catch (e) {
       // A fixed shape found in the graph already says why, better than onnxruntime does.
-      if (!out.has('translate')) out.error('translate', failure(`Translating ${quoteText(text)}`, e))
+      // A transformer is fed head inputs shaped by its metadata: say so, as onnxruntime will not.
+      const g = spec.heads
+      const fed = g ? HEAD_INPUTS.filter((n) => model.stepInputs.has(n)) : []
+      const hint = g && fed.length ? ` (fed ${fed.join(' and ')} as [B, ${g.layers}, ${g.heads}] from "al.layers" and "al.heads")` : ''
+      if (!out.has('translate')) out.error('translate', failure(`Translating ${quoteText(text)}${hint}`, e))
       return
     }
   }
@@ -454,6 +528,47 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
     } catch (e) {
       out.error('what-if', failure('Overriding the attention at one step', e))
     }
+  }
+  if (spec.heads && !out.has('what-if') && HEAD_INPUTS.every((n) => model.stepInputs.has(n))) await probeHeads(model, texts[0], out)
+}
+
+/**
+ * A transformer's per-head what-ifs at the first step: a silenced head (gate 0) drops out of
+ * `attention`, the average of the heads still counted; a head switched to `attn_override` returns
+ * those weights. Warnings: the whole-attention override, checked above, still works without them.
+ */
+async function probeHeads(model: LoadedModel, text: string, out: Findings): Promise<void> {
+  const { layers, heads } = model.spec.heads!
+  try {
+    const r = await whatIf(model, { modelId: '', text, steps: [0], mode: 'silence', head: { layer: 0, head: 0 } })
+    const cross = r.modified.crossAttention?.[0]
+    const row = r.modified.attention[0] ?? []
+    const kept = cross?.flatMap((l, li) => l.filter((_, hi) => li !== 0 || hi !== 0)) ?? []
+    const want = row.map((_, s) => (kept.length ? kept.reduce((a, w) => a + w[s], 0) / kept.length : 0))
+    const off = row.findIndex((x, s) => Math.abs(x - want[s]) > VALUE_TOL)
+    if (!cross || off >= 0) {
+      out.warn(
+        'what-if',
+        `With head_gate 0 for layer 0, head 0 at the first step, the attention output is ${off >= 0 ? fmt(row[off]) : 'missing'} at source position ${off + 1}, not the mean of the other ${kept.length} heads (${off >= 0 ? fmt(want[off]) : '?'}): the model must scale each head's output by head_gate and average only the heads it uses.`,
+      )
+    } else out.passed.push('a silenced head (what-if, head_gate)')
+  } catch (e) {
+    out.warn('what-if', failure('Silencing one head at one step', e))
+  }
+  const [l, h] = [layers - 1, heads - 1]
+  try {
+    const r = await whatIf(model, { modelId: '', text, steps: [0], mode: 'uniform', head: { layer: l, head: h } })
+    const S = r.modified.srcTokens.length
+    const w = r.modified.crossAttention?.[0]?.[l]?.[h] ?? []
+    const off = w.findIndex((x) => Math.abs(x - 1 / S) > VALUE_TOL)
+    if (w.length !== S || off >= 0) {
+      out.warn(
+        'what-if',
+        `With head_override 1 for layer ${l}, head ${h} and uniform weights in attn_override (1/${S} each), that head's cross_attention at the first step is ${off >= 0 ? fmt(w[off]) : 'missing'} at source position ${off + 1}: the head must use attn_override in place of its own weights.`,
+      )
+    } else out.passed.push('one head overridden (what-if, head_override)')
+  } catch (e) {
+    out.warn('what-if', failure('Overriding one head at one step', e))
   }
 }
 

@@ -19,6 +19,13 @@ export const STEP_OPTIONAL_INPUTS = ['src_mask', 'step', 'attn_override', 'overr
 export const STEP_OUTPUTS_BASE = ['logits', 'next_state'] as const
 export const STEP_OUTPUTS_ATTENTION = ['attention', 'scores'] as const
 export const STEP_OUTPUTS_LOCAL = ['position', 'window', 'gaussian', 'align'] as const
+/**
+ * The transformer kind (docs/model-format.md, "Transformer models"): every cross-attention head's
+ * weights [B, L, H, S] in place of `scores`, and two step inputs [B, L, H] the app feeds when the
+ * step declares them (a gate per head, default 1; a per-head switch to `attn_override`, default 0).
+ */
+export const STEP_OUTPUT_CROSS = 'cross_attention'
+export const HEAD_INPUTS = ['head_gate', 'head_override'] as const
 /** The forecasting variant: float history in, one float forecast per step out. */
 export const FORECAST_ENCODER_INPUTS = ['history'] as const
 export const FORECAST_STEP_REQUIRED_INPUTS = ['prev_value', 'step_features', 'state', 'encoder_states'] as const
@@ -82,6 +89,9 @@ const EXPECTED_DTYPES: Record<string, number> = {
   window: T.FLOAT,
   gaussian: T.FLOAT,
   align: T.FLOAT,
+  cross_attention: T.FLOAT,
+  head_gate: T.FLOAT,
+  head_override: T.FLOAT,
 }
 
 /** Largest vocabulary the app accepts: beyond this a file is more likely hostile than useful. */
@@ -118,6 +128,12 @@ export interface ForecastModelSpec extends ForecastSpec {
   std: number
 }
 
+/** A transformer's cross-attention: decoder layers (`al.layers`) × heads per layer (`al.heads`). */
+export interface HeadGrid {
+  layers: number
+  heads: number
+}
+
 export interface ModelSpec {
   task: ModelTask
   name: string
@@ -137,6 +153,10 @@ export interface ModelSpec {
   licence: string
   testScore: TestScore | null
   stepOutputs: string[]
+  /** Transformer only: the shape of `cross_attention`'s axes 1 and 2 (and of head_gate, head_override). */
+  heads: HeadGrid | null
+  /** Transformer only (`al.max_target`, optional): the cache length T, so at most T output steps. */
+  maxTarget: number | null
   /** Forecasting models only (translation fields are then empty). */
   forecast: ForecastModelSpec | null
   forecastScore: ForecastScore | null
@@ -283,7 +303,8 @@ function badValues(t: TensorProto): 'NaN' | 'infinity' | null {
 }
 
 function aligned(raw: Uint8Array, bytes: number): Uint8Array {
-  return raw.byteOffset % bytes === 0 ? raw : raw.slice()
+  // new Uint8Array(raw) copies; raw.slice() would not where raw is a Node Buffer (its slice is a view).
+  return raw.byteOffset % bytes === 0 ? raw : new Uint8Array(raw)
 }
 
 /** Every tensor the graph holds: initializers and the values of Constant nodes. */
@@ -373,7 +394,7 @@ function checkOutputs(file: OnnxFile, p: Problems, attention: AttentionKind, ste
   }
   for (const name of stepOutputs.filter((o) => isLocal(o) && file.outputs.has(o))) p.run(() => checkDtype(file, name, 'output'))
   if (attention === 'none') {
-    const extra = [...STEP_OUTPUTS_ATTENTION, ...STEP_OUTPUTS_LOCAL].filter((o) => file.outputs.has(o))
+    const extra = [...STEP_OUTPUTS_ATTENTION, ...STEP_OUTPUTS_LOCAL, STEP_OUTPUT_CROSS].filter((o) => file.outputs.has(o))
     if (extra.length) {
       p.list.push(
         `The model is declared without attention (al.attention "none") but has the output${extra.length > 1 ? 's' : ''} ${extra.map((o) => `"${o}"`).join(', ')}: declare the attention kind it computes, or leave those outputs out.`,
@@ -408,16 +429,26 @@ function translationContract(file: OnnxFile, p: Problems, attention: AttentionKi
   const tgtVocab = p.run(() => vocab(file, 'al.tgt_vocab'))
   const special = p.run(() => specialTokens(file, srcVocab, tgtVocab))
   const stateSize = p.run(() => stateSizeOf(file))
+  const transformer = attention === 'transformer'
+  const heads = transformer
+    ? p.run(() => ({ layers: positiveInt(file, 'al.layers', 'decoder layers'), heads: positiveInt(file, 'al.heads', 'heads per layer') }))
+    : null
+  const maxTarget =
+    transformer && file.metadata.has('al.max_target') ? (p.run(() => positiveInt(file, 'al.max_target', 'the longest output', Infinity)) ?? null) : null
   const srcLang = p.run(() => lang(file, 'al.src_lang'))
   const tgtLang = p.run(() => lang(file, 'al.tgt_lang'))
   const srcTokenizer = p.run(() => tokenizer(file, 'al.src_tokenizer'))
   const tgtTokenizer = p.run(() => tokenizer(file, 'al.tgt_tokenizer'))
   for (const name of ENCODER_INPUTS) p.run(() => checkValue(file, name, 'input'))
   for (const name of STEP_REQUIRED_INPUTS) p.run(() => checkValue(file, name, 'input'))
+  // The step is the transformer's position encoding and cache slot: without it every step is t = 0.
+  if (transformer) p.run(() => checkValue(file, 'step', 'input'))
   for (const name of STEP_OPTIONAL_INPUTS) p.run(() => checkDtype(file, name, 'input'))
+  if (transformer) for (const name of HEAD_INPUTS) p.run(() => checkDtype(file, name, 'input'))
   for (const name of ENCODER_OUTPUTS) p.run(() => checkValue(file, name, 'output'))
   const stepOutputs = stepOutputsFor(attention, STEP_OUTPUTS_BASE[0])
   checkOutputs(file, p, attention, stepOutputs)
+  if (transformer && heads) checkHeadShapes(file, p, heads)
   p.run(() => {
     const logitsDims = file.outputs.get('logits')?.dims
     if (!logitsDims) return
@@ -452,6 +483,8 @@ function translationContract(file: OnnxFile, p: Problems, attention: AttentionKi
     licence: file.metadata.get('al.licence') ?? '',
     testScore,
     stepOutputs,
+    heads: heads ?? null,
+    maxTarget,
     task: 'translation',
     forecast: null,
     forecastScore: null,
@@ -502,9 +535,49 @@ function stateSizeOf(file: OnnxFile): number {
 
 function stepOutputsFor(attention: AttentionKind, first: string): string[] {
   const out = [first, 'next_state']
-  if (attention !== 'none') out.push(...STEP_OUTPUTS_ATTENTION)
+  // Each head has its own scores: a transformer exports the heads' weights instead.
+  if (attention === 'transformer') out.push('attention', STEP_OUTPUT_CROSS)
+  else if (attention !== 'none') out.push(...STEP_OUTPUTS_ATTENTION)
   if (attention.startsWith('local')) out.push(...STEP_OUTPUTS_LOCAL)
   return out
+}
+
+function positiveInt(file: OnnxFile, key: string, what: string, max = MAX_HEAD_AXIS): number {
+  const raw = file.metadata.get(key)
+  if (raw === undefined || raw.trim() === '') throw new ContractError(`The transformer model lacks "${key}", ${what} (a positive whole number).`)
+  const n = Number(raw)
+  if (!(Number.isInteger(n) && n > 0 && n <= max)) {
+    throw new ContractError(`The transformer model's "${key}" is "${shown(raw)}", not a positive whole number${n > max ? ` up to ${max}` : ''} (${what}).`)
+  }
+  return n
+}
+
+/** Layers and heads beyond this are refused: the what-if request and the figure schema stop at 64. */
+const MAX_HEAD_AXIS = 64
+
+/**
+ * `cross_attention` is [B, L, H, S] and the head inputs [B, L, H], with L and H as declared: a
+ * fixed size that disagrees with `al.layers` / `al.heads` would make the app read every head's
+ * weights from the wrong place.
+ */
+function checkHeadShapes(file: OnnxFile, p: Problems, g: HeadGrid): void {
+  const shape = (dims: (number | string | null)[]) => `[${dims.map((d) => (d === null ? '?' : shown(d))).join(', ')}]`
+  const check = (name: string, where: 'input' | 'output', rank: number, layout: string) =>
+    p.run(() => {
+      const v = (where === 'input' ? file.inputs : file.outputs).get(name)
+      if (!v || v.dims.length === 0) return // absent (checked elsewhere) or of unknown rank
+      if (v.dims.length !== rank)
+        throw new ContractError(`The model's ${where} "${name}" has rank ${v.dims.length} (${shape(v.dims)}), not ${rank} (${layout}).`)
+      const [l, h] = [v.dims[1], v.dims[2]]
+      const wrongL = typeof l === 'number' && l !== g.layers
+      const wrongH = typeof h === 'number' && h !== g.heads
+      if (wrongL || wrongH) {
+        const said = [wrongL ? `"al.layers" is ${g.layers}` : '', wrongH ? `"al.heads" is ${g.heads}` : ''].filter(Boolean).join(' and ')
+        throw new ContractError(`The model's ${where} "${name}" is ${shape(v.dims)} (${layout}), but its ${said}: declare the layers and heads the graph has.`)
+      }
+    })
+  check(STEP_OUTPUT_CROSS, 'output', 4, 'batch, layers, heads, source')
+  for (const name of HEAD_INPUTS) check(name, 'input', 3, 'batch, layers, heads')
 }
 
 const MAX_FORECAST_STEPS = 10_000
@@ -614,6 +687,8 @@ function forecastContract(file: OnnxFile, p: Problems, attention: AttentionKind,
     licence: file.metadata.get('al.licence') ?? '',
     testScore: null,
     stepOutputs,
+    heads: null,
+    maxTarget: null,
     forecast,
     forecastScore,
   }

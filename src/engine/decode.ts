@@ -6,7 +6,7 @@ import { K_INPUT, LOOP_INPUTS, SEQ, seqName } from './graph-surgery'
 import { differing } from '../shared/charts/comparison'
 import { comparableTokens } from '../shared/end-token'
 import type { LoadedModel } from './model'
-import { clampK, encode, gatherRows, row, rowTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
+import { clampK, encode, gatherRows, headRows, row, rowTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
 import { detokenize, tokenize } from './tokenizer'
 import { replaceUnknowns } from './unk-replace'
 
@@ -15,9 +15,17 @@ export const MAX_SOURCE_TOKENS = 200
 export const MAX_BEAM = 16
 const DEFAULT_TOP_K = 5
 
-export function maxTargetLength(srcLen: number): number {
-  return 2 * srcLen + 10
+/**
+ * The most output steps for a source of `srcLen` ids (its `</s>` included): 2·S + 10, and never
+ * more than `cap`, a transformer's cache length `al.max_target` (its step has no slot beyond it).
+ */
+export function maxTargetLength(srcLen: number, cap: number | null = null): number {
+  const n = 2 * srcLen + 10
+  return cap === null ? n : Math.min(n, cap)
 }
+
+/** maxTargetLength for this model. */
+const stepLimit = (model: LoadedModel, srcLen: number) => maxTargetLength(srcLen, model.spec.maxTarget)
 
 export interface EncodedSource {
   text: string
@@ -63,6 +71,8 @@ interface RowCapture {
   window: [number, number] | null
   gaussian: number[] | null
   align: number[] | null
+  /** Transformer: every head's weights, [layer][head][s]; null where not captured (batched evaluation). */
+  cross: number[][][] | null
 }
 
 /** One output step of one hypothesis. */
@@ -77,9 +87,10 @@ function alternativesOf(model: LoadedModel, top: RowTop, k: number): Alternative
   return Array.from({ length: n }, (_, i) => ({ token: model.spec.tgtVocab[top.ids[i]] ?? '<unk>', p: Math.exp(top.logp[i]) }))
 }
 
-function capture(model: LoadedModel, o: ort.InferenceSession.ReturnType, b: number, S: number, top: RowTop, k: number): RowCapture {
+function capture(model: LoadedModel, o: ort.InferenceSession.ReturnType, b: number, S: number, top: RowTop, k: number, cross = true): RowCapture {
   const w = row(o.window, b, 2)
   return {
+    cross: cross ? headRows(o.cross_attention, b, S, model.spec.heads) : null,
     alternatives: alternativesOf(model, top, k),
     attention: row(o.attention, b, S),
     scores: row(o.scores, b, S),
@@ -99,6 +110,7 @@ function toTranslation(
 ): Translation {
   const { spec } = model
   const local = spec.attention.startsWith('local')
+  const transformer = spec.attention === 'transformer'
   const attention = steps.flatMap((s) => (s.capture.attention ? [s.capture.attention] : []))
   const replaced = replaceUnknowns(
     steps.map((s) => s.token === spec.special.unk),
@@ -117,7 +129,8 @@ function toTranslation(
     tgtTokens: tokens,
     text: detokenize(words, spec.tgtTokenizer),
     attention,
-    scores: steps.flatMap((s) => (s.capture.scores ? [s.capture.scores] : [])),
+    // A transformer exports no scores (each head has its own): one empty row per step.
+    scores: transformer ? steps.map(() => []) : steps.flatMap((s) => (s.capture.scores ? [s.capture.scores] : [])),
     positions: local ? steps.map((s) => s.capture.position ?? 0) : null,
     windows: local ? steps.map((s) => s.capture.window ?? [0, 0]) : null,
     gaussian: local ? steps.map((s) => s.capture.gaussian ?? []) : null,
@@ -131,6 +144,7 @@ function toTranslation(
     truncated: src.truncated,
     decodeMs: performance.now() - started,
     provider: model.provider,
+    ...(transformer && steps.every((s) => s.capture.cross) ? { crossAttention: steps.map((s) => s.capture.cross!) } : {}),
     ...extra,
   }
 }
@@ -144,8 +158,20 @@ interface StepLoopOptions {
   topK: number
   /** Per row: the target ids to force (ending with </s>). */
   forced?: number[][]
-  /** Row-0 override weights for step t, or null to keep the model's own. */
-  override?: (t: number) => Float32Array | null
+  /** What a what-if run changes at step t (row 0), or null to keep the model's own. */
+  override?: (t: number) => StepOverride | null
+  /** Capture a transformer's per-head weights (default true; batched evaluation skips them). */
+  crossAttention?: boolean
+}
+
+/** One step's what-if inputs for row 0 (see `whatIf`). */
+interface StepOverride {
+  /** `attn_override`, or null where only the heads' gates change. */
+  weights: Float32Array | null
+  /** `override_on`: 1 = every head (every layer) uses `weights`. */
+  on: number
+  /** Transformer: `head_gate` and `head_override` [L·H], or null for the defaults. */
+  heads: { gate: Float32Array; override: Float32Array } | null
 }
 
 interface Decoded {
@@ -167,7 +193,8 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
     srcs.map((s) => s.ids),
   )
   const B = enc.B
-  const limits = srcs.map((s, b) => opts.forced?.[b].length ?? maxTargetLength(s.ids.length))
+  const limits = srcs.map((s, b) => opts.forced?.[b].length ?? stepLimit(model, s.ids.length))
+  const cross = opts.crossAttention ?? true
   const out: StepRecord[][] = srcs.map(() => [])
   const done = new Array<boolean>(B).fill(false)
   let prev = new Array<number>(B).fill(special.bos)
@@ -185,7 +212,8 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
       t,
       k: opts.topK,
       logits: !!opts.forced,
-      override: w ? { weights: w, on: Float32Array.of(1) } : null,
+      override: w?.weights ? { weights: w.weights, on: Float32Array.of(w.on) } : null,
+      heads: w?.heads ?? null,
     })
     state = o.next_state
     const next = [...prev]
@@ -195,7 +223,7 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
       // The greedy choice is the most probable alternative (ties broken the same way).
       const token = opts.forced ? opts.forced[b][t] : top.ids[0]
       const logProb = opts.forced ? tokenLogProb(model, o, b, token) : top.logp[0]
-      out[b].push({ token, logProb, capture: capture(model, o, b, enc.lengths[b], top, opts.topK) })
+      out[b].push({ token, logProb, capture: capture(model, o, b, enc.lengths[b], top, opts.topK, cross) })
       next[b] = token
       if (token === special.eos || out[b].length >= limits[b]) done[b] = true
     }
@@ -209,7 +237,7 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
  * (src/engine/graph-surgery.ts, `greedyLoopGraph`): the steps come back as [T, B, …] scan outputs
  * and each row is cut where the step-by-step decoder would have stopped it (its `</s>` or its limit).
  */
-async function decodeLoop(model: LoadedModel, srcs: EncodedSource[], k: number, states: boolean): Promise<Decoded> {
+async function decodeLoop(model: LoadedModel, srcs: EncodedSource[], k: number, states: boolean, cross: boolean): Promise<Decoded> {
   const session = model.greedy!
   const { eos } = model.spec.special
   const { ids, mask } = sourceBatch(
@@ -217,7 +245,7 @@ async function decodeLoop(model: LoadedModel, srcs: EncodedSource[], k: number, 
     srcs.map((s) => s.ids),
   )
   const B = srcs.length
-  const limits = srcs.map((s) => maxTargetLength(s.ids.length))
+  const limits = srcs.map((s) => stepLimit(model, s.ids.length))
   const kk = clampK(model, k)
   const feeds: Record<string, ort.Tensor> = {
     src_ids: ids,
@@ -226,13 +254,25 @@ async function decodeLoop(model: LoadedModel, srcs: EncodedSource[], k: number, 
     [LOOP_INPUTS.maxSteps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(Math.max(...limits))), []),
   }
   if (session.inputNames.includes('src_mask')) feeds.src_mask = mask
-  const o = await session.run(feeds, states ? session.outputNames : session.outputNames.filter((n) => n !== 'encoder_out'))
+  const skipped = new Set([...(states ? [] : ['encoder_out']), ...(cross ? [] : [seqName('cross_attention')])])
+  const o = await session.run(
+    feeds,
+    session.outputNames.filter((n) => !skipped.has(n)),
+  )
   const T = o[SEQ.tokens].dims[0]
   const tokens = o[SEQ.tokens].data as BigInt64Array
   const logp = o[SEQ.logp].data as Float32Array
   const topIds = o[SEQ.ids].data as BigInt64Array
   const seq = (c: string) => o[seqName(c)] as ort.Tensor | undefined
-  const [attention, scores, position, window, gaussian, align] = ['attention', 'scores', 'position', 'window', 'gaussian', 'align'].map(seq)
+  const [attention, scores, position, window, gaussian, align, crossAttention] = [
+    'attention',
+    'scores',
+    'position',
+    'window',
+    'gaussian',
+    'align',
+    'cross_attention',
+  ].map(seq)
   const steps = srcs.map((s, b) => {
     const S = s.ids.length
     const out: StepRecord[] = []
@@ -256,6 +296,7 @@ async function decodeLoop(model: LoadedModel, srcs: EncodedSource[], k: number, 
           window: w ? [w[0], w[1]] : null,
           gaussian: row(gaussian, r, S),
           align: row(align, r, S),
+          cross: headRows(crossAttention, r, S, model.spec.heads),
         },
       })
       if (token === eos || t + 1 >= limits[b]) break
@@ -279,15 +320,20 @@ export interface GreedyOptions {
   signal?: AbortSignal
   /** Return each sentence's encoder states (default true). */
   encoderStates?: boolean
+  /** Return a transformer's per-head weights, `crossAttention` (default true). */
+  crossAttention?: boolean
 }
 
 export async function greedyBatch(model: LoadedModel, texts: string[], opts: GreedyOptions = {}): Promise<Translation[]> {
   const started = performance.now()
   const topK = opts.topK ?? DEFAULT_TOP_K
   const states = opts.encoderStates ?? true
+  const cross = opts.crossAttention ?? true
   checkCancel(opts.signal)
   const srcs = texts.map((t) => encodeSource(model, t))
-  const { steps, memory } = model.greedy ? await decodeLoop(model, srcs, topK, states) : await decodeSteps(model, srcs, { topK, signal: opts.signal }, states)
+  const { steps, memory } = model.greedy
+    ? await decodeLoop(model, srcs, topK, states, cross)
+    : await decodeSteps(model, srcs, { topK, signal: opts.signal, crossAttention: cross }, states)
   return srcs.map((s, b) => toTranslation(model, s, steps[b], { mode: 'greedy', beam: 1, encoderStates: memory?.[b] ?? [] }, started))
 }
 
@@ -323,7 +369,7 @@ async function beamDecode(
   const { special } = model.spec
   const enc: Encoded = await encode(model, [src.ids])
   const S = src.ids.length
-  const maxLen = maxTargetLength(S)
+  const maxLen = stepLimit(model, S)
   const tiles = new Map<number, { memory: ort.Tensor; mask: ort.Tensor; keys: Record<string, ort.Tensor> }>()
   const tiled = (n: number) => {
     if (!tiles.has(n)) {
@@ -397,7 +443,7 @@ export async function forcedDecode(model: LoadedModel, text: string, target: str
   const started = performance.now()
   const { tgtTokenizer, tgtVocab, special } = model.spec
   const src = encodeSource(model, text)
-  const toks = tokenize(target, tgtTokenizer).slice(0, maxTargetLength(src.ids.length) - 1)
+  const toks = tokenize(target, tgtTokenizer).slice(0, stepLimit(model, src.ids.length) - 1)
   const index = vocabIndex(tgtVocab)
   const ids = [...toks.map((t) => index.get(t) ?? special.unk), special.eos]
   const { steps, memory } = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, forced: [ids] })
@@ -409,6 +455,8 @@ export async function forcedDecode(model: LoadedModel, text: string, target: str
 export function overrideWeights(req: Pick<WhatIfRequest, 'mode' | 'sourceIndex' | 'weights'>, t: number, S: number, T: number): Float32Array {
   const w = new Float32Array(S)
   switch (req.mode) {
+    case 'silence':
+      throw new Error('Silencing a head sets its gate to 0; it puts no weights.')
     case 'uniform':
       w.fill(1 / S)
       break
@@ -439,11 +487,29 @@ export function overrideWeights(req: Pick<WhatIfRequest, 'mode' | 'sourceIndex' 
  * Decodes twice, with the model's own attention and with the override, and marks what changed.
  * Both runs go step by step through the same step part, so the steps before the first override
  * are bit for bit the same.
+ *
+ * A transformer's override goes to every head of every layer (`override_on`), or with `head` to
+ * that one head (`head_override`); mode `silence` instead sets the gate of that head, or of every
+ * head, to 0 (`head_gate`) at the chosen steps.
  */
 export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<WhatIfResult> {
-  if (model.spec.attention === 'none') throw new Error('This model has no attention to override.')
-  if (!model.stepInputs.has('attn_override') || !model.stepInputs.has('override_on')) {
-    throw new Error("This model's decoder step has no attn_override/override_on inputs, so its attention cannot be overridden.")
+  const { spec, stepInputs } = model
+  if (spec.attention === 'none') throw new Error('This model has no attention to override.')
+  const grid = spec.heads
+  if (!grid && (req.mode === 'silence' || req.head))
+    throw new Error(`${spec.name} has one attention, not several heads to ${req.mode === 'silence' ? 'silence' : 'choose from'}.`)
+  if (grid && req.head) {
+    const { layer, head } = req.head
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < grid.layers && Number.isInteger(head) && head >= 0 && head < grid.heads)) {
+      throw new Error(`There is no head ${head} in layer ${layer}: the model has layers 0–${grid.layers - 1} with heads 0–${grid.heads - 1}.`)
+    }
+  }
+  const needs = req.mode === 'silence' ? ['head_gate'] : req.head ? ['attn_override', 'head_override'] : ['attn_override', 'override_on']
+  const missing = needs.filter((n) => !stepInputs.has(n))
+  if (missing.length) {
+    throw new Error(
+      `This model's decoder step has no ${missing.join('/')} input${missing.length > 1 ? 's' : ''}, so ${req.mode === 'silence' ? 'its heads cannot be silenced' : req.head ? 'one head cannot be overridden' : 'its attention cannot be overridden'}.`,
+    )
   }
   let started = performance.now()
   const src = encodeSource(model, req.text)
@@ -453,10 +519,23 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
   const S = src.ids.length
   const T = original.tgtTokens.length
   const chosen = req.steps === 'all' ? null : new Set(req.steps)
-  const { steps, memory } = await decodeSteps(model, [src], {
-    topK: DEFAULT_TOP_K,
-    override: (t) => (chosen === null || chosen.has(t) ? overrideWeights(req, t, S, T) : null),
-  })
+  const cells = grid ? grid.layers * grid.heads : 0
+  // The one head a request names, as an index into the row-major [L, H] gate and switch; -1 = every head.
+  const cell = grid && req.head ? req.head.layer * grid.heads + req.head.head : -1
+  const at = (t: number): StepOverride | null => {
+    if (!(chosen === null || chosen.has(t))) return null
+    if (req.mode === 'silence') {
+      const gate = new Float32Array(cells).fill(cell < 0 ? 0 : 1)
+      if (cell >= 0) gate[cell] = 0
+      return { weights: null, on: 0, heads: { gate, override: new Float32Array(cells) } }
+    }
+    const weights = overrideWeights(req, t, S, T)
+    if (cell < 0) return { weights, on: 1, heads: null }
+    const override = new Float32Array(cells)
+    override[cell] = 1
+    return { weights, on: 0, heads: { gate: new Float32Array(cells).fill(1), override } }
+  }
+  const { steps, memory } = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, override: at })
   const modified = toTranslation(model, src, steps[0], { mode: 'what-if', beam: 1, encoderStates: memory![0] }, started)
   // One diff rule for every "changed" the app shows (With / without, What-if): the LCS of the two
   // outputs, with each run's end token counted as the same token.

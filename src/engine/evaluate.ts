@@ -113,7 +113,8 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
     const out = await greedyBatch(
       model,
       idx.map((j) => srcs[j]),
-      { topK: 1, encoderStates: false, signal: opts.signal },
+      // BLEU and the attention statistics read the head average only.
+      { topK: 1, encoderStates: false, crossAttention: false, signal: opts.signal },
     )
     idx.forEach((j, k) => (hyps[j] = out[k].text))
     for (const t of out) stats.add(t.attention)

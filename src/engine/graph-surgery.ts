@@ -196,8 +196,10 @@ export function stepGraph(graph: GraphProto, stepOutputs: readonly string[], key
 export interface LoopOptions extends TopKOptions {
   bos: number
   eos: number
-  /** The step outputs to return per step (attention, scores and the local ones). */
+  /** The step outputs to return per step (attention, scores, the local ones, cross_attention). */
   captures: readonly string[]
+  /** A transformer's layers × heads: the shape of head_gate and head_override, where the step reads them. */
+  heads?: { layers: number; heads: number } | null
 }
 
 /**
@@ -240,8 +242,15 @@ export function greedyLoopGraph(graph: GraphProto, stepOutputs: readonly string[
     node('ConstantOfShape', ['al_shape_b'], ['al_zeros_b']),
     node('Cast', ['al_zeros_b'], ['al_done0'], [int('to', DType.BOOL)]),
   )
-  // What-if is not run in the loop: the override inputs, where the step reads them, are zeros.
+  // What-if is not run in the loop: the override inputs, where the step reads them, are zeros,
+  // and every head's gate is 1 ([B, L, H], broadcast from one [1, L, H] constant).
   if (needs('override_on')) main.push(node('Identity', ['al_zeros_b'], ['override_on']))
+  const headInputs = (['head_gate', 'head_override'] as const).filter(needs)
+  if (headInputs.length) {
+    if (!o.heads) throw new SurgeryError('the step reads head_gate or head_override, but the model declares no layers and heads')
+    main.push(node('Concat', ['al_shape_b', 'al_i11'], ['al_shape_b11'], [int('axis', 0)]))
+    for (const name of headInputs) main.push(node('Expand', [name === 'head_gate' ? 'al_head_ones' : 'al_head_zeros', 'al_shape_b11'], [name]))
+  }
   if (needs('attn_override')) {
     main.push(
       node('Shape', ['encoder_out'], ['al_mem_shape3']),
@@ -322,6 +331,13 @@ export function greedyLoopGraph(graph: GraphProto, stepOutputs: readonly string[
         tensor('al_one_i', DType.INT64, [], [1]),
         tensor('al_i0', DType.INT64, [1], [0]),
         tensor('al_i2', DType.INT64, [1], [2]),
+        tensor('al_i11', DType.INT64, [2], [1, 1]),
+        ...(o.heads
+          ? [
+              tensor('al_head_ones', DType.FLOAT, [1, o.heads.layers, o.heads.heads], new Float32Array(o.heads.layers * o.heads.heads).fill(1)),
+              tensor('al_head_zeros', DType.FLOAT, [1, o.heads.layers, o.heads.heads], new Float32Array(o.heads.layers * o.heads.heads)),
+            ]
+          : []),
       ].filter((t) => read.has(t.name)),
     ],
     sparseInitializer: graph.sparseInitializer.filter((t) => read.has(t.values?.name ?? '')),

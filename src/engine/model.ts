@@ -178,6 +178,7 @@ async function rewritten(file: OnnxFile, spec: ModelSpec, options: ort.Inference
       bos: spec.special.bos,
       eos: spec.special.eos,
       captures: spec.stepOutputs.filter((o) => o !== 'logits' && o !== 'next_state'),
+      heads: spec.heads,
     })
     const [step, greedy] = await createAll([serializeWith(file, stepGraph(graph, spec.stepOutputs, keyInfo, topK)), serializeWith(file, loop)], options)
     return { encoder, step, greedy, keys, note: null }

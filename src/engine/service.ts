@@ -42,6 +42,7 @@ function describeSpec(path: string, spec: ModelSpec): ModelDescription {
     tgtLang: spec.tgtLang,
     windowD: spec.windowD,
     ...(spec.localScore ? { localScore: spec.localScore } : {}),
+    ...(spec.heads ? { heads: { layers: spec.heads.layers, heads: spec.heads.heads } } : {}),
     srcVocabSize: spec.srcVocab.length,
     tgtVocabSize: spec.tgtVocab.length,
     trainingData: spec.trainingData,

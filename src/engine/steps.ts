@@ -1,5 +1,6 @@
 import * as ort from 'onnxruntime-node'
 import { K_INPUT, TOPK_IDS, TOPK_LOGP } from './graph-surgery'
+import type { HeadGrid } from './contract'
 import type { LoadedModel } from './model'
 
 /**
@@ -56,8 +57,13 @@ export function tileRows(t: ort.Tensor, times: number): ort.Tensor {
   return new ort.Tensor('float32', out, [t.dims[0] * times, ...t.dims.slice(1)])
 }
 
-/** Picks rows of a [B, ...] float tensor, in the given order (beam back-pointers). */
+/**
+ * Picks rows of a [B, ...] float tensor, in the given order (beam back-pointers). Rows already in
+ * order come back as the same tensor: a transformer's state is a 147,456-float cache per row, not
+ * worth copying when no hypothesis moved.
+ */
 export function gatherRows(t: ort.Tensor, rows: number[]): ort.Tensor {
+  if (rows.length === t.dims[0] && rows.every((r, i) => r === i)) return t
   const src = t.data as Float32Array
   const rowSize = src.length / t.dims[0]
   const out = new Float32Array(rows.length * rowSize)
@@ -78,6 +84,11 @@ export interface StepInput {
   logits?: boolean
   /** Row-major [B, memLen] weights and a per-row switch, or null for the model's own attention. */
   override?: { weights: Float32Array; on: Float32Array } | null
+  /**
+   * Transformer only: row-major [B, L, H] `head_gate` and `head_override`, or null for the
+   * defaults (every gate 1, no head overridden).
+   */
+  heads?: { gate: Float32Array; override: Float32Array } | null
 }
 
 const fetchCache = new WeakMap<LoadedModel, string[]>()
@@ -105,6 +116,13 @@ export async function step(model: LoadedModel, x: StepInput): Promise<ort.Infere
     feeds.attn_override = new ort.Tensor('float32', x.override?.weights ?? new Float32Array(B * memLen), [B, memLen])
   }
   if (want.has('override_on')) feeds.override_on = new ort.Tensor('float32', x.override?.on ?? new Float32Array(B), [B])
+  const grid = model.spec.heads
+  if (grid) {
+    const dims = [B, grid.layers, grid.heads]
+    const n = B * grid.layers * grid.heads
+    if (want.has('head_gate')) feeds.head_gate = new ort.Tensor('float32', x.heads?.gate ?? new Float32Array(n).fill(1), dims)
+    if (want.has('head_override')) feeds.head_override = new ort.Tensor('float32', x.heads?.override ?? new Float32Array(n), dims)
+  }
   if (!model.topKInGraph) return model.step.run(feeds)
   feeds[K_INPUT] = new ort.Tensor('int64', BigInt64Array.of(BigInt(clampK(model, x.k))), [1])
   return x.logits ? model.step.run(feeds) : model.step.run(feeds, withoutLogits(model))
@@ -197,4 +215,29 @@ export function row(t: ort.Tensor | undefined, b: number, len: number): number[]
   if (!t) return null
   const n = t.dims[t.dims.length - 1]
   return Array.from((t.data as Float32Array).subarray(b * n, b * n + len))
+}
+
+/**
+ * Row b of a [B, L, H, S] `cross_attention` output as [L][H][len] (each head cut to the row's real
+ * source positions). The layers and heads must be those the model declares: otherwise each head
+ * would be read from another's place, so a mismatch is an error, not a guess.
+ */
+export function headRows(t: ort.Tensor | undefined, b: number, len: number, grid: HeadGrid | null): number[][][] | null {
+  if (!t || !grid) return null
+  const d = t.dims
+  // The greedy loop's scan output is [T·B, L, H, S] once flattened: b indexes it the same way.
+  if (d.length < 4 || d[d.length - 3] !== grid.layers || d[d.length - 2] !== grid.heads) {
+    throw new Error(
+      `The model's cross_attention is [B, ${d.slice(-3).join(', ')}], but its al.layers and al.heads say [B, ${grid.layers}, ${grid.heads}, S]: declare the layers and heads the graph has.`,
+    )
+  }
+  const S = d[d.length - 1]
+  const data = t.data as Float32Array
+  const base = b * grid.layers * grid.heads * S
+  return Array.from({ length: grid.layers }, (_, l) =>
+    Array.from({ length: grid.heads }, (_, h) => {
+      const at = base + (l * grid.heads + h) * S
+      return Array.from(data.subarray(at, at + len))
+    }),
+  )
 }

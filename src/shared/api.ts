@@ -68,6 +68,8 @@ export interface ModelInfo extends ModelSummary {
   providerNote: string | null
   /** Local attention only: how a source position is scored inside the window (`al.score`). */
   localScore?: LocalScore
+  /** Transformer only: cross-attention layers (`al.layers`) and heads per layer (`al.heads`). */
+  heads?: { layers: number; heads: number }
   /** What the checks at opening found (`attention-lens check` reports the same): features that will not work, and why. */
   findings?: CheckFinding[]
 }
@@ -107,7 +109,8 @@ export interface ForcedRequest {
   target: string
 }
 
-export type OverrideMode = 'uniform' | 'onehot' | 'diagonal' | 'custom'
+/** `silence`: the chosen head's output is multiplied by 0 (transformer only, needs `head`). */
+export type OverrideMode = 'uniform' | 'onehot' | 'diagonal' | 'custom' | 'silence'
 
 /** "What if attention were …": replace the weights at some steps and decode again. */
 export interface WhatIfRequest {
@@ -120,6 +123,8 @@ export interface WhatIfRequest {
   sourceIndex?: number
   /** For 'custom': one weight per source token (normalised by the engine). */
   weights?: number[]
+  /** Transformer only: override (or silence) this one cross-attention head; absent = every head. */
+  head?: { layer: number; head: number }
 }
 
 export interface WhatIfResult {
@@ -144,9 +149,12 @@ export interface Translation {
   /** Output tokens, one per decoder step; the last one is usually `</s>`. */
   tgtTokens: string[]
   text: string
-  /** attention[t][s]: weight of source token s at output step t. Empty for `none`. */
+  /**
+   * attention[t][s]: weight of source token s at output step t. Empty for `none`. Transformer:
+   * the heads' average as used (a silenced head left out; every head silenced: a row of zeros).
+   */
   attention: number[][]
-  /** Raw scores e_tj before the softmax. */
+  /** Raw scores e_tj before the softmax. Empty for `none`; a transformer has none: one empty row ([]) per step. */
   scores: number[][]
   /** Encoder states h_j, one row per source token (for `none`: one row, the fixed context). */
   encoderStates: number[][]
@@ -156,6 +164,14 @@ export interface Translation {
   positions: number[] | null
   windows: [number, number][] | null
   gaussian: number[][] | null
+  /**
+   * Transformer only: every cross-attention head's weights, crossAttention[t][layer][head][s]
+   * (after overrides, before the head gate); `attention` is their average as used. Layer 0 is the
+   * lowest decoder layer; each row has the sentence's S source positions. Present for greedy,
+   * beam (the chosen hypothesis' own steps), forced and what-if translations; absent from a
+   * transformer's batched evaluation and from every other kind.
+   */
+  crossAttention?: number[][][][]
   tokenLogProbs: number[]
   /** The top-k tokens the model considered at each step, most probable first. */
   alternatives: Alternative[][]

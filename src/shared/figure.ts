@@ -67,8 +67,8 @@ export const MAX_STEPS = 10_000
 
 const FORMATS = ['png', 'svg', 'pdf'] as const
 const THEMES = ['light', 'dark', 'transparent'] as const
-const OVERRIDE_MODES = ['uniform', 'onehot', 'diagonal', 'custom'] as const
-const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'forecast', 'sidebyside', 'beam'] as const
+const OVERRIDE_MODES = ['uniform', 'onehot', 'diagonal', 'custom', 'silence'] as const
+const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'forecast', 'sidebyside', 'beam', 'heads'] as const
 
 /** 'a, b or c' */
 const oneOf = (xs: readonly string[]) => `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`
@@ -99,6 +99,20 @@ const matrix = (rows: number, cols: number) =>
 const tokens = list(str(1000), MAX_TOKENS, 'tokens')
 const flags = list(flag, MAX_TOKENS)
 const windows = list(v.tuple([finite, finite]), MAX_STEPS, 'windows')
+/** One cross-attention head of a Transformer: its layer and its index in the layer, from 0. */
+const headRef = obj({ layer: whole(0, 63), head: whole(0, 63) })
+/** crossAttention[t][layer][head][s]: the same layers and heads at every step, one weight per source token, at most MAX_CELLS in all. */
+const headsShaped = (c: number[][][][], T: number, S: number) => {
+  const L = c[0]?.length ?? 0
+  const H = c[0]?.[0]?.length ?? 0
+  return (
+    L > 0 &&
+    H > 0 &&
+    c.length === T &&
+    T * L * H * S <= MAX_CELLS &&
+    c.every((step) => step.length === L && step.every((l) => l.length === H && l.every((r) => r.length === S)))
+  )
+}
 /** attention[t][s] (or [] for a model without attention): one row per output, one column per input. */
 const shaped = (m: number[][], rows: number, cols: number) => m.length === 0 || (m.length === rows && m.every((r) => r.length === cols))
 
@@ -177,6 +191,7 @@ const TranslationSchema = v.pipe(
     positions: v.nullable(numbers(MAX_TOKENS)),
     windows: v.nullable(windows),
     gaussian: v.nullable(matrix(MAX_TOKENS, MAX_TOKENS)),
+    crossAttention: v.optional(list(list(matrix(64, MAX_TOKENS), 64, 'layers'), MAX_TOKENS, 'steps')),
     tokenLogProbs: numbers(MAX_TOKENS),
     alternatives: list(list(obj({ token: str(1000), p: finite }), 64, 'alternatives'), MAX_TOKENS, 'steps'),
     tgtUnknown: v.nullable(flags),
@@ -369,6 +384,8 @@ export const FigureDataSchema = v.variant(
         at: v.union([v.literal('all'), whole(0, MAX_TOKENS)], 'must be all or an output step'),
         /** One-hot: the source position every overridden step reads. */
         sourceIndex: v.optional(whole(0, MAX_TOKENS)),
+        /** Transformer: the one head overridden or silenced (absent: every head). */
+        head: v.optional(headRef),
       }),
       v.forward(
         v.partialCheck([['result']], (d) => d.result.modified.attention.length > 0, 'must have attention: this model has none to override'),
@@ -400,6 +417,37 @@ export const FigureDataSchema = v.variant(
           'must be a beam-search translation with its tree of hypotheses',
         ),
         ['translation', 'beamTree'],
+      ),
+    ),
+    /**
+     * A Transformer's cross-attention heads: the layer × head grid of small heatmaps (head null) or
+     * one head large, each with its entropy and diagonality and, given another model's alignment
+     * of the same sentence, its agreement with it.
+     */
+    v.pipe(
+      obj({
+        view: v.literal('heads'),
+        translation: TranslationSchema,
+        head: v.nullable(headRef),
+        /** Another model's alignment of the sentence, over its tokens or (words) its words: each head's agreement with it. */
+        reference: v.optional(v.nullable(obj({ name: label(256), attention: matrix(MAX_TOKENS, MAX_TOKENS), words: v.optional(flag) }))),
+      }),
+      v.forward(
+        v.partialCheck(
+          [['translation']],
+          ({ translation: t }) => !!t.crossAttention && headsShaped(t.crossAttention, t.tgtTokens.length, t.srcTokens.length),
+          "must be a Transformer's translation with every head's weights (crossAttention[step][layer][head][source]) at every output step",
+        ),
+        ['translation'],
+      ),
+      v.forward(
+        v.partialCheck(
+          [['translation'], ['head']],
+          ({ translation: t, head }) =>
+            head === null || (head.layer < (t.crossAttention?.[0]?.length ?? 0) && head.head < (t.crossAttention?.[0]?.[0]?.length ?? 0)),
+          "must be one of the model's heads, or null for the grid",
+        ),
+        ['head'],
       ),
     ),
     obj({ view: v.literal('corpus'), corpus: CorpusResultSchema }),

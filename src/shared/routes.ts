@@ -82,9 +82,15 @@ export const routes = {
         modelId: id,
         text,
         steps: v.union([v.literal('all'), v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(0))), v.maxLength(1000))]),
-        mode: v.picklist(['uniform', 'onehot', 'diagonal', 'custom']),
+        mode: v.picklist(['uniform', 'onehot', 'diagonal', 'custom', 'silence']),
         sourceIndex: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
         weights: v.optional(v.pipe(v.array(v.number()), v.maxLength(1000))),
+        head: v.optional(
+          v.strictObject({
+            layer: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(63)),
+            head: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(63)),
+          }),
+        ),
       }),
     ]),
   ),

@@ -32,7 +32,7 @@ export interface FigureText {
   after: string
   changed: (n: number) => string
   override: (mode: string, at: string) => string
-  modes: Record<'uniform' | 'onehot' | 'diagonal' | 'custom', string>
+  modes: Record<'uniform' | 'onehot' | 'diagonal' | 'custom' | 'silence', string>
   everyStep: string
   stepN: (n: number, tok: string) => string
   sentences: string
@@ -42,6 +42,21 @@ export interface FigureText {
   /** The difference map's colour-bar ends: A weighs more (red), B weighs more (blue). */
   moreA: (range: string) => string
   moreB: (range: string) => string
+  /** The layer × head grid (transformer cross-attention). */
+  heads: {
+    layer: (n: number) => string
+    head: (n: number) => string
+    /** One head by name: "layer 2, head 3". */
+    name: (layer: number, head: number) => string
+    /** The average of every head, the default heatmap. */
+    average: string
+    /** The axis title of a step's per-head rows, and the name of their average's row. */
+    rows: string
+    mean: string
+    /** What the numbers on the cells' titles (b, d, a: notation, the same in every language) mean. */
+    key: (reference: string | null) => string
+    best: string
+  }
 }
 
 export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
@@ -73,7 +88,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     after: 'with the override',
     changed: (n) => (n === 0 ? 'nothing changed' : `${n} token${n > 1 ? 's' : ''} changed`),
     override: (mode, at) => `${mode}, ${at}`,
-    modes: { uniform: 'uniform weights', onehot: 'one-hot on', diagonal: 'monotonic diagonal', custom: 'hand-edited weights' },
+    modes: { uniform: 'uniform weights', onehot: 'one-hot on', diagonal: 'monotonic diagonal', custom: 'hand-edited weights', silence: 'head silenced' },
     everyStep: 'every step',
     stepN: (n, tok) => `step ${n} (${tok})`,
     sentences: 'sentences',
@@ -82,6 +97,17 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     beam: { chosen: 'chosen', kept: 'kept in the beam', finished: 'finished (</s>)', pruned: 'pruned' },
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
+    heads: {
+      layer: (n) => `layer ${n}`,
+      head: (n) => `head ${n}`,
+      name: (l, h) => `layer ${l}, head ${h}`,
+      average: 'average of all heads',
+      rows: 'layer, head',
+      mean: 'mean',
+      key: (ref) =>
+        `b: entropy in bits · d: share of the weight within ±1 of the diagonal${ref === null ? '' : ` · a: agreement with ${ref} · outlined: the best`}`,
+      best: 'agrees best',
+    },
   },
   zh: {
     source: '源语言',
@@ -111,7 +137,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     after: '替换后的输出',
     changed: (n) => (n === 0 ? '输出没有变化' : `${n} 个词元发生变化`),
     override: (mode, at) => `${mode}，${at}`,
-    modes: { uniform: '均匀分布', onehot: '独热：关注', diagonal: '单调对角线', custom: '手动编辑' },
+    modes: { uniform: '均匀分布', onehot: '独热：关注', diagonal: '单调对角线', custom: '手动编辑', silence: '静音注意力头' },
     everyStep: '每一步',
     stepN: (n, tok) => `第 ${n} 步（${tok}）`,
     sentences: '句',
@@ -120,5 +146,15 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     beam: { chosen: '最终选中', kept: '保留在束中', finished: '已结束（</s>）', pruned: '被剪掉' },
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
+    heads: {
+      layer: (n) => `第 ${n} 层`,
+      head: (n) => `头 ${n}`,
+      name: (l, h) => `第 ${l} 层 头 ${h}`,
+      average: '所有头的平均',
+      rows: '层与头',
+      mean: '平均',
+      key: (ref) => `b：熵（比特）· d：对角线 ±1 以内的权重占比${ref === null ? '' : ` · a：与 ${ref} 的一致度 · 加框：最一致`}`,
+      best: '最一致',
+    },
   },
 }

@@ -156,7 +156,7 @@ function cells(input: HeatmapInput, row: number | null, col: number | null, labe
 }
 
 /** The colour scale's end labels for a scale and normalisation. */
-function scaleEnds(input: HeatmapStyle): [string, string] {
+export function scaleEnds(input: HeatmapStyle): [string, string] {
   const log = input.scale === 'log'
   const rowNorm = input.norm === 'row'
   return log ? (rowNorm ? ['max', '10⁻⁴·max'] : ['1', '10⁻⁴']) : rowNorm ? ['row max', '0'] : ['1', '0']

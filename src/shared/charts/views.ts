@@ -15,6 +15,7 @@ import { buildPositionPlotOption, buildSpotlightOption } from './local'
 import { buildStepFigure } from './step'
 import { buildSideBySideFigure } from './sidebyside'
 import { buildBeamFigure } from './beam'
+import { buildHeadFigure, buildHeadsGridOption, buildStepHeadsFigure } from './heads'
 
 export function buildFigureParts(data: FigureData, spec: FigureSpec, frame: Frame): Record<string, unknown> {
   switch (data.view) {
@@ -61,6 +62,18 @@ export function buildFigureParts(data: FigureData, spec: FigureSpec, frame: Fram
     case 'step': {
       const t = data.translation
       const i = data.step
+      // A Transformer has no raw scores and no single context vector: its step is its heads' weights.
+      if (data.attention === 'transformer' && t.crossAttention?.[i])
+        return buildStepHeadsFigure({
+          srcTokens: t.srcTokens,
+          tgtTokens: t.tgtTokens,
+          step: i,
+          heads: t.crossAttention[i],
+          average: t.attention[i] ?? [],
+          colormap: spec.colormap,
+          colorScale: spec.legend,
+          frame,
+        })
       const local = t.align !== null && (data.attention === 'local-m' || data.attention === 'local-p')
       return buildStepFigure({
         srcTokens: t.srcTokens,
@@ -91,6 +104,13 @@ export function buildFigureParts(data: FigureData, spec: FigureSpec, frame: Fram
       return buildSideBySideFigure({ a: data.a, b: data.b, names: data.names, colormap: spec.colormap, colorScale: spec.legend, frame })
     case 'beam':
       return buildBeamFigure(data.translation.beamTree!, frame)
+    case 'heads': {
+      const t = data.translation
+      const common = { srcTokens: t.srcTokens, tgtTokens: t.tgtTokens, crossAttention: t.crossAttention!, reference: data.reference ?? null }
+      return data.head
+        ? buildHeadFigure({ ...common, head: data.head, colormap: spec.colormap, colorScale: spec.legend, frame })
+        : buildHeadsGridOption({ ...common, colormap: spec.colormap, colorScale: spec.legend, frame })
+    }
     case 'forecast':
       return buildForecastOption({ result: data.forecast, width: spec.width, selectedStep: data.step, colormap: spec.colormap, colorScale: spec.legend, frame })
   }
@@ -107,7 +127,9 @@ function whatIfFigure(data: Extract<FigureData, { view: 'whatif' }>, spec: Figur
   const [a, b] = [comparableTokens(original), comparableTokens(modified)]
   const marks = { original: differing(a, b), modified: differing(b, a) }
   const fs = f.fontSize
-  const mode = data.mode === 'onehot' ? `${L.modes.onehot} ${original.srcTokens[data.sourceIndex ?? 0] ?? ''}` : L.modes[data.mode]
+  const named = data.mode === 'onehot' ? `${L.modes.onehot} ${original.srcTokens[data.sourceIndex ?? 0] ?? ''}` : L.modes[data.mode]
+  // A Transformer's override or silence names its head.
+  const mode = data.head ? `${named} (${L.heads.name(data.head.layer + 1, data.head.head + 1)})` : named
   const at = data.at === 'all' ? L.everyStep : L.stepN(data.at + 1, original.tgtTokens[data.at] ?? '')
   const rows = [
     { head: L.before, tokens: original.tgtTokens.map((text, i) => ({ text, mark: marks.original[i] })) },

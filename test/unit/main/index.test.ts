@@ -175,6 +175,7 @@ describe('Electron main', () => {
       'bundled:tiny-local-m.onnx',
       'bundled:tiny-local-p.onnx',
       'bundled:tiny-none.onnx',
+      'bundled:tiny-transformer.onnx',
     ])
     expect(await invoke('models:open', 'bundled:tiny-none.onnx')).toMatchObject({ result: { name: 'tiny-none', id: 'bundled:tiny-none.onnx' } })
     expect(await invoke('models:open', 'file:/etc/passwd')).toEqual({

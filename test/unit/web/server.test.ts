@@ -52,7 +52,7 @@ describe('browser-mode host', () => {
     expect(await page.text()).not.toContain(web.token)
     const list = await call('models:list', [], { cookie })
     expect(list.status).toBe(200)
-    expect(((await list.json()) as { result: unknown[] }).result).toHaveLength(4)
+    expect(((await list.json()) as { result: unknown[] }).result).toHaveLength(5)
   })
 
   it('refuses API calls without the cookie or header, and never takes the token from the query', async () => {
@@ -95,7 +95,7 @@ describe('browser-mode host', () => {
 
   it('serves the same API: list, open, translate; errors come back with their name', async () => {
     const list = (await (await call('models:list', [])).json()) as { result: { id: string; fileName: string }[] }
-    expect(list.result.map((m) => m.fileName)).toEqual(['tiny-bahdanau.onnx', 'tiny-local-m.onnx', 'tiny-local-p.onnx', 'tiny-none.onnx'])
+    expect(list.result.map((m) => m.fileName)).toEqual(['tiny-bahdanau.onnx', 'tiny-local-m.onnx', 'tiny-local-p.onnx', 'tiny-none.onnx', 'tiny-transformer.onnx'])
     const id = list.result[0].id
     expect(id).toBe('bundled:tiny-bahdanau.onnx')
     const opened = (await (await call('models:open', [id])).json()) as { result: { attention: string } }

@@ -1,4 +1,5 @@
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
+import type { HeadRef } from '../../../shared/charts/heads'
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
 import { api } from '../lib/api'
@@ -72,6 +73,8 @@ export class LensState {
   /** 1 = greedy, 2–16 = beam search. */
   beam = $state(1)
   heatmapStyle = $state<HeatmapStyle>({ colormap: 'viridis', scale: 'linear', norm: 'fixed', labels: 'auto' })
+  /** A Transformer's cross-attention head opened large (the heatmap shows it, what-if offers it first); null: the average of every head. */
+  head = $state.raw<HeadRef | null>(null)
   providers = $state.raw<ProviderInfo[]>([])
   provider = $state('cpu')
 
@@ -141,6 +144,8 @@ export class LensState {
       const info = await p
       if (!info || seq !== this.opening) return
       this.model = info
+      // Another model's heads are other heads (or none).
+      this.head = null
       if (info.providerNote) this.notice = info.providerNote
       this.translation = null
       this.forced = null
@@ -253,6 +258,12 @@ export class LensState {
     this.save()
     // The translation on show was decoded without the encoder states this view draws.
     if (NEEDS_ENCODER_STATES.has(v) && this.translation && this.translation.encoderStates.length === 0) this.schedule(0)
+  }
+
+  /** Opens one head of a Transformer large, or (null) goes back to the average of every head. */
+  setHead(head: HeadRef | null): void {
+    const shape = this.model?.heads
+    this.head = head && (!shape || (head.layer < shape.layers && head.head < shape.heads)) ? head : null
   }
 
   select(row: number | null, col: number | null): void {

@@ -1,0 +1,640 @@
+/**
+ * Multi-head cross-attention (a Transformer's): every head's [t][s] matrix as a layer × head grid
+ * of small heatmaps, rows layers and columns heads, each titled with how spread out and how
+ * diagonal that head is and, given a reference alignment, how well it agrees with it. The grid is
+ * always laid out on a frame (a page in points for a figure, the view's box in pixels on screen),
+ * every label placed from its measured size, so the small multiples stay readable and no text
+ * overlaps at any size.
+ *
+ * The numbers (also in the README):
+ * - entropy: the entropy of a step's weights in bits, −Σ_s p_s log2 p_s, averaged over the steps;
+ * - diagonality: the share of a step's weight on the source positions within ±1 of the
+ *   proportional diagonal d_t = t·(S−1)/(T−1) (first output step on the first source token, last
+ *   on the last), averaged over the steps: 1 for a head that reads along the diagonal, about 3/S
+ *   for one that reads everywhere evenly;
+ * - agreement with a reference alignment (another model's attention for the same source and
+ *   output): Σ_s min(p_s, q_s) of the two rows, each scaled to sum to 1, averaged over the steps,
+ *   which is 1 − the total variation distance of the two distributions: 1 when a head weighs the
+ *   source exactly as the reference does, 0 when they never read the same token.
+ */
+import { COLORMAPS, type ColormapName } from './colormaps'
+import { FIGURE_TEXT } from './figure-text'
+import { FIGURE_FONT, columnLabelElements, columnLabels, labelStep, linePitch, textElement, textHeight, widest, wrapText, type Frame } from './frame'
+import { buildHeatmapOption, colorBarElements, displayValue, scaleEnds, type HeatmapStyle } from './heatmap'
+import { escapeHtml } from './html'
+import { pieceGroups } from './tokens'
+
+/** One cross-attention head: its layer and its index in the layer, both from 0. */
+export interface HeadRef {
+  layer: number
+  head: number
+}
+
+export interface HeadStats extends HeadRef {
+  /** Mean over steps of the row entropy, in bits. */
+  entropy: number
+  /** Mean over steps of the weight within ±1 of the proportional diagonal. */
+  diagonality: number
+  /** Mean over steps of Σ_s min(head, reference), rows scaled to sum to 1; null without a reference. */
+  agreement: number | null
+}
+
+/** Layers and heads per layer of crossAttention[t][layer][head][s] (0 × 0 when there is none). */
+export function headShape(cross: number[][][][] | null | undefined): { layers: number; heads: number } {
+  const first = cross?.[0]
+  return { layers: first?.length ?? 0, heads: first?.[0]?.length ?? 0 }
+}
+
+/** One head's weights as a [t][s] matrix. */
+export function headMatrix(cross: number[][][][], r: HeadRef): number[][] {
+  return cross.map((step) => step[r.layer]?.[r.head] ?? [])
+}
+
+/** The mean of every head's weights, [t][s]: what the default heatmap of a Transformer shows. */
+export function averageHeads(cross: number[][][][]): number[][] {
+  return cross.map((step) => {
+    const rows = step.flat()
+    const S = rows.reduce((n, r) => Math.max(n, r.length), 0)
+    const out = new Array<number>(S).fill(0)
+    for (const r of rows) for (let s = 0; s < S; s++) out[s] += r[s] ?? 0
+    return out.map((x) => x / Math.max(1, rows.length))
+  })
+}
+
+const rowSum = (row: number[]) => row.reduce((a, b) => a + (b > 0 ? b : 0), 0)
+
+/** The entropy of one row of weights in bits, the row scaled to sum to 1 (0 for an empty row). */
+export function rowEntropy(row: number[]): number {
+  const z = rowSum(row)
+  if (!(z > 0)) return 0
+  let h = 0
+  for (const w of row) {
+    const p = w / z
+    if (p > 0) h -= p * Math.log2(p)
+  }
+  return h
+}
+
+/** Mean over the steps of the row entropy, in bits. */
+export function meanEntropy(m: number[][]): number {
+  return m.length ? m.reduce((a, r) => a + rowEntropy(r), 0) / m.length : 0
+}
+
+/** The proportional diagonal's source position at step t of T over S source tokens (ends on ends). */
+export const diagonalAt = (t: number, T: number, S: number) => (T > 1 ? (t * (S - 1)) / (T - 1) : 0)
+
+/** Mean over the steps of the share of the weight within ±1 source position of the proportional diagonal. */
+export function diagonality(m: number[][]): number {
+  const T = m.length
+  if (!T) return 0
+  let total = 0
+  m.forEach((row, t) => {
+    const z = rowSum(row)
+    if (!(z > 0)) return
+    const d = diagonalAt(t, T, row.length)
+    let near = 0
+    row.forEach((w, s) => {
+      if (w > 0 && Math.abs(s - d) <= 1 + 1e-9) near += w
+    })
+    total += near / z
+  })
+  return total / T
+}
+
+/**
+ * How well two alignments of the same sentence agree: per step, Σ_s min(p_s, q_s) of the two rows
+ * scaled to sum to 1 (1 − their total variation distance), averaged over the steps both have. A
+ * row of zeros agrees with nothing.
+ */
+export function agreement(a: number[][], b: number[][]): number {
+  const T = Math.min(a.length, b.length)
+  if (!T) return 0
+  let total = 0
+  for (let t = 0; t < T; t++) {
+    const za = rowSum(a[t])
+    const zb = rowSum(b[t])
+    if (!(za > 0 && zb > 0)) continue
+    const S = Math.max(a[t].length, b[t].length)
+    let shared = 0
+    for (let s = 0; s < S; s++) shared += Math.min(Math.max(0, a[t][s] ?? 0) / za, Math.max(0, b[t][s] ?? 0) / zb)
+    total += shared
+  }
+  return total / T
+}
+
+/** For each token, the index of the word it is a piece of (pieces as `pieceGroups` marks them). */
+export function wordOfToken(tokens: string[]): number[] {
+  const out = tokens.map((_, i) => i)
+  for (const [a, b] of pieceGroups(tokens)) for (let i = a; i <= b; i++) out[i] = a
+  // Renumbered 0, 1, 2, … in order.
+  const ids = new Map<number, number>()
+  return out.map((w) => ids.get(w) ?? (ids.set(w, ids.size), ids.size - 1))
+}
+
+/** The words the tokens spell: each word's pieces joined, their markers (@@, ▁, ##) dropped. */
+export function wordsOf(tokens: string[]): string[] {
+  const of = wordOfToken(tokens)
+  const words: string[] = []
+  tokens.forEach((tok, i) => (words[of[i]] = (words[of[i]] ?? '') + tok.replace(/@@$/, '').replace(/^(\u2581|##)/, '')))
+  return words
+}
+
+/**
+ * An alignment between tokens as one between words, to compare two models that split words into
+ * different pieces: each output word's row is the mean of its pieces' rows, and each source word
+ * gets the weight of all its pieces, so every row still sums to what it did.
+ */
+export function toWordAlignment(m: number[][], tgtTokens: string[], srcTokens: string[]): number[][] {
+  const tw = wordOfToken(tgtTokens)
+  const sw = wordOfToken(srcTokens)
+  const T = tw.length ? tw[tw.length - 1] + 1 : 0
+  const S = sw.length ? sw[sw.length - 1] + 1 : 0
+  const out = Array.from({ length: T }, () => new Array<number>(S).fill(0))
+  const pieces = new Array<number>(T).fill(0)
+  m.forEach((row, t) => {
+    if (t >= tw.length) return
+    pieces[tw[t]]++
+    row.forEach((w, s) => {
+      if (s < sw.length) out[tw[t]][sw[s]] += w
+    })
+  })
+  // Output words past the rows given (a shorter matrix) are left out, not left as zeros.
+  const rows = m.length >= tw.length ? T : m.length > 0 ? tw[m.length - 1] + 1 : 0
+  return out.slice(0, rows).map((row, t) => row.map((w) => w / Math.max(1, pieces[t])))
+}
+
+/** A reference alignment: [t][s] over the same tokens as the heads, or (`words`) over their words. */
+export interface ReferenceInput {
+  name: string
+  attention: number[][]
+  words?: boolean
+}
+
+/** Every head's numbers, layer by layer, head by head; agreement when a reference [t][s] is given, each head first put in the reference's terms by `project` (tokens to words). */
+export function headStats(cross: number[][][][], reference?: number[][] | null, project: (m: number[][]) => number[][] = (m) => m): HeadStats[] {
+  const { layers, heads } = headShape(cross)
+  const out: HeadStats[] = []
+  for (let layer = 0; layer < layers; layer++)
+    for (let head = 0; head < heads; head++) {
+      const m = headMatrix(cross, { layer, head })
+      out.push({ layer, head, entropy: meanEntropy(m), diagonality: diagonality(m), agreement: reference ? agreement(project(m), reference) : null })
+    }
+  return out
+}
+
+/** The heads from the one that agrees best with the reference alignment to the one that agrees least (ties: the lower layer, then head, first). */
+export function rankHeads(cross: number[][][][], reference: number[][], project?: (m: number[][]) => number[][]): HeadStats[] {
+  return headStats(cross, reference, project).sort((x, y) => y.agreement! - x.agreement! || x.layer - y.layer || x.head - y.head)
+}
+
+/** How a head's [t][s] weights are put in a reference's terms: as they are, or between words. */
+export function projection(ref: ReferenceInput | null | undefined, tgtTokens: string[], srcTokens: string[]): (m: number[][]) => number[][] {
+  return ref?.words ? (m) => toWordAlignment(m, tgtTokens, srcTokens) : (m) => m
+}
+
+/** A weight as the heatmap writes it: .45, 1.00. */
+export const shortValue = (w: number) => w.toFixed(2).replace(/^0\./, '.')
+
+/** The parts of a head's title: entropy, diagonality and, with a reference, agreement (notation, the same in every language). */
+export function statsParts(s: HeadStats): string[] {
+  return [`${s.entropy.toFixed(2)} b`, `d ${shortValue(s.diagonality)}`, ...(s.agreement === null ? [] : [`a ${shortValue(s.agreement)}`])]
+}
+
+export interface HeadsGridInput extends HeatmapStyle {
+  srcTokens: string[]
+  tgtTokens: string[]
+  /** crossAttention[t][layer][head][s] */
+  crossAttention: number[][][][]
+  /** The head opened large, outlined; null: none. */
+  selected?: HeadRef | null
+  /** Another model's alignment of the same source and output: each head's agreement with it is on its title, and the best is outlined. */
+  reference?: ReferenceInput | null
+  colorScale?: boolean
+  /** On screen: tooltips and cells that take clicks (a series per head, id `head-L-H`). A figure has neither. */
+  interactive?: boolean
+  frame: Frame
+}
+
+/** Where the grid put everything (for the view, and for tests). */
+export interface HeadsGridLayout {
+  layers: number
+  heads: number
+  /** Each head's plot, layer-major: cells[l * heads + h]. */
+  cells: { x: number; y: number; width: number; height: number }[]
+  /** The text size of the heads' titles, and how many lines each takes. */
+  statsSize: number
+  statsLines: number
+  rowStep: number
+  cramped: boolean
+  /** How tall the grid and its key are, from the frame's top. */
+  used: number
+}
+
+/**
+ * The ways a head's title can be set, in order of preference: its parts on one line, else on two,
+ * else one each, each at the full text size or down to 3/4 of it. Fewer lines come first: the
+ * maps need the height more than the titles need the size.
+ */
+function titleFormats(parts: string[][], fs: number): { lines: string[][]; size: number }[] {
+  const n = parts[0]?.length ?? 0
+  const split = (p: string[], k: number): string[] => (k === 1 ? [p.join(' · ')] : k === 2 ? [p.slice(0, 2).join(' · '), ...p.slice(2)] : p)
+  const out: { lines: string[][]; size: number }[] = []
+  for (const k of n === 3 ? [1, 2, 3] : [1, 2]) for (const size of [fs, fs * 0.85, fs * 0.75]) out.push({ lines: parts.map((p) => split(p, k)), size })
+  return out
+}
+
+/** The grid on its frame: headers, row and column labels, titles, plots; all measured. */
+export function headsGridLayout(input: HeadsGridInput): HeadsGridLayout & {
+  stats: HeadStats[]
+  titles: string[][]
+  left: number
+  top: number
+  hgap: number
+  vgap: number
+  statsH: number
+  colHeadH: number
+  colExtent: number
+  keyLines: string[]
+  scaleW: number
+  layerText: string[]
+  headText: string[]
+  slack: number
+} {
+  const f = input.frame
+  const L = FIGURE_TEXT[f.lang]
+  const fs = f.fontSize
+  const m = f.measure
+  const lh = textHeight(fs)
+  const gap = fs * 0.4
+  const { layers, heads } = headShape(input.crossAttention)
+  const S = Math.max(1, input.srcTokens.length)
+  const T = Math.max(1, input.tgtTokens.length)
+  const stats = headStats(input.crossAttention, input.reference?.attention ?? null, projection(input.reference, input.tgtTokens, input.srcTokens))
+  const parts = stats.map(statsParts)
+  const keyLines = wrapText(L.heads.key(input.reference ? input.reference.name : null), f.width, fs, m)
+  const keyH = keyLines.length * linePitch(fs) + gap
+  const scaleW = input.colorScale === false ? 0 : Math.max(fs * 0.9, ...scaleEnds(input).map((e) => m(e, fs))) + 2 * gap
+  const rowHeadW = lh + gap
+  const rowLabelW = widest(input.tgtTokens, fs, m)
+  const left0 = f.x + rowHeadW + rowLabelW + gap
+  // Wide enough that the turned source labels of two neighbouring heads never touch.
+  const hgap = lh + fs * 0.3
+  const vgap = gap
+  const colHeadH = lh + gap * 0.5
+  const availW = Math.max(fs, f.x + f.width - scaleW - left0)
+  const labels = input.srcTokens.map((text) => ({ text }))
+  // For each way of setting the titles, the largest maps that leave room for them; the first way
+  // whose titles fit the width of its maps wins.
+  const place = (statsH: number) => {
+    let cellW = Math.max(fs, (availW - (Math.max(1, heads) - 1) * hgap) / Math.max(1, heads))
+    let cellH = fs
+    let cols = columnLabels(labels, cellW / S, f)
+    for (let i = 0; i < 3; i++) {
+      cols = columnLabels(labels, cellW / S, f)
+      const availH = f.height - keyH - colHeadH - cols.extent - 2 * gap
+      cellH = Math.max(fs * 0.5, (availH - layers * statsH - (layers - 1) * vgap) / Math.max(1, layers))
+      // Cells no more than twice as wide as tall: narrower maps (whose labels may then turn).
+      if (cellW / S <= (2 * cellH) / T + 1e-9) break
+      cellW = (2 * cellH * S) / T
+    }
+    // Nor twice as tall as wide.
+    if (cellH / T > (2 * cellW) / S) cellH = (2 * cellW * T) / S
+    return { cellW, cellH, cols }
+  }
+  const bold = !!input.reference
+  const formats = titleFormats(parts, fs)
+  let chosen = formats[formats.length - 1]
+  let fits = false
+  let statsH = 0
+  let placed = place(0)
+  for (const fmt of formats) {
+    statsH = (fmt.lines[0]?.length ?? 0) * linePitch(fmt.size) + gap * 0.5
+    placed = place(statsH)
+    chosen = fmt
+    if (widest(fmt.lines.flat(), fmt.size, m, bold) <= placed.cellW - fs * 0.2) {
+      fits = true
+      break
+    }
+  }
+  const { cellW, cellH, cols } = placed
+  const fit = { ...chosen, fits }
+  const gridW = heads * cellW + (heads - 1) * hgap
+  const slack = Math.max(0, (availW - gridW) / 2)
+  const left = left0 + slack
+  const top = f.y + colHeadH
+  const cells: HeadsGridLayout['cells'] = []
+  for (let l = 0; l < layers; l++)
+    for (let h = 0; h < heads; h++) cells.push({ x: left + h * (cellW + hgap), y: top + l * (statsH + cellH + vgap) + statsH, width: cellW, height: cellH })
+  // Headers: the long form where it fits, else L1 / H1.
+  const headText = Array.from({ length: heads }, (_, h) => L.heads.head(h + 1))
+  const headShort = headText.map((_, h) => `H${h + 1}`)
+  const headFits = widest(headText, fs, m) <= cellW - fs * 0.3
+  const layerText = Array.from({ length: layers }, (_, l) => L.heads.layer(l + 1))
+  const layerFits = widest(layerText, fs, m) <= cellH + statsH
+  const shortFits =
+    widest(headShort, fs, m) <= cellW &&
+    widest(
+      layerText.map((_, l) => `L${l + 1}`),
+      fs,
+      m,
+    ) <=
+      cellH + statsH
+  const rowStep = labelStep(T, cellH / T, lh, fs * 0.05)
+  const used = colHeadH + layers * (statsH + cellH) + (layers - 1) * vgap + gap + cols.extent + gap + keyH
+  return {
+    layers,
+    heads,
+    cells,
+    statsSize: fit.size,
+    statsLines: fit.lines[0]?.length ?? 0,
+    rowStep,
+    // Too small to read: titles that do not fit, headers that do not, or maps whose rows are
+    // thinner than a quarter of the text (the text then shrinks, and the maps grow).
+    cramped: !fit.fits || !shortFits || cellH / T < fs / 4 || cellW < 2 * fs || f.x + f.width - scaleW - left0 < 2 * fs,
+    used,
+    stats,
+    titles: fit.lines,
+    left,
+    top,
+    hgap,
+    vgap,
+    statsH,
+    colHeadH,
+    colExtent: cols.extent,
+    keyLines,
+    scaleW,
+    layerText: layerFits ? layerText : layerText.map((_, l) => `L${l + 1}`),
+    headText: headFits ? headText : headShort,
+    slack,
+  }
+}
+
+/**
+ * The layer × head grid as one ECharts option: one grid and one heatmap series per head (each
+ * the head's [t][s] weights on the shared 0–1 colour scale), the layers named on the left, the
+ * heads on top, the output tokens beside the first column, the source tokens under the last row,
+ * each head's numbers over its map, a colour bar and a key.
+ */
+export function buildHeadsGridOption(input: HeadsGridInput): Record<string, unknown> {
+  const f = input.frame
+  const fs = f.fontSize
+  const gap = fs * 0.4
+  const lh = textHeight(fs)
+  const lay = headsGridLayout(input)
+  const { srcTokens, tgtTokens, crossAttention: cross } = input
+  const S = srcTokens.length
+  const T = tgtTokens.length
+  const cmap = input.colormap ?? 'viridis'
+  const best = input.reference ? [...lay.stats].sort((x, y) => y.agreement! - x.agreement! || x.layer - y.layer || x.head - y.head)[0] : null
+  const same = (a: HeadRef | null | undefined, b: HeadRef | null | undefined) => !!a && !!b && a.layer === b.layer && a.head === b.head
+  const grid: unknown[] = []
+  const xAxis: unknown[] = []
+  const yAxis: unknown[] = []
+  const series: Record<string, unknown>[] = []
+  const elements: Record<string, unknown>[] = []
+  const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
+  const lineW = Math.max(1.5, fs / 8)
+  const small = Math.min(...lay.cells.map((c) => Math.min(c.width / Math.max(1, S), c.height / Math.max(1, T))))
+  lay.cells.forEach((c, g) => {
+    const layer = Math.floor(g / lay.heads)
+    const head = g % lay.heads
+    const m = headMatrix(cross, { layer, head })
+    grid.push({ left: c.x, top: c.y, width: c.width, height: c.height, containLabel: false })
+    xAxis.push({
+      type: 'category',
+      gridIndex: g,
+      position: 'top',
+      data: indices(S),
+      axisTick: { show: false },
+      axisLine: { show: false },
+      axisLabel: { show: false },
+      splitArea: { show: false },
+    })
+    yAxis.push({
+      type: 'category',
+      gridIndex: g,
+      inverse: true,
+      data: indices(T),
+      axisTick: { show: false },
+      axisLine: { show: false },
+      // The output tokens beside the first head of each layer only: the maps share their rows.
+      axisLabel:
+        head === 0
+          ? { interval: lay.rowStep - 1, fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: string) => tgtTokens[Number(v)] ?? '' }
+          : { show: false },
+    })
+    const data: unknown[] = []
+    for (let t = 0; t < T; t++) {
+      const r = m[t] ?? []
+      const rowMax = Math.max(0, ...r)
+      for (let s = 0; s < S; s++) data.push([s, t, displayValue(r[s] ?? 0, rowMax, input), r[s] ?? 0])
+    }
+    series.push({
+      id: `head-${layer}-${head}`,
+      name: FIGURE_TEXT[f.lang].heads.name(layer + 1, head + 1),
+      type: 'heatmap',
+      xAxisIndex: g,
+      yAxisIndex: g,
+      data,
+      progressive: 0,
+      silent: !input.interactive,
+      cursor: input.interactive ? 'pointer' : 'default',
+      emphasis: input.interactive ? { itemStyle: { borderColor: '#f97316', borderWidth: 1 } } : { disabled: true },
+      itemStyle: {
+        borderColor: f.ink.dark ? 'rgba(17,24,39,0.6)' : 'rgba(255,255,255,0.6)',
+        borderWidth: small >= 6 ? Math.max(0.25, fs / 40) : 0,
+      },
+    })
+    // The head's numbers over its map, centred, the best head's in bold accent.
+    const isBest = same(best, { layer, head })
+    const lines = lay.titles[g] ?? []
+    const pitch = linePitch(lay.statsSize)
+    lines.forEach((text, i) => {
+      const y = c.y - gap * 0.5 - (lines.length - i - 0.5) * pitch
+      elements.push(
+        textElement(text, c.x + c.width / 2, y, f, { align: 'center', size: lay.statsSize, bold: isBest, color: isBest ? f.ink.accent : f.ink.text }),
+      )
+    })
+    const outline = (color: string, width: number, dash?: number[]) => ({
+      type: 'rect',
+      silent: true,
+      z: 100,
+      shape: { x: c.x + width / 2, y: c.y + width / 2, width: c.width - width, height: c.height - width },
+      style: { fill: 'none', stroke: color, lineWidth: width, lineDash: dash },
+    })
+    if (isBest) elements.push(outline(f.ink.accent, lineW * 1.5))
+    // The head opened large: a dark line and a light one inside it, seen on every colour of the map.
+    if (same(input.selected, { layer, head })) elements.push(outline('#111827', lineW * 2), outline('#ffffff', lineW, [lineW * 2, lineW * 1.5]))
+  })
+  // Heads named over their columns, layers beside their rows (turned a quarter, read upwards).
+  lay.headText.forEach((text, h) => {
+    const c = lay.cells[h]
+    if (c) elements.push(textElement(text, c.x + c.width / 2, f.y + lh / 2, f, { align: 'center', color: f.ink.muted }))
+  })
+  lay.layerText.forEach((text, l) => {
+    const c = lay.cells[l * lay.heads]
+    if (c)
+      elements.push(textElement(text, f.x + lay.slack + lh / 2, c.y - lay.statsH / 2 + c.height / 2, f, { align: 'center', rotate: true, color: f.ink.muted }))
+  })
+  // The source tokens under each map of the last layer.
+  const bottom = lay.cells.slice(-lay.heads)
+  for (const c of bottom)
+    elements.push(
+      ...columnLabelElements(
+        srcTokens.map((text) => ({ text })),
+        c.x,
+        c.width / Math.max(1, S),
+        c.y + c.height,
+        'below',
+        f,
+      ),
+    )
+  const lastBottom = (bottom[0]?.y ?? f.y) + (bottom[0]?.height ?? 0)
+  const keyTop = lastBottom + gap + lay.colExtent + gap
+  lay.keyLines.forEach((line, i) =>
+    elements.push(textElement(line, f.x + f.width / 2, keyTop + (i + 0.5) * linePitch(fs), f, { align: 'center', color: f.ink.muted })),
+  )
+  if (input.colorScale !== false && lay.cells.length) {
+    const first = lay.cells[0]
+    const span = lastBottom - first.y
+    // At least room for the bar's end labels; reaching up past the first map when the grid is short.
+    const total = Math.max(Math.min(span, fs * 9 + 2 * (lh + gap)), fs * 0.5 + 2 * (lh + gap))
+    const barTop = total <= span ? first.y + (span - total) / 2 : Math.max(f.y, lastBottom - total)
+    const cx = lay.cells[lay.heads - 1].x + lay.cells[lay.heads - 1].width + lay.scaleW / 2
+    elements.push(...colorBarElements(cx, barTop, total, COLORMAPS[cmap], scaleEnds(input), f))
+  }
+  return {
+    animation: false,
+    textStyle: { fontFamily: FIGURE_FONT },
+    cramped: lay.cramped,
+    grid,
+    xAxis,
+    yAxis,
+    visualMap: {
+      show: false,
+      min: 0,
+      max: 1,
+      dimension: 2,
+      seriesIndex: series.map((_, i) => i),
+      inRange: { color: [...COLORMAPS[cmap]] },
+    },
+    tooltip: input.interactive
+      ? {
+          trigger: 'item',
+          formatter: (p: { seriesName: string; value: [number, number, number, number] }) => {
+            const [s, t, , w] = p.value
+            return `${escapeHtml(p.seriesName)}<br/>${escapeHtml(tgtTokens[t] ?? '')} ← ${escapeHtml(srcTokens[s] ?? '')}<br/><b>${w.toFixed(4)}</b>`
+          },
+        }
+      : undefined,
+    graphic: { elements },
+    series,
+  }
+}
+
+/** Which head a click on the grid's series `id` names, or null. */
+export function headOfSeries(id: unknown): HeadRef | null {
+  const m = typeof id === 'string' ? /^head-(\d+)-(\d+)$/.exec(id) : null
+  return m ? { layer: Number(m[1]), head: Number(m[2]) } : null
+}
+
+export interface HeadFigureInput extends HeatmapStyle {
+  srcTokens: string[]
+  tgtTokens: string[]
+  crossAttention: number[][][][]
+  head: HeadRef
+  reference?: ReferenceInput | null
+  colorScale?: boolean
+  frame: Frame
+}
+
+/** One head large on a page: its name and numbers on a line above, then its heatmap. */
+export function buildHeadFigure(input: HeadFigureInput): Record<string, unknown> {
+  const f = input.frame
+  const L = FIGURE_TEXT[f.lang]
+  const fs = f.fontSize
+  const m = headMatrix(input.crossAttention, input.head)
+  const ref = input.reference?.attention ?? null
+  const project = projection(input.reference, input.tgtTokens, input.srcTokens)
+  const stats: HeadStats = { ...input.head, entropy: meanEntropy(m), diagonality: diagonality(m), agreement: ref ? agreement(project(m), ref) : null }
+  const heading = `${L.heads.name(input.head.layer + 1, input.head.head + 1)} · ${statsParts(stats).join(' · ')}`
+  const lines = wrapText(heading, f.width, fs, f.measure, true)
+  const keyLines = wrapText(L.heads.key(input.reference ? input.reference.name : null), f.width, fs, f.measure)
+  const headH = lines.length * linePitch(fs) + fs * 0.4
+  const keyH = keyLines.length * linePitch(fs) + fs * 0.4
+  const heat = buildHeatmapOption({
+    srcTokens: input.srcTokens,
+    tgtTokens: input.tgtTokens,
+    attention: m,
+    colormap: input.colormap,
+    colorScale: input.colorScale,
+    labels: 'auto',
+    frame: { ...f, y: f.y + headH, height: Math.max(fs, f.height - headH - keyH) },
+  })
+  const own = (heat.graphic as { elements: Record<string, unknown>[] }).elements
+  const elements = [
+    ...lines.map((line, i) => textElement(line, f.x + f.width / 2, f.y + (i + 0.5) * linePitch(fs), f, { align: 'center', bold: true })),
+    ...keyLines.map((line, i) =>
+      textElement(line, f.x + f.width / 2, f.y + f.height - keyH + fs * 0.4 + (i + 0.5) * linePitch(fs), f, { align: 'center', color: f.ink.muted }),
+    ),
+    ...own,
+  ]
+  return { ...heat, cramped: !!heat.cramped || f.height - headH - keyH < 3 * fs, graphic: { elements } }
+}
+
+/** Row names of the per-head view of one step: L1 H1, L1 H2, …, then the average. */
+export function headRowNames(layers: number, heads: number, average: string): string[] {
+  const out: string[] = []
+  for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) out.push(`L${l + 1} H${h + 1}`)
+  return [...out, average]
+}
+
+/** One step's weights head by head, [l·H + h][s], with their average as the last row. */
+export function stepHeadRows(step: number[][][], average: number[]): number[][] {
+  return [...step.flat(), average]
+}
+
+export interface StepHeadsFigureInput {
+  srcTokens: string[]
+  tgtTokens: string[]
+  step: number
+  /** crossAttention[step]: [layer][head][s]. */
+  heads: number[][][]
+  /** attention[step]: the average of the heads. */
+  average: number[]
+  colormap?: ColormapName
+  colorScale?: boolean
+  frame: Frame
+}
+
+/**
+ * A Transformer's step-through on a page: the step's weights, one row per head (layer by layer)
+ * and a last row for their average, as a heatmap with the source tokens across. A Transformer has
+ * no raw scores and no single context vector to show: each head reads its own projection of the
+ * encoder states.
+ */
+export function buildStepHeadsFigure(input: StepHeadsFigureInput): Record<string, unknown> {
+  const f = input.frame
+  const L = FIGURE_TEXT[f.lang]
+  const fs = f.fontSize
+  const layers = input.heads.length
+  const heads = input.heads[0]?.length ?? 0
+  const heading = L.stepN(input.step + 1, input.tgtTokens[input.step] ?? '')
+  const lines = wrapText(heading, f.width, fs, f.measure, true)
+  const headH = lines.length * linePitch(fs) + fs * 0.4
+  const heat = buildHeatmapOption({
+    srcTokens: input.srcTokens,
+    tgtTokens: headRowNames(layers, heads, L.heads.mean),
+    attention: stepHeadRows(input.heads, input.average),
+    colormap: input.colormap,
+    colorScale: input.colorScale,
+    labels: 'auto',
+    outputTitle: L.heads.rows,
+    frame: { ...f, y: f.y + headH, height: Math.max(fs, f.height - headH) },
+  })
+  const own = (heat.graphic as { elements: Record<string, unknown>[] }).elements
+  return {
+    ...heat,
+    graphic: { elements: [...lines.map((line, i) => textElement(line, f.x, f.y + (i + 0.5) * linePitch(fs), f, { bold: true })), ...own] },
+  }
+}

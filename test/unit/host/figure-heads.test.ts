@@ -1,0 +1,123 @@
+/**
+ * A Transformer's figures (the layer × head grid, one head large, a step's heads, what-if on one
+ * head) exported as SVG with the real fonts: nothing overlaps and nothing leaves the page, on a
+ * slide and in a paper column, in both languages. The heads are made by hand (heads-fixture.ts):
+ * the layout is under test here, not a model.
+ */
+import { describe, expect, it } from 'vitest'
+import { headStats } from '../../../src/shared/charts/heads'
+import { DEFAULT_FIGURE, FONT_PRESETS, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
+import { figureOption, renderSvg } from '../../../src/host/export/figure'
+import { transformerTranslation } from '../shared/heads-fixture'
+import { outside, overlap, pageSize, textBoxes, type TextBox } from './figure-geometry'
+
+const describeBox = (b: TextBox) => `"${b.text}" (${b.size}pt at ${b.corners.map((p) => p.map((v) => v.toFixed(1)).join(',')).join(' ')})`
+
+const t34 = transformerTranslation(3, 4)
+const t68 = transformerTranslation(6, 8)
+const reference = { name: 'en-fr-bahdanau', attention: t34.crossAttention!.map((s) => s[1][2]) }
+const modified = { ...t34, attention: t34.attention.map((r) => [...r].reverse()), mode: 'what-if' as const }
+
+const FIGURES: [string, FigureData][] = [
+  ['grid 3 × 4', { view: 'heads', translation: t34, head: null }],
+  ['grid 3 × 4 with a reference', { view: 'heads', translation: t34, head: null, reference }],
+  ['grid 6 × 8', { view: 'heads', translation: t68, head: null }],
+  ['one head', { view: 'heads', translation: t34, head: { layer: 1, head: 2 }, reference }],
+  ['a step', { view: 'step', translation: t34, step: 3, attention: 'transformer' }],
+  ['what-if, one head silenced', { view: 'whatif', result: { original: t34, modified, changed: [] }, mode: 'silence', at: 'all', head: { layer: 0, head: 1 } }],
+]
+
+const PRESETS = [
+  ['slide-16x9', 'lecture'],
+  ['paper-single', 'paper'],
+  ['paper-double', 'paper'],
+] as const
+
+const specFor = (size: (typeof PRESETS)[number][0], font: (typeof PRESETS)[number][1], lang: 'en' | 'zh'): FigureSpec => ({
+  ...DEFAULT_FIGURE,
+  ...SIZE_PRESETS[size],
+  fontSize: FONT_PRESETS[font],
+  lang,
+  format: 'svg',
+  title: lang === 'zh' ? '交叉注意力的各个头' : 'Cross-attention, head by head',
+  caption: 'Figure made by Attention Lens',
+})
+
+describe("a Transformer's figures: nothing overlaps, nothing leaves the page", () => {
+  for (const lang of ['en', 'zh'] as const)
+    for (const [size, font] of PRESETS)
+      it(`${size}, ${font} text, ${lang}`, () => {
+        for (const [name, data] of FIGURES) {
+          const spec = specFor(size, font, lang)
+          // The data passes the schema it will be sent through.
+          expect(parseFigure(data, spec).data.view).toBe(data.view)
+          const svg = renderSvg(data, spec)
+          const page = pageSize(svg)
+          const boxes = textBoxes(svg)
+          expect(boxes.length, `${name}: texts`).toBeGreaterThan(10)
+          const problems: string[] = []
+          for (const b of boxes) if (outside(b.corners, page)) problems.push(`${describeBox(b)} leaves the page`)
+          for (let i = 0; i < boxes.length; i++)
+            for (let j = i + 1; j < boxes.length; j++)
+              if (overlap(boxes[i].corners, boxes[j].corners)) problems.push(`${describeBox(boxes[i])} overlaps ${describeBox(boxes[j])}`)
+          expect(problems, `${name}, ${size}, ${lang}`).toEqual([])
+        }
+      })
+
+  it("the grid: L × H maps, every head's numbers over its map, layers and heads named; at a slide's size in the preset's text size", () => {
+    for (const [t, L, H] of [
+      [t34, 3, 4],
+      [t68, 6, 8],
+    ] as const) {
+      const spec = specFor('slide-16x9', 'lecture', 'en')
+      for (const ref of [reference, null]) {
+        const data: FigureData = { view: 'heads', translation: t, head: null, reference: ref }
+        const option = figureOption(data, spec) as { series: { type: string }[] }
+        expect(option.series.filter((s) => s.type === 'heatmap')).toHaveLength(L * H)
+        const boxes = textBoxes(renderSvg(data, spec))
+        const texts = boxes.map((b) => b.text).join('\n')
+        for (const s of headStats(t.crossAttention!, ref?.attention)) {
+          expect(texts).toContain(`${s.entropy.toFixed(2)} b`)
+          expect(texts).toContain(`d ${s.diagonality.toFixed(2).replace(/^0\./, '.')}`)
+          if (ref) expect(texts).toContain(`a ${s.agreement!.toFixed(2).replace(/^0\./, '.')}`)
+        }
+        if (L === 3 && !ref) {
+          for (const name of ['layer 1', 'layer 3', 'head 1', 'head 4']) expect(texts).toContain(name)
+          // Not shrunk: the headers at the lecture size, the heads' numbers no smaller than 3/4 of it.
+          expect(boxes.find((b) => b.text === 'head 1')!.size).toBeCloseTo(FONT_PRESETS.lecture, 6)
+          expect(Math.min(...boxes.map((b) => b.size))).toBeGreaterThanOrEqual(FONT_PRESETS.lecture * 0.75 - 0.01)
+        }
+      }
+    }
+  })
+
+  it('is refused without every head of every step, or for a head the model does not have', () => {
+    const spec = specFor('slide-16x9', 'lecture', 'en')
+    const ok: FigureData = { view: 'heads', translation: t34, head: { layer: 2, head: 3 } }
+    expect(parseFigure(ok, spec).data.view).toBe('heads')
+    expect(() => parseFigure({ ...ok, translation: { ...t34, crossAttention: undefined } }, spec)).toThrow(/translation: must be a Transformer's translation/)
+    expect(() => parseFigure({ ...ok, translation: { ...t34, crossAttention: t34.crossAttention!.slice(1) } }, spec)).toThrow(/crossAttention/)
+    const ragged = t34.crossAttention!.map((step, i) => (i === 2 ? step.map((l) => l.slice(1)) : step))
+    expect(() => parseFigure({ ...ok, translation: { ...t34, crossAttention: ragged } }, spec)).toThrow(/crossAttention/)
+    expect(() => parseFigure({ ...ok, head: { layer: 3, head: 0 } }, spec)).toThrow(/head: must be one of the model's heads/)
+    expect(() => parseFigure({ ...ok, head: { layer: 0, head: 4 } }, spec)).toThrow(/head: must be one of the model's heads/)
+  })
+
+  it('what-if on one head names the head; a step of a Transformer shows a row per head and their mean', () => {
+    const spec = specFor('slide-16x9', 'lecture', 'en')
+    const whatif = textBoxes(renderSvg(FIGURES[5][1], spec))
+      .map((b) => b.text)
+      .join(' ')
+    expect(whatif).toContain('head silenced (layer 1, head 2)')
+    const step = textBoxes(renderSvg(FIGURES[4][1], spec)).map((b) => b.text)
+    expect(step).toEqual(expect.arrayContaining(['L1 H1', 'mean', `step 4 (${t34.tgtTokens[3]})`]))
+    const option = figureOption(FIGURES[4][1], spec) as { series: { type: string; data: { value: number[] }[] }[] }
+    const cells = option.series.find((s) => s.type === 'heatmap')!.data
+    // 12 heads and the mean, one cell per source token each.
+    expect(cells).toHaveLength(13 * t34.srcTokens.length)
+    for (const c of cells) {
+      const [s, row, , w] = c.value
+      expect(w).toBeCloseTo(row < 12 ? t34.crossAttention![3][Math.floor(row / 4)][row % 4][s] : t34.attention[3][s], 12)
+    }
+  })
+})

@@ -1,0 +1,382 @@
+"""A small Transformer (Vaswani et al. 2017) under the same two-function contract as models.py.
+
+`encode(src_ids, src_mask) -> (encoder_out, decoder_init)` and one decoder `step(...)` returning
+named outputs (docs/model-format.md, "Transformer models"). The decoder state is a key/value cache of fixed length
+T (`max_target`): `state` is [B, Z] with Z = L·2·T·d, laid out as [B, L, 2 (K, V), T, d], and a
+step writes the projected key and value of its own position `step` and attends to positions
+0..step. So a step costs one position, and the app can keep treating the state as an opaque
+vector it feeds back (and reorders for beam search).
+
+Training runs the decoder over the whole target at once (a causal mask instead of the cache),
+through the same layer functions `_self_attend` / `_cross_weights` / `_cross_context` as `step`;
+`check_step_matches_forward` holds the two to each other, so what is exported is what was trained.
+Greedy and beam search are models.greedy / models.beam_search's rules with the step count capped
+at T (the cache holds T positions), `<unk>` masked, and unknown-word replacement
+(models.replace_unknowns) reads `attention`, the mean of the cross-attention heads.
+"""
+import json
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import models
+
+NEG = -1e9
+KIND = "transformer"
+
+
+def sinusoid(pos, d):
+    """Sinusoidal position encodings of float positions `pos` [...] -> [..., d]: the first half
+    sines, the second half cosines (no parameters, so any source length works)."""
+    i = torch.arange(0, d, 2, dtype=torch.float32)
+    ang = pos.unsqueeze(-1) * torch.exp(i * (-math.log(10000.0) / d))
+    return torch.cat([torch.sin(ang), torch.cos(ang)], -1)
+
+
+def _softmax_masked(scores, allowed):
+    """Softmax over the last axis where `allowed`; disallowed positions get exactly 0, so padding
+    and future positions of the cache carry no weight whatever they hold."""
+    w = torch.softmax(torch.where(allowed, scores, torch.full_like(scores, NEG)), -1)
+    return w * allowed.float()
+
+
+class Attention(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        assert d % heads == 0
+        self.h, self.dh = heads, d // heads
+        self.q = nn.Linear(d, d)
+        self.k = nn.Linear(d, d)
+        self.v = nn.Linear(d, d)
+        self.o = nn.Linear(d, d)
+
+    def split(self, x):
+        """[B, N, d] -> [B, h, N, dh]: head i is the slice i·dh..(i+1)·dh of d."""
+        return x.reshape(x.shape[0], x.shape[1], self.h, self.dh).transpose(1, 2)
+
+    def merge(self, x):
+        """[B, h, N, dh] -> [B, N, d]."""
+        return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.h * self.dh)
+
+    def weights(self, q_in, K, allowed):
+        """Per-head weights [B, h, Nq, Nk] of queries from q_in [B, Nq, d] over projected keys K [B, Nk, d]."""
+        scores = torch.matmul(self.split(self.q(q_in)), self.split(K).transpose(2, 3)) / math.sqrt(self.dh)
+        return _softmax_masked(scores, allowed)
+
+    def context(self, w, V, gate=None):
+        """Output [B, Nq, d] from weights [B, h, Nq, Nk] over projected values V [B, Nk, d];
+        `gate` [B, h] scales each head's context (0 silences a head)."""
+        c = torch.matmul(w, self.split(V))
+        if gate is not None:
+            c = c * gate.unsqueeze(2).unsqueeze(3)
+        return self.o(self.merge(c))
+
+
+class FFN(nn.Module):
+    def __init__(self, d, ffn, dropout):
+        super().__init__()
+        self.fc1 = nn.Linear(d, ffn)
+        self.fc2 = nn.Linear(ffn, d)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.fc2(self.drop(F.relu(self.fc1(x))))
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, d, heads, ffn, dropout):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = Attention(d, heads)
+        self.ffn = FFN(d, ffn, dropout)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x, allowed):
+        y = self.ln1(x)
+        x = x + self.drop(self.attn.context(self.attn.weights(y, self.attn.k(y), allowed), self.attn.v(y)))
+        return x + self.drop(self.ffn(self.ln2(x)))
+
+
+class DecoderLayer(nn.Module):
+    """Pre-norm: self-attention, cross-attention, feed-forward, each x + drop(f(LN(x)))."""
+
+    def __init__(self, d, heads, ffn, dropout):
+        super().__init__()
+        self.ln1, self.ln2, self.ln3 = nn.LayerNorm(d), nn.LayerNorm(d), nn.LayerNorm(d)
+        self.self_attn = Attention(d, heads)
+        self.cross = Attention(d, heads)
+        self.ffn = FFN(d, ffn, dropout)
+        self.drop = nn.Dropout(dropout)
+
+
+class Transformer(nn.Module):
+    def __init__(self, src_vocab, tgt_vocab, d=256, heads=4, enc_layers=3, dec_layers=3, ffn=1024,
+                 max_target=128, dropout=0.1):
+        super().__init__()
+        self.kind = KIND
+        self.d, self.heads, self.ffn_dim, self.max_target = d, heads, ffn, max_target
+        self.enc_layers_n, self.dec_layers_n = enc_layers, dec_layers
+        self.mem = d  # the size of one encoder state (M in the contract)
+        self.src_emb = nn.Embedding(src_vocab, d, padding_idx=0)
+        self.tgt_emb = nn.Embedding(tgt_vocab, d, padding_idx=0)
+        # Embeddings are scaled by sqrt(d) on the way in; this init keeps the tied output layer's
+        # logits of order 1 at the start.
+        for e in (self.src_emb, self.tgt_emb):
+            nn.init.normal_(e.weight, 0.0, d ** -0.5)
+            with torch.no_grad():
+                e.weight[0].zero_()
+        self.enc = nn.ModuleList(EncoderLayer(d, heads, ffn, dropout) for _ in range(enc_layers))
+        self.dec = nn.ModuleList(DecoderLayer(d, heads, ffn, dropout) for _ in range(dec_layers))
+        self.enc_norm, self.dec_norm = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.drop = nn.Dropout(dropout)
+        # Output layer tied to the target embedding keeps the file small.
+        self.proj_bias = nn.Parameter(torch.zeros(tgt_vocab))
+
+    @property
+    def state_dim(self):
+        return self.dec_layers_n * 2 * self.max_target * self.d
+
+    def sizes(self):
+        return {"d_model": self.d, "heads": self.heads, "enc_layers": self.enc_layers_n,
+                "dec_layers": self.dec_layers_n, "ffn": self.ffn_dim, "max_target": self.max_target,
+                "parameters": sum(p.numel() for p in self.parameters()),
+                "src_vocab": self.src_emb.num_embeddings, "tgt_vocab": self.tgt_emb.num_embeddings}
+
+    def _logits(self, x):
+        return F.linear(self.drop(x), self.tgt_emb.weight, self.proj_bias)
+
+    def encode(self, src, mask):
+        pos = torch.cumsum(torch.ones_like(mask), 1) - 1
+        x = self.drop(self.src_emb(src) * math.sqrt(self.d) + sinusoid(pos, self.d))
+        allowed = (mask > 0).unsqueeze(1).unsqueeze(2)  # [B,1,1,S]
+        for layer in self.enc:
+            x = layer(x, allowed)
+        H = self.enc_norm(x) * mask.unsqueeze(2)
+        # The empty cache; read off src_mask so that it has the batch's (dynamic) size.
+        init = (mask[:, :1] * 0.0).expand(-1, self.state_dim)
+        return H, init
+
+    # The pieces of a decoder layer that training and `step` share.
+    def _self_attend(self, layer, y, K, V, allowed):
+        return layer.drop(layer.self_attn.context(layer.self_attn.weights(y, K, allowed), V))
+
+    def _cross_weights(self, layer, x, H, src_allowed):
+        """The query input, and per-head weights [B, h, Nq, S] over the encoder states."""
+        y = layer.ln2(x)
+        return layer.cross.weights(y, layer.cross.k(H), src_allowed)
+
+    def _cross_context(self, layer, w, H, gate=None):
+        return layer.drop(layer.cross.context(w, layer.cross.v(H), gate))
+
+    def forward(self, src, mask, tgt_in):
+        """Teacher-forced logits [B,T,V] for training: all target positions at once, a causal mask
+        in place of the cache (equal to running `step` T times; see check_step_matches_forward).
+        Positions where `tgt_in` is padding get logits 0."""
+        H, _ = self.encode(src, mask)
+        Tn = tgt_in.shape[1]
+        pos = torch.arange(Tn, dtype=torch.float32)
+        x = self.drop(self.tgt_emb(tgt_in) * math.sqrt(self.d) + sinusoid(pos, self.d))
+        causal = (pos.unsqueeze(0) <= pos.unsqueeze(1)).unsqueeze(0).unsqueeze(0)  # [1,1,Tq,Tk]
+        src_allowed = (mask > 0).unsqueeze(1).unsqueeze(2)
+        for layer in self.dec:
+            y = layer.ln1(x)
+            x = x + self._self_attend(layer, y, layer.self_attn.k(y), layer.self_attn.v(y), causal)
+            x = x + self._cross_context(layer, self._cross_weights(layer, x, H, src_allowed), H)
+            x = x + layer.drop(layer.ffn(layer.ln3(x)))
+        # The output layer is a third of the work; padding positions (ignored by the loss, as
+        # `tgt_in` and `tgt_out` pad the same positions) keep logits 0 instead.
+        real = tgt_in != 0
+        h = self.dec_norm(x)
+        out = h.new_zeros(h.shape[0], h.shape[1], self.tgt_emb.num_embeddings)
+        out[real] = self._logits(h[real])
+        return out
+
+    def step(self, prev, state, H, mask, step_idx, override, override_on, head_gate=None, head_override=None):
+        """One decoder step at position `step_idx` [B] (float, 0-based, < max_target).
+
+        override [B,S] and override_on [B,1] as in models.Seq2Seq.step (1 = every head of every
+        layer uses `override`); head_override [B,L,h] (1 = that head uses `override`),
+        head_gate [B,L,h] (scales each cross-attention head's output; default 1)."""
+        L, T, d, nh = self.dec_layers_n, self.max_target, self.d, self.heads
+        if head_gate is None:
+            head_gate = torch.ones(prev.shape[0], L, nh)
+        if head_override is None:
+            head_override = torch.zeros(prev.shape[0], L, nh)
+        cache = state.reshape(-1, L, 2, T, d)
+        x = self.drop(self.tgt_emb(prev) * math.sqrt(d) + sinusoid(step_idx, d)).unsqueeze(1)  # [B,1,d]
+        tpos = torch.arange(T, dtype=torch.float32).unsqueeze(0)  # [1,T]
+        here = (tpos == step_idx.unsqueeze(1)).unsqueeze(2)  # [B,T,1]: the cache row this step writes
+        self_allowed = (tpos <= step_idx.unsqueeze(1)).unsqueeze(1).unsqueeze(2)  # [B,1,1,T]
+        src_allowed = (mask > 0).unsqueeze(1).unsqueeze(2)  # [B,1,1,S]
+        srcf = mask.unsqueeze(1)  # [B,1,S]
+        on = override_on.reshape(-1, 1, 1)
+        ov = override.unsqueeze(1)  # [B,1,S]
+        new_cache, cross, used = [], [], []
+        for l, layer in enumerate(self.dec):
+            y = layer.ln1(x)
+            K = torch.where(here, layer.self_attn.k(y), cache[:, l, 0])
+            V = torch.where(here, layer.self_attn.v(y), cache[:, l, 1])
+            new_cache += [K, V]
+            x = x + self._self_attend(layer, y, K, V, self_allowed)
+            w = self._cross_weights(layer, x, H, src_allowed).squeeze(2)  # [B,h,S]
+            ho = head_override[:, l].unsqueeze(2)  # [B,h,1]
+            w = ho * ov + (1 - ho) * w
+            # Padding gets no weight even from an override (its encoder state is zero, but its
+            # value projection is the bias, which would leak into the context).
+            w = (on * ov + (1 - on) * w) * srcf
+            cross.append(w)
+            x = x + self._cross_context(layer, w.unsqueeze(2), H, head_gate[:, l])
+            x = x + layer.drop(layer.ffn(layer.ln3(x)))
+        ca = torch.stack(cross, 1)  # [B,L,h,S]
+        g = head_gate.unsqueeze(3)
+        # The heads' weights averaged as they were used: a silenced head (gate 0) does not count;
+        # with every gate 1 this is the plain mean, a distribution over the source.
+        attention = (ca * g).sum(2).sum(1) / torch.clamp(head_gate.sum(2).sum(1), min=1e-9).unsqueeze(1)
+        return {
+            "logits": self._logits(self.dec_norm(x)).squeeze(1),
+            "next_state": torch.stack(new_cache, 1).reshape(-1, L * 2 * T * d),
+            "attention": attention,
+            "cross_attention": ca,
+        }
+
+
+STEP_OUTPUTS = ["logits", "next_state", "attention", "cross_attention"]
+
+
+def from_args(a, src_vocab, tgt_vocab):
+    return Transformer(src_vocab, tgt_vocab, d=a.d_model, heads=a.heads, enc_layers=a.layers, dec_layers=a.layers,
+                       ffn=a.ffn, max_target=a.max_target, dropout=a.dropout)
+
+
+@torch.no_grad()
+def greedy(model, src, mask, max_len, bos=2, eos=3):
+    """models.greedy with at most max_target steps (the cache holds T positions)."""
+    return models.greedy(model, src, mask, min(max_len, model.max_target), bos, eos)
+
+
+@torch.no_grad()
+def beam_search(model, src, mask, K=5, alpha=1.0, bos=2, eos=3):
+    """models.beam_search, the app's beamDecode, with maxLen = min(2·S + 10, T) per sentence.
+    Where 2·S + 10 ≤ T for every sentence (all of test_2016_flickr at T = 128) it is that very
+    function; otherwise the same algorithm runs here with the cap (models.beam_search has no
+    max-length argument)."""
+    lengths = mask.sum(1).long().tolist()
+    if all(2 * n + 10 <= model.max_target for n in lengths):
+        return models.beam_search(model, src, mask, K, alpha, bos, eos)
+    return _beam_capped(model, src, mask, K, alpha, bos, eos)
+
+
+def _beam_capped(model, src, mask, K, alpha, bos, eos):
+    model.eval()
+    H, init = model.encode(src, mask)
+    B = H.shape[0]
+    max_lens = [min(2 * n + 10, model.max_target) for n in mask.sum(1).long().tolist()]
+    alive = [[([], 0.0, b)] for b in range(B)]
+    finished = [[] for _ in range(B)]
+    state = init
+    norm = lambda toks, score: score / (max(len(toks), 1) ** alpha)  # noqa: E731
+    t = 0
+    while any(alive):
+        rows = [(b, h) for b in range(B) for h in alive[b]]
+        idx = torch.tensor([h[2] for _, h in rows])
+        sent = torch.tensor([b for b, _ in rows])
+        prev = torch.tensor([h[0][-1] if h[0] else bos for _, h in rows])
+        n = len(rows)
+        o = model.step(prev, state[idx], H[sent], mask[sent], torch.full((n,), float(t)),
+                       torch.zeros(n, H.shape[1]), torch.zeros(n, 1))
+        logp = torch.log_softmax(models.mask_unk(o["logits"]), 1)
+        top_v, top_i = logp.topk(K, 1)
+        top_v, top_i = top_v.tolist(), top_i.tolist()
+        new_alive = [[] for _ in range(B)]
+        r = 0
+        for b in range(B):
+            cands = []
+            for h in alive[b]:
+                for v, tok in zip(top_v[r], top_i[r]):
+                    cands.append((h[0] + [tok], h[1] + v, r, tok == eos))
+                r += 1
+            if not cands:
+                continue
+            cands.sort(key=lambda c: -c[1])
+            nxt = []
+            for c in cands:
+                if len(nxt) == K:
+                    break
+                if c[3]:
+                    finished[b].append((c[0], c[1]))
+                else:
+                    nxt.append(c)
+            best = max((norm(*f) for f in finished[b]), default=float("-inf"))
+            live = [] if len(finished[b]) >= K else [(c[0], c[1], c[2]) for c in nxt if c[1] / (max_lens[b] ** alpha) > best]
+            if live and t + 1 >= max_lens[b]:
+                if not finished[b]:
+                    finished[b] = [(h[0], h[1]) for h in live]
+                live = []
+            new_alive[b] = live
+        keep = [h for b in range(B) for h in new_alive[b]]
+        if keep:
+            state = o["next_state"][torch.tensor([h[2] for h in keep])]
+            k = 0
+            for b in range(B):
+                new_alive[b] = [(h[0], h[1], k + i) for i, h in enumerate(new_alive[b])]
+                k += len(new_alive[b])
+        alive = new_alive
+        t += 1
+    out = []
+    for b in range(B):
+        pool = sorted(finished[b], key=lambda f: -norm(*f))
+        toks = pool[0][0] if pool else []
+        out.append([x for x in toks if x != eos])
+    return out
+
+
+@torch.no_grad()
+def check_step_matches_forward(model, src, mask, tgt_in, tol=1e-4):
+    """Teacher-forced logits from `forward` (causal mask, all positions at once) against `step`
+    run position by position through the cache; returns the largest absolute difference and
+    asserts it is below `tol`."""
+    model.eval()
+    full = model(src, mask, tgt_in)
+    H, state = model.encode(src, mask)
+    B, S = src.shape
+    worst = 0.0
+    for t in range(tgt_in.shape[1]):
+        o = model.step(tgt_in[:, t], state, H, mask, torch.full((B,), float(t)), torch.zeros(B, S), torch.zeros(B, 1))
+        state = o["next_state"]
+        real = tgt_in[:, t] != 0  # forward leaves padding positions at 0
+        if bool(real.any()):
+            worst = max(worst, (o["logits"] - full[:, t])[real].abs().max().item())
+    assert worst < tol, f"step and forward differ by {worst}"
+    return worst
+
+
+FLOAT16_SUFFIX = ".float16"
+
+
+@torch.no_grad()
+def round_to_float16(model):
+    """Rounds every parameter to the nearest float16 value (kept as float32): what the exported
+    file stores (export_transformer.store_float16), so PyTorch and onnxruntime compute with the
+    same numbers."""
+    for p in model.parameters():
+        p.copy_(p.half().float())
+
+
+def load_from_onnx(path):
+    """The model back from an exported file: sizes from al.model_card, weights from the
+    initializers (which keep their PyTorch names under `model.`)."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(path)
+    meta = {p.key: p.value for p in m.metadata_props}
+    assert meta.get("al.attention") == KIND, meta.get("al.attention")
+    s = json.loads(meta["al.model_card"])["sizes"]
+    model = Transformer(s["src_vocab"], s["tgt_vocab"], s["d_model"], s["heads"], s["enc_layers"], s["dec_layers"],
+                        s["ffn"], s["max_target"], dropout=0.0)
+    weights = {i.name[len("model."):].removesuffix(FLOAT16_SUFFIX): torch.from_numpy(numpy_helper.to_array(i).copy()).float()
+               for i in m.graph.initializer if i.name.startswith("model.")}
+    model.load_state_dict(weights)
+    model.eval()
+    return model, meta
