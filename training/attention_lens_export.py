@@ -41,6 +41,21 @@ What it does for you:
   $ATTENTION_LENS, or this repository's bin/), else a Python subset. The exit code is returned:
   0 every feature works, 1 some will not (printed), 2 the app cannot open the file.
   ATTENTION_LENS=python forces the Python subset.
+
+**Transformers** (`attention="transformer"`, docs/model-format.md "Transformer models"): the
+same call, with `max_target` (T, the most output steps your step supports) and optionally
+`layers`/`heads` (else read from what the step returns). Your `step` must take `step` (the output
+position t, its position encoding and cache slot) and should take `head_gate` and
+`head_override` ([B, L, H]: scale head (l, h)'s context by the gate; where the override is 1, that
+head uses `attn_override`), plus `attn_override`/`override_on` (every head). It returns a dict
+with `logits`, the new state and `cross_attention` [B, L, H, S], every head's weights after the
+overrides and before the gate (or the tuple `(logits, state, cross_attention)`). `attention`, the
+heads' mean as used (`Σ g·w / Σ g`), is computed for you unless the step returns it too. The
+state is anything the step needs (a key/value cache, cached layer inputs, …), packed like an
+RNN's, every tensor batch first unless `state_batch_dims` says otherwise. Before writing, the
+helper runs your step in PyTorch and refuses (ExportError) what the app would: heads that do not
+agree with `layers`/`heads`, rows that do not sum to 1 over the real positions, overrides or
+gates that change nothing, a step that ignores `step`, or one that fails at t = T − 1.
 """
 import inspect
 import json
@@ -55,7 +70,7 @@ import torch
 import torch.nn as nn
 
 FORMAT_VERSION = "1"
-KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")
+KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p", "transformer")
 ROLE_NAMES = {
     "pad": ("pad", "padding", "blank"),
     "unk": ("unk", "unknown"),
@@ -63,6 +78,7 @@ ROLE_NAMES = {
     "eos": ("eos", "end", "sep", "stop"),
 }
 EXTRA_INPUTS = ("step", "attn_override", "override_on")
+HEAD_INPUTS = ("head_gate", "head_override")
 LOCAL_OUTPUTS = ("position", "window", "gaussian", "align")
 
 
@@ -152,14 +168,19 @@ def _as_dict(out, kind):
             d["next_state"] = d.pop("state")
         return d
     if isinstance(out, (tuple, list)):
-        keys = ["logits", "next_state", "attention", "scores"]
+        if kind == "transformer":
+            keys = ["logits", "next_state", "cross_attention", "attention"]
+        else:
+            keys = ["logits", "next_state", "attention", "scores"]
         return dict(zip(keys, out))
     raise ExportError(f"step must return a dict (or a tuple), not {type(out).__name__}")
 
 
 def step_outputs(kind, first="logits"):
     out = [first, "next_state"]
-    if kind != "none":
+    if kind == "transformer":
+        out += ["attention", "cross_attention"]
+    elif kind != "none":
         out += ["attention", "scores"]
     if kind.startswith("local"):
         out += list(LOCAL_OUTPUTS)
@@ -198,6 +219,34 @@ class _Combined(nn.Module):
         if missing:
             raise ExportError(f"step returned no {', '.join(missing)} (a {self.kind} model returns {', '.join(self.outputs[2:])})")
         return (enc, self.packer.pack(init)) + tuple(out[k] for k in self.outputs[2:])
+
+
+class _CombinedTransformer(_Combined):
+    """The same for a transformer, whose step may also read `head_gate` and `head_override`: the
+    graph declares those its step takes, in that order, after the inputs of every model."""
+
+    def forward(self, src, src_mask, encoder_states, state, prev, step, attn_override, override_on, *heads):
+        enc, init = self.encoder(src, src_mask)
+        given = dict(zip([n for n in HEAD_INPUTS if n in self.extras], heads),
+                     step=step, attn_override=attn_override, override_on=override_on)
+        out = _as_dict(self.step_fn(prev, self.packer.unpack(state), encoder_states, src_mask,
+                                    **{k: given[k] for k in self.extras}), self.kind)
+        if "attention" not in out and torch.is_tensor(out.get("cross_attention")):
+            out["attention"] = _gated_mean(out["cross_attention"], given.get("head_gate"))
+        out["next_state"] = self.packer.pack(out["next_state"])
+        missing = [k for k in self.outputs[2:] if k not in out]
+        if missing:
+            raise ExportError(f"step returned no {', '.join(missing)} (a transformer returns logits, its state and cross_attention)")
+        return (enc, self.packer.pack(init)) + tuple(out[k] for k in self.outputs[2:])
+
+
+def _gated_mean(heads, gate):
+    """`attention` from the heads [B, L, H, S]: Σ g·w / Σ g over the heads, the plain mean without
+    a gate, a row of zeros when every gate is 0 (the max keeps 0/0 out of the graph)."""
+    if gate is None:
+        return heads.mean((1, 2))
+    g = gate.unsqueeze(3)
+    return (heads * g).sum((1, 2)) / g.sum((1, 2)).clamp(min=1e-9)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,8 +304,14 @@ def tokenizer_spec(t):
     raise ExportError(f"tokenizer {t!r}: give a spec dict, \"word\", \"char\", a tokenizer.json path or a tokenizers.Tokenizer")
 
 
-def _write(path, metadata):
+def _write(path, metadata, fixed=None):
     m = onnx.load(path)
+    # Sizes the model fixes (a transformer's L, H and Z) that the tracer may leave symbolic: the
+    # app holds them to the metadata.
+    for o in m.graph.output:
+        for dim, v in zip(o.type.tensor_type.shape.dim, (fixed or {}).get(o.name, [])):
+            if v is not None:
+                dim.dim_value = v
     del m.metadata_props[:]
     for k, v in metadata.items():
         p = m.metadata_props.add()
@@ -274,7 +329,8 @@ def _axes(names, kind, forecasting):
     BS = {0: "batch", 1: "src_len"}
     B = {0: "batch"}
     table = {"src_ids": BS, "src_mask": BS, "history": BS, "encoder_states": BS, "attn_override": BS,
-             "encoder_out": BS, "attention": BS, "scores": BS, "gaussian": BS, "align": BS}
+             "encoder_out": BS, "attention": BS, "scores": BS, "gaussian": BS, "align": BS,
+             "cross_attention": {0: "batch", 3: "src_len"}}
     if kind == "none":  # one fixed context vector: [B, 1, M]
         table["encoder_states"] = table["encoder_out"] = B
     return {n: table.get(n, B) for n in names}
@@ -291,8 +347,10 @@ def _export(path, combined, example, input_names, kind, forecasting, opset):
 def export_translation(path, encoder, step, *, attention, src_vocab, tgt_vocab, special_tokens,
                        src_tokenizer, tgt_tokenizer, src_lang, tgt_lang, window_d=None, score=None,
                        local_m_ratio=None, name=None, state_batch_dims=None, metadata=None, opset=17,
-                       check=True):
-    """Writes `path` and returns the check's exit code (0, 1 or 2); see the module's docstring."""
+                       check=True, layers=None, heads=None, max_target=None):
+    """Writes `path` and returns the check's exit code (0, 1 or 2); see the module's docstring.
+    A transformer also gives `layers` and `heads` (L decoder layers × H cross-attention heads) and
+    `max_target` (T, optional: the most output steps its step supports)."""
     if attention not in KINDS:
         raise ExportError(f'attention "{attention}" is not one of {", ".join(KINDS)}')
     local = attention.startswith("local")
@@ -307,16 +365,21 @@ def export_translation(path, encoder, step, *, attention, src_vocab, tgt_vocab, 
     src_mask = torch.ones(2, S)
     src_mask[1, 3:] = 0
     src[1, 3:] = special["pad"]
-    with torch.no_grad():
-        enc, init = encoder(src, src_mask)
-    packer = StatePacker(init, state_batch_dims)
-    extras = sorted(_accepted(step, EXTRA_INPUTS))
-    combined = _Combined(encoder, step, attention, packer, extras)
-    Sm = enc.shape[1]
-    example = (src, src_mask, enc.detach(), packer.pack(init).detach(), torch.full((2,), special["bos"], dtype=torch.long),
-               torch.zeros(2), torch.zeros(2, Sm), torch.zeros(2))
-    names = ["src_ids", "src_mask", "encoder_states", "state", "prev_token", "step", "attn_override", "override_on"]
-    _export(path, combined, example, names, attention, False, opset)
+    fixed = None
+    if attention == "transformer":
+        packer, fixed, tf_meta = _export_transformer(path, encoder, step, src, src_mask, special, len(tgt_vocab), layers,
+                                                     heads, max_target, state_batch_dims, opset)
+    else:
+        with torch.no_grad():
+            enc, init = encoder(src, src_mask)
+        packer = StatePacker(init, state_batch_dims)
+        extras = sorted(_accepted(step, EXTRA_INPUTS))
+        combined = _Combined(encoder, step, attention, packer, extras)
+        Sm = enc.shape[1]
+        example = (src, src_mask, enc.detach(), packer.pack(init).detach(), torch.full((2,), special["bos"], dtype=torch.long),
+                   torch.zeros(2), torch.zeros(2, Sm), torch.zeros(2))
+        names = ["src_ids", "src_mask", "encoder_states", "state", "prev_token", "step", "attn_override", "override_on"]
+        _export(path, combined, example, names, attention, False, opset)
     meta = {
         "al.format_version": FORMAT_VERSION,
         "al.task": "translation",
@@ -336,9 +399,158 @@ def export_translation(path, encoder, step, *, attention, src_vocab, tgt_vocab, 
         meta["al.score"] = score or "general"
     if attention == "local-m" and local_m_ratio is not None:
         meta["al.local_m_ratio"] = repr(float(local_m_ratio))
+    if attention == "transformer":
+        meta.update(tf_meta)
     meta.update(metadata or {})
-    _write(path, meta)
+    _write(path, meta, fixed)
     return run_check(path) if check else 0
+
+
+def _export_transformer(path, encoder, step, src, src_mask, special, V, layers, heads, max_target, state_batch_dims,
+                        opset):
+    """Checks the step in PyTorch (see _check_transformer), then traces it; returns the packer,
+    the output sizes to fix and the transformer's metadata."""
+    for value, what in ((layers, "layers"), (heads, "heads")):
+        if not (isinstance(value, int) and 1 <= value <= 64):
+            raise ExportError(f"a transformer needs {what}, a whole number from 1 to 64 (got {value!r})")
+    if max_target is not None and not (isinstance(max_target, int) and max_target > 0):
+        raise ExportError(f"max_target is the most output steps the step supports, a positive whole number (got {max_target!r})")
+    extras = sorted(_accepted(step, EXTRA_INPUTS + HEAD_INPUTS))
+    if "step" not in extras:
+        raise ExportError("a transformer's step must take `step`, the output position t (its position encoding and cache "
+                          "slot); the app feeds 0, 1, 2, …")
+    with torch.no_grad():
+        enc, init = encoder(src, src_mask)
+    if not (torch.is_tensor(enc) and enc.dim() == 3 and tuple(enc.shape[:2]) == tuple(src.shape)):
+        shape = list(enc.shape) if torch.is_tensor(enc) else type(enc).__name__
+        raise ExportError(f"encoder_out is {shape} for a source of {list(src.shape)}: a transformer's is [B, S, d], "
+                          "one state per source token, which cross_attention weighs")
+    # A transformer's state has no RNN convention to follow: every tensor is batch first.
+    def leaves(st):
+        return 1 if torch.is_tensor(st) else sum(leaves(x) for x in st) if isinstance(st, (tuple, list)) else 1
+    packer = StatePacker(init, state_batch_dims if state_batch_dims is not None else [0] * leaves(init))
+    head_inputs = [n for n in HEAD_INPUTS if n in extras]
+    combined = _CombinedTransformer(encoder, step, "transformer", packer, extras)
+    combined.eval()
+    _check_transformer(combined, src, src_mask, packer.pack(init), special, V, layers, heads, max_target, head_inputs)
+    B, S = src.shape
+    example = (src, src_mask, enc.detach(), packer.pack(init).detach(), torch.full((B,), special["bos"], dtype=torch.long),
+               torch.zeros(B), torch.zeros(B, S), torch.zeros(B))
+    example += tuple(torch.ones(B, layers, heads) if n == "head_gate" else torch.zeros(B, layers, heads) for n in head_inputs)
+    names = ["src_ids", "src_mask", "encoder_states", "state", "prev_token", "step", "attn_override", "override_on"]
+    _export(path, combined, example, names + head_inputs, "transformer", False, opset)
+    Z = packer.size
+    fixed = {"decoder_init": [None, Z], "next_state": [None, Z], "cross_attention": [None, layers, heads, None]}
+    meta = {"al.layers": str(layers), "al.heads": str(heads), "al.d_model": str(enc.shape[2])}
+    if max_target is not None:
+        meta["al.max_target"] = str(max_target)
+    return packer, fixed, meta
+
+
+def _check_transformer(combined, src, src_mask, state, special, V, L, H, max_target, head_inputs):
+    """Runs the wrapped step in PyTorch as the app will run the file and raises ExportError with
+    everything the app would refuse or switch off: the same rules as `attention-lens check`, said
+    before anything is written and in terms of the user's step."""
+    B, S = src.shape
+    problems, notes = [], []
+
+    def run(src=src, mask=src_mask, state=state, t=0, prev=None, override=None, on=0.0, gate=None, head_override=None):
+        b, s = src.shape
+        with torch.no_grad():
+            enc, _ = combined.encoder(src, mask)
+            feeds = {"head_gate": torch.ones(b, L, H) if gate is None else gate,
+                     "head_override": torch.zeros(b, L, H) if head_override is None else head_override}
+            args = (src, mask, enc, state, torch.full((b,), special["bos"]) if prev is None else prev,
+                    torch.full((b,), float(t)), torch.zeros(b, s) if override is None else override,
+                    torch.full((b,), float(on))) + tuple(feeds[n] for n in head_inputs)
+            return dict(zip(combined.outputs, combined(*args)))
+
+    try:
+        base = run()
+    except ExportError:
+        raise
+    except Exception as e:  # most often head inputs shaped by layers/heads that the step does not have
+        fed = f" (fed {' and '.join(head_inputs)} as [{B}, {L}, {H}] from layers={L}, heads={H})" if head_inputs else ""
+        raise ExportError(f"one step fails{fed}: {type(e).__name__}: {str(e).splitlines()[0]}") from e
+    w, att = base["cross_attention"], base["attention"]
+    if tuple(base["logits"].shape) != (B, V):
+        problems.append(f"logits are {list(base['logits'].shape)}, not [B, V] = [{B}, {V}] (V: the target vocabulary)")
+    if not torch.is_tensor(w) or tuple(w.shape) != (B, L, H, S):
+        shape = list(w.shape) if torch.is_tensor(w) else type(w).__name__
+        raise ExportError(f"cross_attention is {shape}, not [B, L, H, S] = [{B}, {L}, {H}, {S}] "
+                          f"(layers={L}, heads={H}, a batch of {B} sources of {S} tokens)")
+    if tuple(att.shape) != (B, S):
+        problems.append(f"attention is {list(att.shape)}, not [B, S] = [{B}, {S}]")
+    for what, value in (("logits", base["logits"]), ("cross_attention", w), ("attention", att)):
+        if not torch.isfinite(value).all():
+            problems.append(f"{what} holds NaN or infinite values at the first step")
+    m = src_mask.view(B, 1, 1, S)
+    sums = (w * m).sum(3)
+    if (sums - 1).abs().max() > 1e-3:
+        l, h = divmod(int((sums - 1).abs().amax(0).argmax()), H)
+        problems.append(f"the cross_attention of layer {l}, head {h} sums to {sums[:, l, h].tolist()} over the real source "
+                        "positions, not 1: return each head's softmax weights")
+    if (w * (1 - m)).abs().max() > 1e-6 or w.min() < -1e-6 or w.max() > 1 + 1e-6:
+        problems.append("cross_attention puts weight on padding or outside [0, 1]: mask the padded positions (src_mask 0) "
+                        "before the softmax")
+    if tuple(att.shape) == (B, S) and (att - w.mean((1, 2))).abs().max() > 1e-4:
+        problems.append("attention is not the mean of the cross_attention heads (leave it out and the helper computes it)")
+    moved = run(t=1)
+    if torch.equal(moved["logits"], base["logits"]):
+        problems.append("the step returns the same logits at t = 0 and t = 1: it must read `step` (position and cache slot)")
+    if tuple(base["next_state"].shape) != tuple(state.shape):
+        problems.append(f"the step's new state is {list(base['next_state'].shape)} once packed, the encoder's first state "
+                        f"{list(state.shape)}: the state must keep its shapes")
+    if max_target is not None:
+        try:
+            last = run(t=max_target - 1)["logits"]
+            if not torch.isfinite(last).all():
+                problems.append(f"at t = max_target - 1 = {max_target - 1} the logits hold NaN or infinite values")
+        except Exception as e:  # an index past a position table, say
+            problems.append(f"the step fails at t = max_target - 1 = {max_target - 1}: {str(e).splitlines()[0]}")
+    uniform = src_mask / src_mask.sum(1, keepdim=True)
+    want = uniform.view(B, 1, 1, S)
+    if {"attn_override", "override_on"} <= set(combined.extras):
+        r = run(override=uniform, on=1.0)
+        if (r["cross_attention"] - want).abs().max() > 1e-4:
+            problems.append("with override_on = 1 the heads do not return attn_override: every head of every layer must use "
+                            "it in place of its own weights")
+        elif torch.equal(r["logits"], base["logits"]):
+            problems.append("override_on = 1 changes no logits: use attn_override for the context, not only in the weights "
+                            "you return")
+    else:
+        notes.append("the step takes no attn_override/override_on, so the app cannot override its attention (what-if)")
+    if "head_override" in head_inputs:
+        one = torch.zeros(B, L, H)
+        one[:, L - 1, H - 1] = 1
+        r = run(override=uniform, head_override=one)
+        if (r["cross_attention"][:, L - 1, H - 1] - uniform).abs().max() > 1e-4:
+            problems.append(f"with head_override 1 for layer {L - 1}, head {H - 1} that head does not return attn_override")
+        elif torch.equal(r["logits"], base["logits"]):
+            problems.append("head_override changes no logits: the overridden head must use attn_override for its context")
+    if "head_gate" in head_inputs:
+        if torch.equal(run(gate=torch.zeros(B, L, H))["logits"], base["logits"]):
+            problems.append("head_gate changes nothing: multiply each head's context by its gate before the heads are combined")
+        gate = torch.ones(B, L, H)
+        gate[:, 0, 0] = 0
+        r = run(gate=gate)
+        kept = (r["cross_attention"] * gate.unsqueeze(3)).sum((1, 2)) / (L * H - 1) if L * H > 1 else torch.zeros(B, S)
+        if (r["attention"] - kept).abs().max() > 1e-4:
+            problems.append("with head_gate 0 for layer 0, head 0, attention is not the mean of the other heads")
+    if not head_inputs:
+        notes.append("the step takes no head_gate/head_override, so what-if cannot silence or force one head")
+    # The padded row alone, cut to its real tokens: the app's batches must equal single sentences.
+    n = int(src_mask[1].sum())
+    alone = run(src=src[1:, :n], mask=torch.ones(1, n), state=state[1:])
+    diff = max((alone["logits"][0] - base["logits"][1]).abs().max().item(),
+               (alone["cross_attention"][0] - w[1, :, :, :n]).abs().max().item())
+    if diff > 1e-4:
+        notes.append(f"a padded sentence gives other logits or weights than the same sentence alone (by up to {diff:.1e}): "
+                     "padding must change nothing (mask it in every attention)")
+    for note in notes:
+        print(f"  ! {note}")
+    if problems:
+        raise ExportError("the transformer's step does not meet the contract:\n" + "\n".join(f"  ✗ {p}" for p in problems))
 
 
 def export_forecaster(path, encoder, step, *, attention, history, horizon, period_minutes, features,
@@ -432,7 +644,8 @@ def python_check(path):
     kind = meta.get("al.attention", "")
     need = ["al.format_version", "al.attention", "al.state_size"] + (
         ["al.forecast"] if task == "forecasting" else
-        ["al.src_lang", "al.tgt_lang", "al.src_vocab", "al.tgt_vocab", "al.src_tokenizer", "al.tgt_tokenizer", "al.special_tokens"])
+        ["al.src_lang", "al.tgt_lang", "al.src_vocab", "al.tgt_vocab", "al.src_tokenizer", "al.tgt_tokenizer", "al.special_tokens"]) + (
+        ["al.layers", "al.heads"] if kind == "transformer" else [])
     problems += [f'the metadata lacks "{k}"' for k in need if not meta.get(k)]
     outs = {o.name: o for o in m.graph.output}
     ins = {i.name: i for i in m.graph.input}
@@ -470,6 +683,9 @@ def python_check(path):
         feeds.update({"encoder_states": enc[0], "state": enc[1], "prev_token": np.full((B,), special["bos"], np.int64),
                       "step": np.zeros(B, np.float32), "attn_override": np.zeros((B, Sm), np.float32),
                       "override_on": np.zeros(B, np.float32)})
+        if kind == "transformer":
+            grid = (B, int(meta["al.layers"]), int(meta["al.heads"]))
+            feeds.update({"head_gate": np.ones(grid, np.float32), "head_override": np.zeros(grid, np.float32)})
         try:
             res = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {k: v for k, v in feeds.items() if k in names})))
         except Exception as e:  # onnxruntime's own error, first line
@@ -479,4 +695,10 @@ def python_check(path):
             sums = res["attention"].sum(1)
             if np.abs(sums - 1).max() > 1e-3:
                 problems.append(f"attention rows sum to {sums.tolist()}, not 1")
+        if "cross_attention" in res:
+            heads = res["cross_attention"]
+            if np.abs(heads.sum(3) - 1).max() > 1e-3:
+                problems.append("a cross_attention head's row does not sum to 1")
+            if np.abs(heads.mean((1, 2)) - res["attention"]).max() > 1e-4:
+                problems.append("attention is not the mean of the cross_attention heads")
     return problems, warnings

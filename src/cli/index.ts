@@ -34,8 +34,9 @@ const USAGE = [
   'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl]',
   '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P]',
   '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"] --out FIG.png|svg|pdf',
-  '              [--view heatmap|local|positions|step|lines|comparison|whatif|corpus|sidebyside|beam] [--step N] [--threshold 0-1]',
-  '              [--mode uniform|onehot|diagonal --at N|all [--source J]] (whatif)   [--src TEST.src --ref TEST.ref] (corpus)',
+  '              [--view heatmap|local|positions|step|lines|comparison|whatif|corpus|sidebyside|beam|heads] [--step N] [--threshold 0-1]',
+  '              [--head LAYER:HEAD] (Transformer: heads draws that one head large, whatif overrides or silences only it)',
+  '              [--mode uniform|onehot|diagonal|silence --at N|all [--source J]] (whatif)   [--src TEST.src --ref TEST.ref] (corpus)',
   '              [two --model, or one --model and --beam K or --target] (sidebyside: A and B)   [--beam K] (beam, K from 2 to 16)',
   '       figure options: [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH[in|cm|mm|pt]] [--font paper|screen|lecture|back-row|POINTS]',
   '              [--dpi 150|300|600|N | --scale 1-4] [--theme light|dark|transparent] [--lang en|zh] [--title T] [--caption C]',
@@ -127,8 +128,19 @@ async function evaluate(argv: string[]): Promise<void> {
   await service.closeAll()
 }
 
-const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'sidebyside', 'beam'] as const
-const MODES = ['uniform', 'onehot', 'diagonal'] as const
+const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'sidebyside', 'beam', 'heads'] as const
+const MODES = ['uniform', 'onehot', 'diagonal', 'silence'] as const
+
+/** `--head 2:3` (counted from 1, as the app names heads) → { layer: 1, head: 2 }, checked against the model. */
+function headOption(raw: string | undefined, heads: { layers: number; heads: number } | undefined, name: string): { layer: number; head: number } | undefined {
+  if (raw === undefined) return undefined
+  if (!heads) throw new Error(`${name} is not a Transformer: it has one attention, no heads to pick with --head`)
+  const m = /^(\d+):(\d+)$/.exec(raw)
+  const [layer, head] = m ? [Number(m[1]), Number(m[2])] : [0, 0]
+  if (!(layer >= 1 && layer <= heads.layers && head >= 1 && head <= heads.heads))
+    throw new UsageError(`--head must be LAYER:HEAD with LAYER from 1 to ${heads.layers} and HEAD from 1 to ${heads.heads} (e.g. --head 1:2)`)
+  return { layer: layer - 1, head: head - 1 }
+}
 
 function figureSpec(v: Record<string, string | boolean | undefined>, format: FigureFormat): FigureSpec {
   const spec: FigureSpec = { ...DEFAULT_FIGURE, format }
@@ -233,6 +245,7 @@ async function exportFigure(argv: string[]): Promise<void> {
     at: { type: 'string' },
     source: { type: 'string' },
     beam: { type: 'string' },
+    head: { type: 'string' },
     provider: { type: 'string', default: 'cpu' },
   })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
@@ -244,7 +257,7 @@ async function exportFigure(argv: string[]): Promise<void> {
   const threshold = v.threshold === undefined ? 0.1 : Number(v.threshold)
   if (!(threshold >= 0 && threshold <= 1)) throw new UsageError('--threshold must be a number from 0 to 1')
   const mode = String(v.mode ?? 'uniform') as (typeof MODES)[number]
-  if (!MODES.includes(mode)) throw new UsageError('--mode must be uniform, onehot or diagonal')
+  if (!MODES.includes(mode)) throw new UsageError('--mode must be uniform, onehot, diagonal or silence')
   const beam = v.beam === undefined ? (view === 'beam' ? 3 : 1) : Number(v.beam)
   if (!(Number.isInteger(beam) && beam >= 1 && beam <= 16)) throw new UsageError('--beam must be a whole number from 1 to 16')
   if (view === 'beam' && beam < 2) throw new UsageError('--view beam needs --beam K with K from 2 to 16 (greedy decoding has no tree)')
@@ -299,9 +312,17 @@ async function exportFigure(argv: string[]): Promise<void> {
       const original = await service.translate(models[0], v.src)
       const at = v.at === undefined || v.at === 'all' ? 'all' : index(v.at, original.tgtTokens.length, '--at (an output step, or all)', 0)
       const sourceIndex = index(v.source, original.srcTokens.length, '--source', 0)
-      const result = await service.whatIf(models[0], { modelId: models[0], text: v.src, steps: at === 'all' ? 'all' : [at], mode, sourceIndex })
-      if (result.modified.attention.length === 0) throw new Error(`${info.name} has no attention to override`)
-      data = { view: 'whatif', result, mode, at, ...(mode === 'onehot' ? { sourceIndex } : {}) }
+      const head = headOption(v.head, info.heads, info.name)
+      const result = await service.whatIf(models[0], {
+        modelId: models[0],
+        text: v.src,
+        steps: at === 'all' ? 'all' : [at],
+        mode,
+        sourceIndex,
+        ...(head ? { head } : {}),
+      })
+      if (result.modified.attention.length === 0 && mode !== 'silence') throw new Error(`${info.name} has no attention to override`)
+      data = { view: 'whatif', result, mode, at, ...(mode === 'onehot' ? { sourceIndex } : {}), ...(head ? { head } : {}) }
     } else {
       const translation = await run(models[0])
       const T = translation.tgtTokens.length
@@ -314,7 +335,11 @@ async function exportFigure(argv: string[]): Promise<void> {
       else if (view === 'positions') data = { view: 'positions', translation }
       else if (view === 'step') data = { view: 'step', translation, step, attention: info.attention }
       else if (view === 'lines') data = { view: 'lines', translation, threshold }
-      else data = { view: 'heatmap', translation }
+      else if (view === 'heads') {
+        if (!translation.crossAttention)
+          throw new Error(`${info.name} is not a Transformer (it is ${info.attention}): it has no heads to draw; use --view heatmap`)
+        data = { view: 'heads', translation, head: headOption(v.head, info.heads, info.name) ?? null }
+      } else data = { view: 'heatmap', translation }
     }
   }
   await writeFigure(v.out!, data, spec)

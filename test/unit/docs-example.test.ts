@@ -43,6 +43,50 @@ describe.skipIf(!hasTorch)('the runnable example in docs/examples', () => {
     expect(w.modified.attention[0]).toEqual([0, 0, 1, 0])
     await service.closeAll()
   }, 300_000)
+
+  it('exports a Transformer built from torch.nn parts that passes check and translates, head by head, as PyTorch does', async () => {
+    const out = join(tempDir(), 'transformer-nn.onnx')
+    const r = python([join(ROOT, 'docs', 'examples', 'transformer_nn.py'), out])
+    expect(r.code, r.err).toBe(0)
+    const torchGreedy = JSON.parse(r.out.split('\n').at(-1)!) as Record<string, string>
+    expect(Object.keys(torchGreedy).length).toBeGreaterThan(1)
+
+    const report = await checkFile(out)
+    expect(report.fatal).toEqual([])
+    expect(report.findings).toEqual([])
+    expect(exitCode(report)).toBe(0)
+
+    const service = new InferenceService()
+    const info = await service.open(out)
+    expect(info).toMatchObject({ name: 'transformer-nn', attention: 'transformer', heads: { layers: 2, heads: 2 }, findings: [] })
+    /** The average of one step's L × H head rows, which `attention` must equal when no head is silenced. */
+    const mean = (heads: number[][][], keep = (_l: number, _h: number) => true) => {
+      const rows = heads.flatMap((layer, l) => layer.filter((_, h) => keep(l, h)))
+      return rows[0].map((_, s) => rows.reduce((a, row) => a + row[s], 0) / rows.length)
+    }
+    for (const [source, text] of Object.entries(torchGreedy)) {
+      const t = await service.translate(out, source)
+      expect(t.text).toBe(text)
+      expect(t.attention).toHaveLength(t.tgtTokens.length)
+      expect(t.crossAttention).toHaveLength(t.tgtTokens.length)
+      t.crossAttention!.forEach((heads, step) => {
+        expect(heads.map((layer) => layer.map((row) => row.length))).toEqual([
+          [t.srcTokens.length, t.srcTokens.length],
+          [t.srcTokens.length, t.srcTokens.length],
+        ])
+        mean(heads).forEach((m, s) => expect(t.attention[step][s]).toBeCloseTo(m, 5))
+      })
+    }
+    // What-if: layer 1, head 0 silenced at the first step leaves the other three heads' average.
+    const source = Object.keys(torchGreedy)[0]
+    const w = await service.whatIf(out, { modelId: '', text: source, steps: [0], mode: 'silence', head: { layer: 1, head: 0 } })
+    expect(w.original.text).toBe(torchGreedy[source])
+    const heads = w.modified.crossAttention![0]
+    const others = mean(heads, (l, h) => !(l === 1 && h === 0))
+    others.forEach((m, s) => expect(w.modified.attention[0][s]).toBeCloseTo(m, 5))
+    expect(w.modified.attention[0]).not.toEqual(mean(heads))
+    await service.closeAll()
+  }, 300_000)
 })
 
 // A GRU (its state one [layers, B, H] tensor), a local-p model declaring its score function, and

@@ -133,11 +133,47 @@ describe('attention-lens export', () => {
     expect(readFileSync(join(dir, 'f.svg'), 'utf8')).toContain('chien')
   })
 
+  it("draws a Transformer's heads (the grid, one head with --head, a what-if silencing one head) and refuses heads elsewhere", () => {
+    const dir = tempDir()
+    const model = join(ROOT, 'test/fixtures/models/tiny-transformer.onnx')
+    const src = 'A little girl in a pink dress is running.'
+    expect(run(['export', '--model', model, '--src', src, '--view', 'heads', '--out', join(dir, 'g.svg')]).code).toBe(0)
+    // Every head of the 2 × 2 fixture is named on the grid.
+    const grid = readFileSync(join(dir, 'g.svg'), 'utf8')
+    for (const h of ['head 1', 'head 2', 'layer 1', 'layer 2']) expect(grid).toContain(h)
+    expect(run(['export', '--model', model, '--src', src, '--view', 'heads', '--head', '2:1', '--out', join(dir, 'h.svg')]).code).toBe(0)
+    expect(readFileSync(join(dir, 'h.svg'), 'utf8')).toContain('layer 2, head 1')
+    const w = run([
+      'export',
+      '--model',
+      model,
+      '--src',
+      src,
+      '--view',
+      'whatif',
+      '--mode',
+      'silence',
+      '--head',
+      '1:2',
+      '--at',
+      '2',
+      '--out',
+      join(dir, 'w.svg'),
+    ])
+    expect(w.code, w.err).toBe(0)
+    expect(readFileSync(join(dir, 'w.svg'), 'utf8')).toContain('layer 1, head 2')
+    const bad = run(['export', '--model', model, '--src', src, '--view', 'heads', '--head', '3:1', '--out', join(dir, 'x.svg')])
+    expect(bad).toMatchObject({ code: 2, err: expect.stringMatching(/--head must be LAYER:HEAD with LAYER from 1 to 2 and HEAD from 1 to 2/) })
+    const rnn = run(['export', '--model', tiny('bahdanau'), '--src', src, '--view', 'heads', '--out', join(dir, 'y.svg')])
+    expect(rnn.code).not.toBe(0)
+    expect(rnn.err).toMatch(/not a Transformer \(it is bahdanau\)/)
+  })
+
   it.each([
     [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.gif'], /--out must end in \.png, \.svg or \.pdf/],
     [
       ['export', '--model', 'README.md', '--src', 'x', '--out', 'f.png', '--view', 'pie'],
-      /--view must be heatmap, local, positions, step, lines, comparison, whatif, corpus, sidebyside or beam/,
+      /--view must be heatmap, local, positions, step, lines, comparison, whatif, corpus, sidebyside, beam or heads/,
     ],
     [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.png', '--scale', '9'], /scale must be .*\b1\b.*\b4\b/],
     [['export', '--model', 'README.md', '--src', 'x', '--out', '/nonexistent/dir/f.png'], /^attention-lens: The file is not an ONNX model/],
