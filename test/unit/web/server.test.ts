@@ -95,7 +95,13 @@ describe('browser-mode host', () => {
 
   it('serves the same API: list, open, translate; errors come back with their name', async () => {
     const list = (await (await call('models:list', [])).json()) as { result: { id: string; fileName: string }[] }
-    expect(list.result.map((m) => m.fileName)).toEqual(['tiny-bahdanau.onnx', 'tiny-local-m.onnx', 'tiny-local-p.onnx', 'tiny-none.onnx', 'tiny-transformer.onnx'])
+    expect(list.result.map((m) => m.fileName)).toEqual([
+      'tiny-bahdanau.onnx',
+      'tiny-local-m.onnx',
+      'tiny-local-p.onnx',
+      'tiny-none.onnx',
+      'tiny-transformer.onnx',
+    ])
     const id = list.result[0].id
     expect(id).toBe('bundled:tiny-bahdanau.onnx')
     const opened = (await (await call('models:open', [id])).json()) as { result: { attention: string } }
