@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { greedyBatch } from '../../../src/engine/decode'
 import { LoadedModel } from '../../../src/engine/model'
 import { nodesFor, parseOnnx } from '../../../src/engine/onnx-graph'
 import { type TokenizerSpec } from '../../../src/engine/tokenizer'
@@ -63,6 +64,32 @@ describe('the bundled model zoo', () => {
     // The Sigmoid/Tanh of a hand-built cell would still be there if the export fell back to it.
     expect([...step].filter((i) => !encoder.has(i) && graph.node[i].opType === 'Sigmoid').length).toBeLessThanOrEqual(name.endsWith('local-p') ? 1 : 0)
   })
+
+  it.each(EXPECTED)(
+    '%s: greedy on its whole bundled test set writes no <unk>, as a token or in the text (training/README.md, decoding rule 1)',
+    async (name) => {
+      const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`))
+      opened.push(m)
+      const sources = readFileSync(join(ROOT, 'resources/testsets', name.startsWith('zh-en') ? 'zh-en.zh' : 'en-fr.en'), 'utf8')
+        .trim()
+        .split('\n')
+      expect(sources).toHaveLength(1000)
+      const order = sources.map((_, i) => i).sort((a, b) => sources[a].length - sources[b].length)
+      const withUnk: string[] = []
+      let decoded = 0
+      for (let i = 0; i < order.length; i += 32) {
+        const texts = order.slice(i, i + 32).map((j) => sources[j])
+        const out = await greedyBatch(m, texts, { topK: 1, encoderStates: false, crossAttention: false })
+        decoded += out.length
+        out.forEach((t, k) => {
+          if (t.tgtTokens.includes('<unk>') || t.text.includes('<unk>')) withUnk.push(`${texts[k]} → ${t.text}`)
+        })
+      }
+      expect(decoded).toBe(1000)
+      expect(withUnk).toEqual([])
+    },
+    120_000,
+  )
 
   it.each(FORECASTERS)('%s: a forecaster with its data, licence, held-out MAE/MAPE next to the seasonal naive, and a card', async (name) => {
     const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`))
