@@ -317,7 +317,7 @@ def greedy(model, src, mask, max_len, bos=2, eos=3):
 
 
 @torch.no_grad()
-def beam_search(model, src, mask, K=5, alpha=1.0, bos=2, eos=3):
+def beam_search(model, src, mask, K=5, alpha=1.0, bos=2, eos=3, max_target=None):
     """Beam search, several sentences at once, each exactly as the app's beamDecode
     (src/engine/decode.ts) runs one sentence:
 
@@ -337,7 +337,8 @@ def beam_search(model, src, mask, K=5, alpha=1.0, bos=2, eos=3):
     B, S = H.shape[0], H.shape[1]
     m = mask if model.kind != "none" else mask[:, :1]
     lengths = mask.sum(1).long().tolist()
-    max_lens = [2 * n + 10 for n in lengths]
+    # A model whose state caches a fixed number of steps (the Transformer's T) stops there too.
+    max_lens = [2 * n + 10 if max_target is None else min(2 * n + 10, max_target) for n in lengths]
     # per sentence: alive = [(tokens, score, row)], finished = [(tokens, score)]
     alive = [[([], 0.0, b)] for b in range(B)]
     finished = [[] for _ in range(B)]

@@ -258,78 +258,8 @@ def greedy(model, src, mask, max_len, bos=2, eos=3):
 
 @torch.no_grad()
 def beam_search(model, src, mask, K=5, alpha=1.0, bos=2, eos=3):
-    """models.beam_search, the app's beamDecode, with maxLen = min(2·S + 10, T) per sentence.
-    Where 2·S + 10 ≤ T for every sentence (all of test_2016_flickr at T = 128) it is that very
-    function; otherwise the same algorithm runs here with the cap (models.beam_search has no
-    max-length argument)."""
-    lengths = mask.sum(1).long().tolist()
-    if all(2 * n + 10 <= model.max_target for n in lengths):
-        return models.beam_search(model, src, mask, K, alpha, bos, eos)
-    return _beam_capped(model, src, mask, K, alpha, bos, eos)
-
-
-def _beam_capped(model, src, mask, K, alpha, bos, eos):
-    model.eval()
-    H, init = model.encode(src, mask)
-    B = H.shape[0]
-    max_lens = [min(2 * n + 10, model.max_target) for n in mask.sum(1).long().tolist()]
-    alive = [[([], 0.0, b)] for b in range(B)]
-    finished = [[] for _ in range(B)]
-    state = init
-    norm = lambda toks, score: score / (max(len(toks), 1) ** alpha)  # noqa: E731
-    t = 0
-    while any(alive):
-        rows = [(b, h) for b in range(B) for h in alive[b]]
-        idx = torch.tensor([h[2] for _, h in rows])
-        sent = torch.tensor([b for b, _ in rows])
-        prev = torch.tensor([h[0][-1] if h[0] else bos for _, h in rows])
-        n = len(rows)
-        o = model.step(prev, state[idx], H[sent], mask[sent], torch.full((n,), float(t)),
-                       torch.zeros(n, H.shape[1]), torch.zeros(n, 1))
-        logp = torch.log_softmax(models.mask_unk(o["logits"]), 1)
-        top_v, top_i = logp.topk(K, 1)
-        top_v, top_i = top_v.tolist(), top_i.tolist()
-        new_alive = [[] for _ in range(B)]
-        r = 0
-        for b in range(B):
-            cands = []
-            for h in alive[b]:
-                for v, tok in zip(top_v[r], top_i[r]):
-                    cands.append((h[0] + [tok], h[1] + v, r, tok == eos))
-                r += 1
-            if not cands:
-                continue
-            cands.sort(key=lambda c: -c[1])
-            nxt = []
-            for c in cands:
-                if len(nxt) == K:
-                    break
-                if c[3]:
-                    finished[b].append((c[0], c[1]))
-                else:
-                    nxt.append(c)
-            best = max((norm(*f) for f in finished[b]), default=float("-inf"))
-            live = [] if len(finished[b]) >= K else [(c[0], c[1], c[2]) for c in nxt if c[1] / (max_lens[b] ** alpha) > best]
-            if live and t + 1 >= max_lens[b]:
-                if not finished[b]:
-                    finished[b] = [(h[0], h[1]) for h in live]
-                live = []
-            new_alive[b] = live
-        keep = [h for b in range(B) for h in new_alive[b]]
-        if keep:
-            state = o["next_state"][torch.tensor([h[2] for h in keep])]
-            k = 0
-            for b in range(B):
-                new_alive[b] = [(h[0], h[1], k + i) for i, h in enumerate(new_alive[b])]
-                k += len(new_alive[b])
-        alive = new_alive
-        t += 1
-    out = []
-    for b in range(B):
-        pool = sorted(finished[b], key=lambda f: -norm(*f))
-        toks = pool[0][0] if pool else []
-        out.append([x for x in toks if x != eos])
-    return out
+    """models.beam_search, the app's beamDecode, with maxLen = min(2·S + 10, T) per sentence."""
+    return models.beam_search(model, src, mask, K, alpha, bos, eos, max_target=model.max_target)
 
 
 @torch.no_grad()
