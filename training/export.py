@@ -132,6 +132,28 @@ def _table(t):
     return "\n".join(f"| {b['bucket']} | {b['sentences']} | {b['bleu']} | {b['bleu_cased']} |" for b in t["by_length"])
 
 
+def vocabulary_text(sizes):
+    """The card's description of one side's tokenizer and vocabulary (shared with export_transformer)."""
+    def tok(spec, n):
+        if spec["type"] == "bpe":
+            return f"BPE, {len(spec['merges'])} merges, {n} pieces"
+        return f"{spec['type']}, {n} tokens (min. frequency {sizes.get('min_freq')})"
+    return tok
+
+
+def beam_text(bm, unit):
+    """The card's beam-search section, empty without a beam score (shared with export_transformer)."""
+    if not bm:
+        return ""
+    return f"""
+**Beam search, K = {bm['size']}** (length penalty α = {bm['length_penalty']}): **{bm['bleu']}** case-insensitive, {bm['bleu_cased']} cased.
+
+| source length ({unit}) | sentences | BLEU | BLEU (cased) |
+| --- | --- | --- | --- |
+{_table(bm)}
+"""
+
+
 def write_card(info, path):
     t, s, tr = info["test"], info["sizes"], info["training"]
     cfg = info["cfg"]
@@ -140,20 +162,8 @@ def write_card(info, path):
     bm = t.get("beam")
     unit = "characters" if info["src_spec"]["type"] == "char" else "words"
 
-    def tok(spec, n):
-        if spec["type"] == "bpe":
-            return f"BPE, {len(spec['merges'])} merges, {n} pieces"
-        return f"{spec['type']}, {n} tokens (min. frequency {s['min_freq']})"
-
-    beam_part = ""
-    if bm:
-        beam_part = f"""
-**Beam search, K = {bm['size']}** (length penalty α = {bm['length_penalty']}): **{bm['bleu']}** case-insensitive, {bm['bleu_cased']} cased.
-
-| source length ({unit}) | sentences | BLEU | BLEU (cased) |
-| --- | --- | --- | --- |
-{_table(bm)}
-"""
+    tok = vocabulary_text(s)
+    beam_part = beam_text(bm, unit)
     text = f"""# {info['name']}
 
 {cfg['src_lang']} → {cfg['tgt_lang']}, attention: `{kind}`.{extra}

@@ -14,6 +14,7 @@ import torch.nn as nn
 
 import data
 import transformer as tf
+from export import _table, beam_text, vocabulary_text
 from transformer import FLOAT16_SUFFIX
 from tokenizer import detokenize, tokenize
 
@@ -155,29 +156,13 @@ def write_parity(model, src_vocab, tgt_vocab, info, sentences, path):
         json.dump({"model": info["name"], "cases": cases}, f, ensure_ascii=False)
 
 
-def _table(t):
-    return "\n".join(f"| {b['bucket']} | {b['sentences']} | {b['bleu']} | {b['bleu_cased']} |" for b in t["by_length"])
-
-
 def write_card(info, path):
     t, s, tr, cfg = info["test"], info["sizes"], info["training"], info["cfg"]
     bm = t.get("beam")
     unit = "characters" if info["src_spec"]["type"] == "char" else "words"
 
-    def tok(spec, n):
-        if spec["type"] == "bpe":
-            return f"BPE, {len(spec['merges'])} merges, {n} pieces"
-        return f"{spec['type']}, {n} tokens (min. frequency {s.get('min_freq')})"
-
-    beam_part = ""
-    if bm:
-        beam_part = f"""
-**Beam search, K = {bm['size']}** (length penalty α = {bm['length_penalty']}): **{bm['bleu']}** case-insensitive, {bm['bleu_cased']} cased.
-
-| source length ({unit}) | sentences | BLEU | BLEU (cased) |
-| --- | --- | --- | --- |
-{_table(bm)}
-"""
+    tok = vocabulary_text(s)
+    beam_part = beam_text(bm, unit)
     text = f"""# {info['name']}
 
 {cfg['src_lang']} → {cfg['tgt_lang']}, attention: `transformer` (multi-head self- and cross-attention).
