@@ -43,7 +43,7 @@ class Combined(nn.Module):
 
 def dummy_inputs(model, B=2, S=5, seed=0):
     """Inputs for tracing and for the ONNX-vs-PyTorch checks: a mid-sentence step (t = 3) on a
-    cache filled with random values, so the cache write and the causal mask are exercised."""
+    cache of three positions filled with random values, so the cache read and append are exercised."""
     g = torch.Generator().manual_seed(seed)
     L, H = model.dec_layers_n, model.heads
     src = torch.randint(4, 50, (B, S), generator=g)
@@ -52,7 +52,7 @@ def dummy_inputs(model, B=2, S=5, seed=0):
         src[1, S - 2:] = 0
         mask[1, S - 2:] = 0
     return (src, mask, torch.randn(B, S, model.mem, generator=g) * mask.unsqueeze(2),
-            torch.randn(B, model.state_dim, generator=g), torch.randint(4, 50, (B,), generator=g),
+            torch.randn(B, 3 * model.state_dim, generator=g), torch.randint(4, 50, (B,), generator=g),
             torch.full((B,), 3.0), torch.zeros(B, S), torch.zeros(B), torch.ones(B, L, H), torch.zeros(B, L, H))
 
 
@@ -91,16 +91,17 @@ def store_float16(m, min_size=1024):
     m.graph.node.extend(nodes)
 
 
-def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sentences, with_card, card_path):
+def export_graph(model, onnx_path):
+    """The graph alone (no metadata): traced, sizes fixed, weights stored as float16; returns the
+    ModelProto. export_onnx adds the metadata; reexport.py copies an older file's."""
     model.eval()
-    info["state_size"] = model.state_dim
-    old = info["sizes"]
-    info["sizes"] = dict(model.sizes(), **{k: old[k] for k in ("min_freq", "src_merges", "tgt_merges") if k in old})
     BS = {0: "batch", 1: "src_len"}
     B = {0: "batch"}
-    axes = {"src_ids": BS, "src_mask": BS, "encoder_states": BS, "attn_override": BS, "state": B, "prev_token": B,
-            "step": B, "override_on": B, "head_gate": B, "head_override": B, "encoder_out": BS, "decoder_init": B,
-            "logits": B, "next_state": B, "attention": BS, "cross_attention": {0: "batch", 3: "src_len"}}
+    # The cache grows by one position a step, so its width is dynamic too.
+    axes = {"src_ids": BS, "src_mask": BS, "encoder_states": BS, "attn_override": BS, "state": {0: "batch", 1: "cache"},
+            "prev_token": B, "step": B, "override_on": B, "head_gate": B, "head_override": B, "encoder_out": BS,
+            "decoder_init": B, "logits": B, "next_state": {0: "batch", 1: "next_cache"}, "attention": BS,
+            "cross_attention": {0: "batch", 3: "src_len"}}
     torch.onnx.export(Combined(model), dummy_inputs(model), onnx_path, input_names=INPUTS,
                       output_names=ENCODER_OUTPUTS + STEP_OUTPUTS, dynamic_axes=axes, opset_version=17,
                       # No folding: every parameter stays an initializer under its PyTorch name
@@ -108,21 +109,29 @@ def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sent
                       do_constant_folding=False)
     m = onnx.load(onnx_path)
     # The tracer leaves these sizes symbolic; they are fixed by the model, so say so.
-    fixed = {"decoder_init": [None, model.state_dim], "next_state": [None, model.state_dim],
-             "cross_attention": [None, model.dec_layers_n, model.heads, None]}
+    fixed = {"decoder_init": [None, 0], "cross_attention": [None, model.dec_layers_n, model.heads, None]}
     for o in m.graph.output:
         for dim, v in zip(o.type.tensor_type.shape.dim, fixed.get(o.name, [])):
             if v is not None:
                 dim.dim_value = v
+    m.producer_name = "attention-lens training/export_transformer.py"
+    store_float16(m)
+    missing = set(model.state_dict()) - {i.name[len("model."):].removesuffix(FLOAT16_SUFFIX) for i in m.graph.initializer}
+    assert not missing, f"parameters not kept as initializers: {sorted(missing)}"
+    return m
+
+
+def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sentences, with_card, card_path):
+    model.eval()
+    info["state_size"] = model.state_dim
+    old = info["sizes"]
+    info["sizes"] = dict(model.sizes(), **{k: old[k] for k in ("min_freq", "src_merges", "tgt_merges") if k in old})
+    m = export_graph(model, onnx_path)
     for k, v in metadata(info, src_vocab, tgt_vocab, model).items():
         p = m.metadata_props.add()
         p.key, p.value = k, v
-    m.producer_name = "attention-lens training/export_transformer.py"
-    store_float16(m)
     onnx.checker.check_model(m)
     onnx.save(m, onnx_path)
-    missing = set(model.state_dict()) - {i.name[len("model."):].removesuffix(FLOAT16_SUFFIX) for i in m.graph.initializer}
-    assert not missing, f"parameters not kept as initializers: {sorted(missing)}"
     write_parity(model, src_vocab, tgt_vocab, info, sentences, fixture_path)
     if with_card:
         write_card(info, card_path)
@@ -171,7 +180,8 @@ def write_card(info, path):
 - **Architecture**: Transformer (Vaswani et al., 2017) with pre-layer normalisation, {s['enc_layers']} encoder and
   {s['dec_layers']} decoder layers, d_model {s['d_model']}, {s['heads']} heads, feed-forward {s['ffn']}, sinusoidal
   positions, output layer tied to the target embedding, {s['parameters']:,} parameters. The decoder state is a
-  key/value cache of {s['max_target']} positions, so a translation has at most {s['max_target']} tokens. The attention
+  key/value cache that grows by one position a step; a translation has at most {s['max_target']} tokens (the longest
+  training target). The attention
   the app shows is the mean of the {s['dec_layers']} × {s['heads']} cross-attention heads; each head is in `cross_attention`.
 - **Vocabulary**: source {tok(info['src_spec'], s['src_vocab'])}; target {tok(info['tgt_spec'], s['tgt_vocab'])}
   (the same as the en→fr RNN models). `<unk>` in the test sources: {t.get('src_unknown_tokens', '?')} tokens.

@@ -2,7 +2,8 @@
 the initializers (they keep their PyTorch names), the graph is written again by export.py's
 current exporter, and every metadata entry is copied over unchanged. For exporter changes that
 do not change the model (such as the decoder cell as one GRU node): no retraining, same weights,
-same parity fixture.
+same parity fixture. A Transformer (`al.attention = transformer`) is written by
+export_transformer.py's exporter, and its `al.state_size` updated to that exporter's.
 
     /usr/bin/python3 training/reexport.py resources/models/en-fr-bahdanau.onnx [...]
 """
@@ -15,16 +16,27 @@ import onnx
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_torch import load  # noqa: E402
 from export import export_graph  # noqa: E402
+import export_transformer  # noqa: E402
+import transformer as tf  # noqa: E402
 
 
 def reexport(path):
     old = onnx.load(path)
     model, _ = load(path)
+    transformer = {p.key: p.value for p in old.metadata_props}.get("al.attention") == tf.KIND
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "m.onnx")
-        export_graph(model, out)
-        m = onnx.load(out)
+        if transformer:
+            m = export_transformer.export_graph(model, out)
+        else:
+            export_graph(model, out)
+            m = onnx.load(out)
     m.metadata_props.extend(old.metadata_props)
+    if transformer:
+        # The cache's layout may have changed: al.state_size is what this exporter says it is.
+        for p in m.metadata_props:
+            if p.key == "al.state_size":
+                p.value = str(model.state_dim)
     m.producer_name = old.producer_name
     onnx.checker.check_model(m)
     onnx.save(m, path)

@@ -1,17 +1,19 @@
 """A small Transformer (Vaswani et al. 2017) under the same two-function contract as models.py.
 
 `encode(src_ids, src_mask) -> (encoder_out, decoder_init)` and one decoder `step(...)` returning
-named outputs (docs/model-format.md, "Transformer models"). The decoder state is a key/value cache of fixed length
-T (`max_target`): `state` is [B, Z] with Z = L·2·T·d, laid out as [B, L, 2 (K, V), T, d], and a
-step writes the projected key and value of its own position `step` and attends to positions
-0..step. So a step costs one position, and the app can keep treating the state as an opaque
-vector it feeds back (and reorders for beam search).
+named outputs (docs/model-format.md, "Transformer models"). The decoder state is a key/value cache
+that grows by one position a step: before step t, `state` is [B, t·Z] with Z = L·2·d, laid out as
+[B, t, L, 2 (K, V), d] (empty, [B, 0], before the first step); a step appends the projected key and
+value of its own position and attends to positions 0..t. So a step costs one position and reads
+only the t positions written so far, and the app can keep treating the state as an opaque
+vector it feeds back (and reorders for beam search). The output length is capped at T
+(`max_target`), the longest target the model was trained on.
 
 Training runs the decoder over the whole target at once (a causal mask instead of the cache),
 through the same layer functions `_self_attend` / `_cross_weights` / `_cross_context` as `step`;
 `check_step_matches_forward` holds the two to each other, so what is exported is what was trained.
 Greedy and beam search are models.greedy / models.beam_search's rules with the step count capped
-at T (the cache holds T positions), `<unk>` masked, and unknown-word replacement
+at T, `<unk>` masked, and unknown-word replacement
 (models.replace_unknowns) reads `attention`, the mean of the cross-attention heads.
 """
 import json
@@ -36,8 +38,10 @@ def sinusoid(pos, d):
 
 
 def _softmax_masked(scores, allowed):
-    """Softmax over the last axis where `allowed`; disallowed positions get exactly 0, so padding
-    and future positions of the cache carry no weight whatever they hold."""
+    """Softmax over the last axis where `allowed` (None: everywhere); disallowed positions get
+    exactly 0, so padding and future positions carry no weight whatever they hold."""
+    if allowed is None:
+        return torch.softmax(scores, -1)
     w = torch.softmax(torch.where(allowed, scores, torch.full_like(scores, NEG)), -1)
     return w * allowed.float()
 
@@ -136,7 +140,8 @@ class Transformer(nn.Module):
 
     @property
     def state_dim(self):
-        return self.dec_layers_n * 2 * self.max_target * self.d
+        """The state's width per decoded position (al.state_size): L keys and L values of size d."""
+        return self.dec_layers_n * 2 * self.d
 
     def sizes(self):
         return {"d_model": self.d, "heads": self.heads, "enc_layers": self.enc_layers_n,
@@ -154,8 +159,8 @@ class Transformer(nn.Module):
         for layer in self.enc:
             x = layer(x, allowed)
         H = self.enc_norm(x) * mask.unsqueeze(2)
-        # The empty cache; read off src_mask so that it has the batch's (dynamic) size.
-        init = (mask[:, :1] * 0.0).expand(-1, self.state_dim)
+        # The empty cache [B, 0]; read off src_mask so that it has the batch's (dynamic) size.
+        init = mask[:, :0] * 1.0
         return H, init
 
     # The pieces of a decoder layer that training and `step` share.
@@ -194,32 +199,32 @@ class Transformer(nn.Module):
         return out
 
     def step(self, prev, state, H, mask, step_idx, override, override_on, head_gate=None, head_override=None):
-        """One decoder step at position `step_idx` [B] (float, 0-based, < max_target).
+        """One decoder step at position `step_idx` [B] (float, 0-based, < max_target), which is the
+        number of positions already in the cache `state` [B, t·L·2·d].
 
         override [B,S] and override_on [B,1] as in models.Seq2Seq.step (1 = every head of every
         layer uses `override`); head_override [B,L,h] (1 = that head uses `override`),
         head_gate [B,L,h] (scales each cross-attention head's output; default 1)."""
-        L, T, d, nh = self.dec_layers_n, self.max_target, self.d, self.heads
+        L, d, nh = self.dec_layers_n, self.d, self.heads
         if head_gate is None:
             head_gate = torch.ones(prev.shape[0], L, nh)
         if head_override is None:
             head_override = torch.zeros(prev.shape[0], L, nh)
-        cache = state.reshape(-1, L, 2, T, d)
+        past = state.reshape(state.shape[0], -1, L, 2, d)  # [B,t,L,2,d]
         x = self.drop(self.tgt_emb(prev) * math.sqrt(d) + sinusoid(step_idx, d)).unsqueeze(1)  # [B,1,d]
-        tpos = torch.arange(T, dtype=torch.float32).unsqueeze(0)  # [1,T]
-        here = (tpos == step_idx.unsqueeze(1)).unsqueeze(2)  # [B,T,1]: the cache row this step writes
-        self_allowed = (tpos <= step_idx.unsqueeze(1)).unsqueeze(1).unsqueeze(2)  # [B,1,1,T]
         src_allowed = (mask > 0).unsqueeze(1).unsqueeze(2)  # [B,1,1,S]
         srcf = mask.unsqueeze(1)  # [B,1,S]
         on = override_on.reshape(-1, 1, 1)
         ov = override.unsqueeze(1)  # [B,1,S]
-        new_cache, cross, used = [], [], []
+        written, cross = [], []
         for l, layer in enumerate(self.dec):
             y = layer.ln1(x)
-            K = torch.where(here, layer.self_attn.k(y), cache[:, l, 0])
-            V = torch.where(here, layer.self_attn.v(y), cache[:, l, 1])
-            new_cache += [K, V]
-            x = x + self._self_attend(layer, y, K, V, self_allowed)
+            k, v = layer.self_attn.k(y), layer.self_attn.v(y)  # [B,1,d]: this position's
+            written += [k, v]
+            # Every cached position is in the past, so no mask.
+            K = torch.cat([past[:, :, l, 0], k], 1)
+            V = torch.cat([past[:, :, l, 1], v], 1)
+            x = x + self._self_attend(layer, y, K, V, None)
             w = self._cross_weights(layer, x, H, src_allowed).squeeze(2)  # [B,h,S]
             ho = head_override[:, l].unsqueeze(2)  # [B,h,1]
             w = ho * ov + (1 - ho) * w
@@ -234,9 +239,11 @@ class Transformer(nn.Module):
         # The heads' weights averaged as they were used: a silenced head (gate 0) does not count;
         # with every gate 1 this is the plain mean, a distribution over the source.
         attention = (ca * g).sum(2).sum(1) / torch.clamp(head_gate.sum(2).sum(1), min=1e-9).unsqueeze(1)
+        # This position's keys and values appended: [B,1,L·2·d] in the [L, 2, d] order of `past`.
+        here = torch.cat(written, 1).reshape(state.shape[0], L * 2 * d)
         return {
             "logits": self._logits(self.dec_norm(x)).squeeze(1),
-            "next_state": torch.stack(new_cache, 1).reshape(-1, L * 2 * T * d),
+            "next_state": torch.cat([state, here], 1),
             "attention": attention,
             "cross_attention": ca,
         }

@@ -247,7 +247,7 @@ function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
     if (!stepReads.has('step')) {
       out.error(
         'translate',
-        'The transformer does not read the input "step", its position encoding and cache slot: every step would write and read position 0.',
+        'The transformer does not read the input "step", its position encoding (and, with a cache of fixed size, the slot it writes): every step would be position 0.',
       )
     }
   }

@@ -441,7 +441,7 @@ function translationContract(file: OnnxFile, p: Problems, attention: AttentionKi
   const tgtTokenizer = p.run(() => tokenizer(file, 'al.tgt_tokenizer'))
   for (const name of ENCODER_INPUTS) p.run(() => checkValue(file, name, 'input'))
   for (const name of STEP_REQUIRED_INPUTS) p.run(() => checkValue(file, name, 'input'))
-  // The step is the transformer's position encoding and cache slot: without it every step is t = 0.
+  // The step is the transformer's position encoding (and a fixed-size cache's slot): without it every step is t = 0.
   if (transformer) p.run(() => checkValue(file, 'step', 'input'))
   for (const name of STEP_OPTIONAL_INPUTS) p.run(() => checkDtype(file, name, 'input'))
   if (transformer) for (const name of HEAD_INPUTS) p.run(() => checkDtype(file, name, 'input'))

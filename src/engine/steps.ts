@@ -59,8 +59,8 @@ export function tileRows(t: ort.Tensor, times: number): ort.Tensor {
 
 /**
  * Picks rows of a [B, ...] float tensor, in the given order (beam back-pointers). Rows already in
- * order come back as the same tensor: a transformer's state is a 147,456-float cache per row, not
- * worth copying when no hypothesis moved.
+ * order come back as the same tensor: a transformer's state is a key/value cache of every position
+ * so far (thousands of floats per row), not worth copying when no hypothesis moved.
  */
 export function gatherRows(t: ort.Tensor, rows: number[]): ort.Tensor {
   if (rows.length === t.dims[0] && rows.every((r, i) => r === i)) return t
