@@ -9,9 +9,13 @@ only the t positions written so far, and the app can keep treating the state as 
 vector it feeds back (and reorders for beam search). The output length is capped at T
 (`max_target`), the longest target the model was trained on.
 
-Training runs the decoder over the whole target at once (a causal mask instead of the cache),
-through the same layer functions `_self_attend` / `_cross_weights` / `_cross_context` as `step`;
-`check_step_matches_forward` holds the two to each other, so what is exported is what was trained.
+Training runs the decoder over the whole target at once (a causal mask instead of the cache).
+`step` computes the same function for one query per row, written for the exported graph: no
+reshapes into heads (whose shape arithmetic, in onnxruntime, costs more than the products at one
+position) but a constant [h, d] block matrix: the query times it is one row per head, zero
+outside the head's dh coordinates, so a batched product with the keys gives every head's scores,
+and the weights times the values, masked by it and summed over heads, every head's context. `check_step_matches_forward` holds
+the two to each other, so what is exported is what was trained.
 Greedy and beam search are models.greedy / models.beam_search's rules with the step count capped
 at T, `<unk>` masked, and unknown-word replacement
 (models.replace_unknowns) reads `attention`, the mean of the cross-attention heads.
@@ -38,10 +42,8 @@ def sinusoid(pos, d):
 
 
 def _softmax_masked(scores, allowed):
-    """Softmax over the last axis where `allowed` (None: everywhere); disallowed positions get
-    exactly 0, so padding and future positions carry no weight whatever they hold."""
-    if allowed is None:
-        return torch.softmax(scores, -1)
+    """Softmax over the last axis where `allowed`; disallowed positions get exactly 0, so padding
+    and future positions carry no weight whatever they hold."""
     w = torch.softmax(torch.where(allowed, scores, torch.full_like(scores, NEG)), -1)
     return w * allowed.float()
 
@@ -69,13 +71,9 @@ class Attention(nn.Module):
         scores = torch.matmul(self.split(self.q(q_in)), self.split(K).transpose(2, 3)) / math.sqrt(self.dh)
         return _softmax_masked(scores, allowed)
 
-    def context(self, w, V, gate=None):
-        """Output [B, Nq, d] from weights [B, h, Nq, Nk] over projected values V [B, Nk, d];
-        `gate` [B, h] scales each head's context (0 silences a head)."""
-        c = torch.matmul(w, self.split(V))
-        if gate is not None:
-            c = c * gate.unsqueeze(2).unsqueeze(3)
-        return self.o(self.merge(c))
+    def context(self, w, V):
+        """Output [B, Nq, d] from weights [B, h, Nq, Nk] over projected values V [B, Nk, d]."""
+        return self.o(self.merge(torch.matmul(w, self.split(V))))
 
 
 class FFN(nn.Module):
@@ -134,6 +132,11 @@ class Transformer(nn.Module):
         self.enc = nn.ModuleList(EncoderLayer(d, heads, ffn, dropout) for _ in range(enc_layers))
         self.dec = nn.ModuleList(DecoderLayer(d, heads, ffn, dropout) for _ in range(dec_layers))
         self.enc_norm, self.dec_norm = nn.LayerNorm(d), nn.LayerNorm(d)
+        # step's heads: row i of head_blocks is 1 on head i's dh coordinates; head_query is that
+        # over sqrt(dh), the scores' scale. Not parameters: not saved, not in the state dict.
+        blocks = torch.repeat_interleave(torch.eye(heads), d // heads, dim=1)  # [h, d]
+        self.register_buffer("head_blocks", blocks, persistent=False)
+        self.register_buffer("head_query", blocks / math.sqrt(d // heads), persistent=False)
         self.drop = nn.Dropout(dropout)
         # Output layer tied to the target embedding keeps the file small.
         self.proj_bias = nn.Parameter(torch.zeros(tgt_vocab))
@@ -163,18 +166,6 @@ class Transformer(nn.Module):
         init = mask[:, :0] * 1.0
         return H, init
 
-    # The pieces of a decoder layer that training and `step` share.
-    def _self_attend(self, layer, y, K, V, allowed):
-        return layer.drop(layer.self_attn.context(layer.self_attn.weights(y, K, allowed), V))
-
-    def _cross_weights(self, layer, x, H, src_allowed):
-        """The query input, and per-head weights [B, h, Nq, S] over the encoder states."""
-        y = layer.ln2(x)
-        return layer.cross.weights(y, layer.cross.k(H), src_allowed)
-
-    def _cross_context(self, layer, w, H, gate=None):
-        return layer.drop(layer.cross.context(w, layer.cross.v(H), gate))
-
     def forward(self, src, mask, tgt_in):
         """Teacher-forced logits [B,T,V] for training: all target positions at once, a causal mask
         in place of the cache (equal to running `step` T times; see check_step_matches_forward).
@@ -187,8 +178,9 @@ class Transformer(nn.Module):
         src_allowed = (mask > 0).unsqueeze(1).unsqueeze(2)
         for layer in self.dec:
             y = layer.ln1(x)
-            x = x + self._self_attend(layer, y, layer.self_attn.k(y), layer.self_attn.v(y), causal)
-            x = x + self._cross_context(layer, self._cross_weights(layer, x, H, src_allowed), H)
+            sa, ca = layer.self_attn, layer.cross
+            x = x + layer.drop(sa.context(sa.weights(y, sa.k(y), causal), sa.v(y)))
+            x = x + layer.drop(ca.context(ca.weights(layer.ln2(x), ca.k(H), src_allowed), ca.v(H)))
             x = x + layer.drop(layer.ffn(layer.ln3(x)))
         # The output layer is a third of the work; padding positions (ignored by the loss, as
         # `tgt_in` and `tgt_out` pad the same positions) keep logits 0 instead.
@@ -210,40 +202,52 @@ class Transformer(nn.Module):
             head_gate = torch.ones(prev.shape[0], L, nh)
         if head_override is None:
             head_override = torch.zeros(prev.shape[0], L, nh)
-        past = state.reshape(state.shape[0], -1, L, 2, d)  # [B,t,L,2,d]
-        x = self.drop(self.tgt_emb(prev) * math.sqrt(d) + sinusoid(step_idx, d)).unsqueeze(1)  # [B,1,d]
-        src_allowed = (mask > 0).unsqueeze(1).unsqueeze(2)  # [B,1,1,S]
+        # Layer l's cached keys and values of positions 0..t-1: [B, t, d] each, one Split.
+        cached = state.reshape(state.shape[0], -1, L * 2 * d).split(d, dim=2)
+        x = self.drop(self.tgt_emb(prev) * math.sqrt(d) + sinusoid(step_idx, d))  # [B,d]
+        src_allowed = (mask > 0).unsqueeze(1)  # [B,1,S]
         srcf = mask.unsqueeze(1)  # [B,1,S]
         on = override_on.reshape(-1, 1, 1)
         ov = override.unsqueeze(1)  # [B,1,S]
         written, cross = [], []
+
+        def heads_of(q):  # [B,d] -> [B,h,d]: head i's query on its own coordinates, scaled
+            return q.unsqueeze(1) * self.head_query
+
+        def context(w, V):  # weights [B,h,N] over values [B,N,d] -> [B,d], each head its coordinates
+            return (torch.matmul(w, V) * self.head_blocks).sum(1)
+
         for l, layer in enumerate(self.dec):
+            sa, xa = layer.self_attn, layer.cross
             y = layer.ln1(x)
-            k, v = layer.self_attn.k(y), layer.self_attn.v(y)  # [B,1,d]: this position's
+            k, v = sa.k(y), sa.v(y)  # [B,d]: this position's
             written += [k, v]
             # Every cached position is in the past, so no mask.
-            K = torch.cat([past[:, :, l, 0], k], 1)
-            V = torch.cat([past[:, :, l, 1], v], 1)
-            x = x + self._self_attend(layer, y, K, V, None)
-            w = self._cross_weights(layer, x, H, src_allowed).squeeze(2)  # [B,h,S]
+            K = torch.cat([cached[2 * l], k.unsqueeze(1)], 1)  # [B,t+1,d]
+            V = torch.cat([cached[2 * l + 1], v.unsqueeze(1)], 1)
+            w = torch.softmax(torch.matmul(K, heads_of(sa.q(y)).transpose(1, 2)), 1).transpose(1, 2)  # [B,h,t+1]
+            x = x + layer.drop(sa.o(context(w, V)))
+            # The encoder side, [B,d,S] and [B,S,d], depends on the sentence only: the app computes it once.
+            KcT, Vc = xa.k(H).transpose(1, 2), xa.v(H)
+            a = _softmax_masked(torch.matmul(heads_of(xa.q(layer.ln2(x))), KcT), src_allowed)  # [B,h,S]
             ho = head_override[:, l].unsqueeze(2)  # [B,h,1]
-            w = ho * ov + (1 - ho) * w
+            w = ho * ov + (1 - ho) * a
             # Padding gets no weight even from an override (its encoder state is zero, but its
             # value projection is the bias, which would leak into the context).
             w = (on * ov + (1 - on) * w) * srcf
             cross.append(w)
-            x = x + self._cross_context(layer, w.unsqueeze(2), H, head_gate[:, l])
+            # A head's gate scales its context (0 silences it).
+            x = x + layer.drop(xa.o(context(w * head_gate[:, l].unsqueeze(2), Vc)))
             x = x + layer.drop(layer.ffn(layer.ln3(x)))
         ca = torch.stack(cross, 1)  # [B,L,h,S]
         g = head_gate.unsqueeze(3)
         # The heads' weights averaged as they were used: a silenced head (gate 0) does not count;
         # with every gate 1 this is the plain mean, a distribution over the source.
         attention = (ca * g).sum(2).sum(1) / torch.clamp(head_gate.sum(2).sum(1), min=1e-9).unsqueeze(1)
-        # This position's keys and values appended: [B,1,L·2·d] in the [L, 2, d] order of `past`.
-        here = torch.cat(written, 1).reshape(state.shape[0], L * 2 * d)
+        # This position's keys and values appended in the [L, 2, d] order of `cached`.
         return {
-            "logits": self._logits(self.dec_norm(x)).squeeze(1),
-            "next_state": torch.cat([state, here], 1),
+            "logits": self._logits(self.dec_norm(x)),
+            "next_state": torch.cat([state] + written, 1),
             "attention": attention,
             "cross_attention": ca,
         }
@@ -312,8 +316,10 @@ def load_from_onnx(path):
     s = json.loads(meta["al.model_card"])["sizes"]
     model = Transformer(s["src_vocab"], s["tgt_vocab"], s["d_model"], s["heads"], s["enc_layers"], s["dec_layers"],
                         s["ffn"], s["max_target"], dropout=0.0)
-    weights = {i.name[len("model."):].removesuffix(FLOAT16_SUFFIX): torch.from_numpy(numpy_helper.to_array(i).copy()).float()
-               for i in m.graph.initializer if i.name.startswith("model.")}
+    keep = set(model.state_dict())  # not the head_blocks / head_query constants
+    weights = {n: w for n, w in ((i.name[len("model."):].removesuffix(FLOAT16_SUFFIX), i) for i in m.graph.initializer
+                                 if i.name.startswith("model.")) if n in keep}
+    weights = {n: torch.from_numpy(numpy_helper.to_array(i).copy()).float() for n, i in weights.items()}
     model.load_state_dict(weights)
     model.eval()
     return model, meta

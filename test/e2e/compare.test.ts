@@ -32,6 +32,8 @@ describe('comparison, what-if and corpus views', () => {
     const rows = page.getByTestId('compare-row')
     await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(PAIR_MODELS)
     expect(await rows.first().getAttribute('data-attention')).toBe('none')
+    // A Transformer of the pair compares like the RNNs (its attention: the heads' average).
+    if (!process.env.AL_E2E_MODELS) expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-attention')))).toContain('transformer')
     // The fixed context vector of the no-attention model is drawn as one strip.
     expect(await page.getByTestId('fixed-context').count()).toBe(1)
     // Every token shows its probability.
@@ -61,6 +63,11 @@ describe('comparison, what-if and corpus views', () => {
     await expect.poll(() => page.getByTestId('corpus-progress').count(), { timeout: 20_000 }).toBe(1)
     await expect.poll(async () => Number(await page.getByTestId('corpus-chart').getAttribute('data-lines')), { timeout: 240_000 }).toBe(PAIR_MODELS)
     expect(await page.getByTestId('corpus-table').locator('tbody tr').count()).toBe(PAIR_MODELS)
+    // The Transformer is scored with the RNNs: a row with a BLEU for it.
+    const rowOf = (name: string) => page.getByTestId('corpus-table').locator('tbody tr', { hasText: name })
+    const transformer = process.env.AL_E2E_MODELS ? 'en-fr-transformer' : 'tiny-transformer'
+    expect(await rowOf(transformer).count()).toBe(1)
+    expect(await rowOf(transformer).innerText()).toMatch(/\d+\.\d/)
     await screenshot(page, 'corpus-view')
   }, 300_000)
 })

@@ -92,3 +92,29 @@ export async function openAndType(page: Page, modelId: string, sentence: string)
 export async function waitForTranslationOf(page: Page, sentence: string, timeout = 20_000): Promise<void> {
   await page.waitForFunction((s) => document.querySelector('[data-testid="translation"]')?.getAttribute('data-source') === s, sentence, { timeout })
 }
+
+/** Text elements on show in the main area whose computed font size is under `min` px: their text and size. */
+export async function smallText(page: Page, min: number): Promise<string[]> {
+  return page.evaluate((min) => {
+    const out: string[] = []
+    const els = document.querySelectorAll('main :is(div, p, span, label, button, select, h3, b, strong, output, li, td, th)')
+    for (const el of Array.from(els)) {
+      const box = (el as HTMLElement).getBoundingClientRect()
+      if (box.width === 0 || box.height === 0 || el.closest('svg, sub')) continue
+      // Only elements that hold text of their own.
+      if (!Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim())) continue
+      const size = parseFloat(getComputedStyle(el).fontSize)
+      if (size < min) out.push(`${el.tagName.toLowerCase()}.${(el as HTMLElement).className} "${el.textContent!.trim().slice(0, 30)}" ${size}px`)
+    }
+    return out
+  }, min)
+}
+
+/** The smallest font size set in any chart on show (the option ECharts was given). */
+export async function smallestChartFont(page: Page): Promise<number[]> {
+  return page
+    .locator('main .chart[data-min-font]')
+    .evaluateAll((els) =>
+      els.filter((e) => (e as HTMLElement).offsetParent !== null && e.getAttribute('data-min-font')).map((e) => Number(e.getAttribute('data-min-font'))),
+    )
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, openAndType, screenshot, smallestChartFont, smallText, startBrowserMode, type Running } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 // A Transformer's cross-attention, head by head: the heatmap's layer × head grid, one head opened
@@ -136,5 +136,35 @@ describe('a Transformer: the heads of its cross-attention', () => {
     await result.waitFor({ timeout: 20_000 })
     expect(await page.getByTestId('whatif-modified').locator('span').count()).toBeGreaterThan(0)
     await screenshot(page, 'heads-whatif')
+  })
+
+  it('presentation mode (P) at 1280 × 720: the grid and one head in large type, the maps still apart', async () => {
+    await page.setViewportSize({ width: 1280, height: 720 })
+    await page.getByTestId('tab-heatmap').click()
+    await page.getByTestId('heads-grid').waitFor()
+    await page.locator('header h1').click()
+    await page.keyboard.press('p')
+    await expect.poll(() => page.getByTestId('app').getAttribute('data-presenting')).toBe('true')
+    const layers = await num('heads-grid', 'data-layers')
+    const heads = await num('heads-grid', 'data-heads')
+    await expect.poll(() => num('heads-grid', 'data-maps')).toBe(layers * heads)
+    expect(await smallText(page, 20)).toEqual([])
+    for (const size of await smallestChartFont(page)) expect(size).toBeGreaterThanOrEqual(20)
+    const boxes = JSON.parse((await attr('heads-grid', 'data-boxes'))!) as number[][]
+    for (let i = 1; i < heads; i++) expect(boxes[i][0]).toBeGreaterThan(boxes[i - 1][0] + boxes[i - 1][2])
+    for (let l = 1; l < layers; l++) expect(boxes[l * heads][1]).toBeGreaterThan(boxes[(l - 1) * heads][1] + boxes[(l - 1) * heads][3])
+    await page.getByTestId('heads-grid').scrollIntoViewIfNeeded()
+    await screenshot(page, 'present-heads-grid', { fullPage: false })
+    // One head opened large, in presentation mode too.
+    const [x, y, w, h] = boxes[0]
+    await page.getByTestId('heads-grid').click({ position: { x: x + w / 2, y: y + h / 2 } })
+    await expect.poll(() => attr('heads-shown', 'data-head')).toBe('0,0')
+    expect(await smallText(page, 20)).toEqual([])
+    await page.evaluate(() => window.scrollTo(0, 0))
+    await screenshot(page, 'present-heads-one', { fullPage: false })
+    await page.getByTestId('heads-back').click()
+    await page.locator('main').click({ position: { x: 5, y: 5 } })
+    await page.keyboard.press('p')
+    await expect.poll(() => page.getByTestId('app').getAttribute('data-presenting')).toBe('false')
   })
 })

@@ -1,7 +1,16 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running } from './harness'
+import {
+  launchChromium,
+  openAndType,
+  ROOT,
+  screenshot,
+  smallestChartFont as chartFonts,
+  smallText as textUnder,
+  startBrowserMode,
+  type Running,
+} from './harness'
 
 // The bundled models: local-p has every view (local attention included).
 const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
@@ -13,31 +22,8 @@ let browser: Browser
 let page: Page
 const errors: string[] = []
 
-/** Text elements on show in the main area whose computed font size is under `min` px: their text and size. */
-async function smallText(min: number): Promise<string[]> {
-  return page.evaluate((min) => {
-    const out: string[] = []
-    const els = document.querySelectorAll('main :is(div, p, span, label, button, select, h3, b, strong, output, li, td, th)')
-    for (const el of Array.from(els)) {
-      const box = (el as HTMLElement).getBoundingClientRect()
-      if (box.width === 0 || box.height === 0 || el.closest('svg, sub')) continue
-      // Only elements that hold text of their own.
-      if (!Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim())) continue
-      const size = parseFloat(getComputedStyle(el).fontSize)
-      if (size < min) out.push(`${el.tagName.toLowerCase()}.${(el as HTMLElement).className} "${el.textContent!.trim().slice(0, 30)}" ${size}px`)
-    }
-    return out
-  }, min)
-}
-
-/** The smallest font size set in any chart on show (the option ECharts was given). */
-async function smallestChartFont(): Promise<number[]> {
-  return page
-    .locator('main .chart[data-min-font]')
-    .evaluateAll((els) =>
-      els.filter((e) => (e as HTMLElement).offsetParent !== null && e.getAttribute('data-min-font')).map((e) => Number(e.getAttribute('data-min-font'))),
-    )
-}
+const smallText = (min: number) => textUnder(page, min)
+const smallestChartFont = () => chartFonts(page)
 
 describe('presentation mode and consistent interaction', () => {
   beforeAll(async () => {

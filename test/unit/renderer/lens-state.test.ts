@@ -16,11 +16,11 @@ let f: ReturnType<typeof fakeApi>
 /** Lets the state class take the answers the test gave (its awaits), without moving the clock. */
 const settle = () => vi.advanceTimersByTimeAsync(0)
 
-/** A LensState with model `m` open, and no translation asked for yet. */
-async function opened(m = 'en-fr'): Promise<InstanceType<typeof LensState>> {
+/** A LensState with model `m` open (described by `describe`), and no translation asked for yet. */
+async function opened(m = 'en-fr', describe: (m: string) => ReturnType<typeof info> = info): Promise<InstanceType<typeof LensState>> {
   const lens = new LensState()
   const done = lens.open(m)
-  f.openModel.at(-1)!.resolve(info(m))
+  f.openModel.at(-1)!.resolve(describe(m))
   await done
   // Opening asks for a translation of the (empty) text: nothing to send.
   await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
@@ -330,5 +330,47 @@ describe('LensState: the session survives a restart', () => {
       await started
       expect([lens.view, lens.beam, lens.text]).toEqual(['heatmap', 1, ''])
     }
+  })
+})
+
+describe('LensState: a Transformer head opened large', () => {
+  const transformer = (m: string) => info(m, { attention: 'transformer', heads: { layers: 3, heads: 4 } })
+
+  it('opens a head the model has, and goes back to the average with null', async () => {
+    const lens = await opened('en-fr-transformer', transformer)
+    expect(lens.head).toBeNull()
+    lens.setHead({ layer: 2, head: 3 })
+    expect(lens.head).toEqual({ layer: 2, head: 3 })
+    lens.setHead({ layer: 0, head: 0 })
+    expect(lens.head).toEqual({ layer: 0, head: 0 })
+    lens.setHead(null)
+    expect(lens.head).toBeNull()
+  })
+
+  it.each([
+    [{ layer: 3, head: 0 }, 'a layer past the last'],
+    [{ layer: 0, head: 4 }, 'a head past the last'],
+    [{ layer: -1, head: 0 }, 'a negative layer'],
+    [{ layer: 1.5, head: 0 }, 'a fractional layer'],
+  ])('takes %o (%s) as the average', async (head) => {
+    const lens = await opened('en-fr-transformer', transformer)
+    lens.setHead({ layer: 1, head: 1 })
+    lens.setHead(head)
+    expect(lens.head).toBeNull()
+  })
+
+  it('a model without heads has no head to open', async () => {
+    const lens = await opened('en-fr')
+    lens.setHead({ layer: 0, head: 0 })
+    expect(lens.head).toBeNull()
+  })
+
+  it('opening another model goes back to the average', async () => {
+    const lens = await opened('en-fr-transformer', transformer)
+    lens.setHead({ layer: 1, head: 2 })
+    const done = lens.open('other-transformer')
+    f.openModel.at(-1)!.resolve(transformer('other-transformer'))
+    await done
+    expect(lens.head).toBeNull()
   })
 })

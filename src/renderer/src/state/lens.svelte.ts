@@ -260,10 +260,11 @@ export class LensState {
     if (NEEDS_ENCODER_STATES.has(v) && this.translation && this.translation.encoderStates.length === 0) this.schedule(0)
   }
 
-  /** Opens one head of a Transformer large, or (null) goes back to the average of every head. */
+  /** Opens one head of a Transformer large, or (null) goes back to the average of every head. A head the open model does not have (or a model without heads) is the average. */
   setHead(head: HeadRef | null): void {
     const shape = this.model?.heads
-    this.head = head && (!shape || (head.layer < shape.layers && head.head < shape.heads)) ? head : null
+    const within = (i: number, n: number) => Number.isInteger(i) && i >= 0 && i < n
+    this.head = head && shape && within(head.layer, shape.layers) && within(head.head, shape.heads) ? head : null
   }
 
   select(row: number | null, col: number | null): void {
