@@ -200,7 +200,7 @@ async function benchTranslation(path: string, file: string, torch: Torch | null)
           per.floor[r].push(
             await measure(async () => {
               await floor.encoder.run(floor.encoderFeeds(encodeSource(m, s).ids))
-              for (let t = 0; t < steps[i]; t++) await floor.step.run(floor.feeds)
+              for (let t = 0; t < steps[i]; t++) await floor.runStep()
             }),
           )
         },

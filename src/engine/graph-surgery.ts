@@ -94,7 +94,7 @@ function node(opType: string, input: string[], output: string[], attribute: Attr
 const int = (name: string, i: number): AttributeProto => create(AttributeProtoSchema, { name, type: AttrType.INT, i: BigInt(i) })
 const graphAttr = (name: string, g: GraphProto): AttributeProto => create(AttributeProtoSchema, { name, type: AttrType.GRAPH, g })
 
-function tensor(name: string, dataType: DType, dims: number[], values: ArrayLike<number> | bigint[]): TensorProto {
+export function tensor(name: string, dataType: DType, dims: number[], values: ArrayLike<number> | bigint[]): TensorProto {
   let raw: Uint8Array<ArrayBuffer>
   if (dataType === DType.INT64) raw = new Uint8Array(BigInt64Array.from(values as ArrayLike<number>, (v) => BigInt(v)).buffer)
   else if (dataType === DType.BOOL) raw = Uint8Array.from(values as ArrayLike<number>)

@@ -138,6 +138,29 @@ describe('a Transformer: the heads of its cross-attention', () => {
     await screenshot(page, 'heads-whatif')
   })
 
+  it("alignment lines, side by side and beam draw the Transformer (its attention: the heads' average)", async () => {
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    await page.getByTestId('tab-lines').click()
+    await expect.poll(() => num('alignment', 'data-lines')).toBeGreaterThan(0)
+    await screenshot(page, 'heads-lines')
+    await page.getByTestId('tab-sidebyside').click()
+    const sides = page.getByTestId('sbs-side')
+    await expect.poll(() => sides.locator('[data-testid="heatmap"]').count(), { timeout: 30_000 }).toBe(2)
+    expect(await page.getByTestId('side-a').inputValue()).toContain('transformer')
+    // The other side, an RNN fixture, splits the source into whole words, the Transformer into
+    // pieces: no cell-by-cell difference, and the view says why.
+    await page.getByTestId('sbs-no-difference').waitFor()
+    await screenshot(page, 'heads-sidebyside')
+    await page.getByTestId('tab-beam').click()
+    await page.getByTestId('beam-width-3').click()
+    await page.getByTestId('beam-tree').waitFor({ timeout: 20_000 })
+    expect(await num('beam-tree', 'data-nodes')).toBeGreaterThan(3)
+    await screenshot(page, 'heads-beam')
+    await page.getByTestId('beam-select').selectOption('1')
+    expect(errors).toEqual([])
+  })
+
   it('presentation mode (P) at 1280 × 720: the grid and one head in large type, the maps still apart', async () => {
     await page.setViewportSize({ width: 1280, height: 720 })
     await page.getByTestId('tab-heatmap').click()
