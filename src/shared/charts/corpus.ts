@@ -2,8 +2,18 @@ import type { CorpusResult } from '../api'
 import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, type Frame } from './frame'
 
-// No orange: it marks the words that differ.
-const PALETTE = ['#6b7280', '#2563eb', '#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04']
+// No orange: it marks the words that differ. Ten colours; past ten models the marker changes too,
+// so no two lines look alike (the bundled en→fr models alone are eight).
+const PALETTE = ['#6b7280', '#2563eb', '#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04', '#dc2626', '#1e3a8a', '#65a30d']
+const MARKERS = ['circle', 'rect', 'triangle', 'diamond'] as const
+
+/** Series k's colour and marker: each pair is used once for up to 40 models. */
+export function corpusStyle(k: number): { color: string; symbol: (typeof MARKERS)[number] } {
+  return { color: PALETTE[k % PALETTE.length], symbol: MARKERS[Math.floor(k / PALETTE.length) % MARKERS.length] }
+}
+
+/** The legend's text width (px): the longest bundled name, "en-fr-luong-general (47.0)", fits. */
+const LEGEND_TEXT = 190
 
 /** BLEU against source length, one line per model: Bahdanau et al.'s figure, measured. */
 export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: Frame): Record<string, unknown> {
@@ -12,10 +22,17 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
   if (frame) return corpusFigure(corpus, buckets, counts, frame)
   return {
     animation: false,
-    color: PALETTE,
     title: title ? { text: title, left: 'center' } : undefined,
-    legend: { top: title ? 28 : 0 },
-    grid: { left: 56, right: 24, top: title ? 72 : 44, bottom: 48 },
+    // One model a row on the right: a key that wraps over the plot would cover the axis name.
+    legend: {
+      type: 'scroll',
+      orient: 'vertical',
+      right: 0,
+      top: 'middle',
+      textStyle: { width: LEGEND_TEXT, overflow: 'truncate' },
+      tooltip: { show: true },
+    },
+    grid: { left: 56, right: LEGEND_TEXT + 56, top: title ? 60 : 32, bottom: 48 },
     tooltip: { trigger: 'axis', valueFormatter: (v: number) => v.toFixed(2) },
     xAxis: {
       type: 'category',
@@ -26,9 +43,10 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
       axisLabel: { formatter: (b: string) => `${b}\n(${counts.get(b) ?? 0})` },
     },
     yAxis: { type: 'value', name: 'BLEU', min: 0 },
-    series: corpus.results.map((r) => ({
+    series: corpus.results.map((r, k) => ({
       type: 'line',
       name: `${r.model} (${r.bleu.toFixed(1)})`,
+      ...corpusStyle(k),
       symbolSize: 8,
       lineStyle: { width: r.attention === 'none' ? 3 : 2, type: r.attention === 'none' ? 'dashed' : 'solid' },
       data: buckets.map((b) => r.byLength.find((x) => x.bucket === b)?.bleu ?? null),
@@ -44,7 +62,7 @@ function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<strin
   const key = corpus.results.map((r, k) => ({
     label: `${r.model} (${r.bleu.toFixed(1)})`,
     symbol: none(k) ? ('dashed' as const) : ('line' as const),
-    color: PALETTE[k % PALETTE.length],
+    color: corpusStyle(k).color,
   }))
   const max = Math.max(1, ...corpus.results.flatMap((r) => r.byLength.map((b) => b.bleu)))
   const xLabels = buckets.map((b) => ({ text: `${b} (${counts.get(b) ?? 0})` }))
@@ -52,7 +70,6 @@ function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<strin
   const axes = cartesianAxes(f, lay, { n: buckets.length })
   return {
     animation: false,
-    color: PALETTE,
     grid: { ...lay.grid, containLabel: false },
     cramped: lay.cramped,
     graphic: { elements: lay.elements },
@@ -61,6 +78,7 @@ function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<strin
     series: corpus.results.map((r, k) => ({
       type: 'line',
       name: r.model,
+      ...corpusStyle(k),
       symbolSize: Math.max(4, fs * 0.45),
       lineStyle: { width: Math.max(1.5, fs / 10) * (none(k) ? 1.3 : 1), type: none(k) ? 'dashed' : 'solid' },
       data: buckets.map((b) => r.byLength.find((x) => x.bucket === b)?.bleu ?? null),
