@@ -6,6 +6,7 @@ import { checkFile, exitCode } from '../../../src/engine/check'
 import { contractProblems } from '../../../src/engine/contract'
 import { decodeSteps, encodeSource, forcedDecode, greedyBatch, maxTargetLength, translate, whatIf } from '../../../src/engine/decode'
 import { LoadedModel } from '../../../src/engine/model'
+import { encode, step } from '../../../src/engine/steps'
 import { parseOnnx } from '../../../src/engine/onnx-graph'
 import { create, TensorShapeProto_DimensionSchema } from '../../../src/engine/onnx-proto'
 import { InferenceService } from '../../../src/engine/service'
@@ -14,7 +15,7 @@ import { constant, inputToConstant, rewire } from './check-edits'
 
 /**
  * The transformer kind (docs/model-format.md, "Transformer models") on the committed fixture
- * test/fixtures/models/tiny-transformer.onnx (2 decoder layers × 2 heads, d 32, cache T = 64,
+ * test/fixtures/models/tiny-transformer.onnx (2 decoder layers × 2 heads, d 32, at most T = 64 steps,
  * written with its PyTorch parity fixture by `training/train.py --pair en-fr --kind transformer
  * --tiny --name tiny-transformer`).
  */
@@ -142,6 +143,28 @@ describe('ONNX reproduces PyTorch (test/fixtures/parity/tiny-transformer.json)',
         const mean = row.map((_, s) => heads.flat().reduce((acc, w) => acc + w[s], 0) / (L * H))
         expect(maxDiff(mean, row)).toBeLessThan(1e-6)
       })
+    }
+  })
+})
+
+describe('the state: a key/value cache that grows one position a step', () => {
+  it('is [B, 0] before the first step and [B, (t + 1)·Z] after step t (Z = al.state_size = L·2·d), the earlier positions unchanged', async () => {
+    const m = await open()
+    const Z = m.spec.stateSize
+    expect(Z).toBe(L * 2 * 32)
+    const ids = encodeSource(m, cases[0].source).ids
+    const enc = await encode(m, [ids, ids])
+    expect(enc.init.dims).toEqual([2, 0])
+    let state = enc.init
+    for (let t = 0; t < 4; t++) {
+      const prev = t === 0 ? [m.spec.special.bos, m.spec.special.bos] : [cases[0].tgt_ids[t - 1], cases[0].tgt_ids[t - 1]]
+      const o = await step(m, { prev, state, memory: enc.memory, mask: enc.mask, keys: enc.keys, t, k: 1 })
+      const next = o.next_state
+      expect(next.dims).toEqual([2, (t + 1) * Z])
+      const [a, b] = [state.data as Float32Array, next.data as Float32Array]
+      for (let r = 0; r < 2; r++)
+        expect(Array.from(b.subarray(r * (t + 1) * Z, r * (t + 1) * Z + t * Z))).toEqual(Array.from(a.subarray(r * t * Z, (r + 1) * t * Z)))
+      state = next
     }
   })
 })
