@@ -14,6 +14,7 @@ import { InferenceService } from '../engine/service'
 import { naiveBaselineLabel } from './baseline'
 import { check } from './check'
 import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
+import { isHeadOf } from '../shared/charts/heads'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
 import { renderFigure, type FigureData } from '../host/export/figure'
@@ -137,7 +138,7 @@ function headOption(raw: string | undefined, heads: { layers: number; heads: num
   if (!heads) throw new Error(`${name} is not a Transformer: it has one attention, no heads to pick with --head`)
   const m = /^(\d+):(\d+)$/.exec(raw)
   const [layer, head] = m ? [Number(m[1]), Number(m[2])] : [0, 0]
-  if (!(layer >= 1 && layer <= heads.layers && head >= 1 && head <= heads.heads))
+  if (!isHeadOf({ layer: layer - 1, head: head - 1 }, heads))
     throw new UsageError(`--head must be LAYER:HEAD with LAYER from 1 to ${heads.layers} and HEAD from 1 to ${heads.heads} (e.g. --head 1:2)`)
   return { layer: layer - 1, head: head - 1 }
 }

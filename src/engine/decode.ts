@@ -4,6 +4,7 @@ import { beamTreeOf } from './beam-tree'
 import { CancelledError } from '../shared/errors'
 import { K_INPUT, LOOP_INPUTS, SEQ, seqName } from './graph-surgery'
 import { differing } from '../shared/charts/comparison'
+import { isHeadOf } from '../shared/charts/heads'
 import { comparableTokens } from '../shared/end-token'
 import type { LoadedModel } from './model'
 import { clampK, encode, gatherRows, headRows, row, rowTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
@@ -17,7 +18,8 @@ const DEFAULT_TOP_K = 5
 
 /**
  * The most output steps for a source of `srcLen` ids (its `</s>` included): 2·S + 10, and never
- * more than `cap`, a transformer's cache length `al.max_target` (its step has no slot beyond it).
+ * more than `cap`, a transformer's `al.max_target` (as far as the model promises to go; a step
+ * with a cache of fixed size has no slot beyond it).
  */
 export function maxTargetLength(srcLen: number, cap: number | null = null): number {
   const n = 2 * srcLen + 10
@@ -500,7 +502,7 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
     throw new Error(`${spec.name} has one attention, not several heads to ${req.mode === 'silence' ? 'silence' : 'choose from'}.`)
   if (grid && req.head) {
     const { layer, head } = req.head
-    if (!(Number.isInteger(layer) && layer >= 0 && layer < grid.layers && Number.isInteger(head) && head >= 0 && head < grid.heads)) {
+    if (!isHeadOf(req.head, grid)) {
       throw new Error(`There is no head ${head} in layer ${layer}: the model has layers 0–${grid.layers - 1} with heads 0–${grid.heads - 1}.`)
     }
   }

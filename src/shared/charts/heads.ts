@@ -20,7 +20,7 @@
 import { COLORMAPS, type ColormapName } from './colormaps'
 import { FIGURE_TEXT } from './figure-text'
 import { FIGURE_FONT, columnLabelElements, columnLabels, labelStep, linePitch, textElement, textHeight, widest, wrapText, type Frame } from './frame'
-import { buildHeatmapOption, colorBarElements, displayValue, scaleEnds, type HeatmapStyle } from './heatmap'
+import { buildHeatmapOption, colorBarElements, displayValue, scaleEnds, type HeatmapInput, type HeatmapStyle } from './heatmap'
 import { escapeHtml } from './html'
 import { pieceGroups } from './tokens'
 
@@ -28,6 +28,12 @@ import { pieceGroups } from './tokens'
 export interface HeadRef {
   layer: number
   head: number
+}
+
+/** Whether `h` names a head of a model with `shape.layers` layers of `shape.heads` heads (0-based whole numbers). */
+export function isHeadOf(h: HeadRef, shape: { layers: number; heads: number }): boolean {
+  const within = (i: number, n: number) => Number.isInteger(i) && i >= 0 && i < n
+  return within(h.layer, shape.layers) && within(h.head, shape.heads)
 }
 
 export interface HeadStats extends HeadRef {
@@ -170,15 +176,17 @@ export interface ReferenceInput {
   words?: boolean
 }
 
-/** Every head's numbers, layer by layer, head by head; agreement when a reference [t][s] is given, each head first put in the reference's terms by `project` (tokens to words). */
+/** One head's numbers from its weights `m` [t][s]; agreement when a reference [t][s] is given, `m` first put in the reference's terms by `project` (tokens to words). */
+export function statsOf(head: HeadRef, m: number[][], reference?: number[][] | null, project: (m: number[][]) => number[][] = (m) => m): HeadStats {
+  return { ...head, entropy: meanEntropy(m), diagonality: diagonality(m), agreement: reference ? agreement(project(m), reference) : null }
+}
+
+/** Every head's numbers (statsOf), layer by layer, head by head. */
 export function headStats(cross: number[][][][], reference?: number[][] | null, project: (m: number[][]) => number[][] = (m) => m): HeadStats[] {
   const { layers, heads } = headShape(cross)
   const out: HeadStats[] = []
   for (let layer = 0; layer < layers; layer++)
-    for (let head = 0; head < heads; head++) {
-      const m = headMatrix(cross, { layer, head })
-      out.push({ layer, head, entropy: meanEntropy(m), diagonality: diagonality(m), agreement: reference ? agreement(project(m), reference) : null })
-    }
+    for (let head = 0; head < heads; head++) out.push(statsOf({ layer, head }, headMatrix(cross, { layer, head }), reference, project))
   return out
 }
 
@@ -554,32 +562,48 @@ export function buildHeadFigure(input: HeadFigureInput): Record<string, unknown>
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
   const m = headMatrix(input.crossAttention, input.head)
-  const ref = input.reference?.attention ?? null
-  const project = projection(input.reference, input.tgtTokens, input.srcTokens)
-  const stats: HeadStats = { ...input.head, entropy: meanEntropy(m), diagonality: diagonality(m), agreement: ref ? agreement(project(m), ref) : null }
+  const stats = statsOf(input.head, m, input.reference?.attention, projection(input.reference, input.tgtTokens, input.srcTokens))
   const heading = `${L.heads.name(input.head.layer + 1, input.head.head + 1)} · ${statsParts(stats).join(' · ')}`
-  const lines = wrapText(heading, f.width, fs, f.measure, true)
-  const keyLines = wrapText(L.heads.key(input.reference ? input.reference.name : null), f.width, fs, f.measure)
-  const headH = lines.length * linePitch(fs) + fs * 0.4
-  const keyH = keyLines.length * linePitch(fs) + fs * 0.4
-  const heat = buildHeatmapOption({
+  const { option, room } = headedHeatmap(f, heading, 'center', L.heads.key(input.reference ? input.reference.name : null), {
     srcTokens: input.srcTokens,
     tgtTokens: input.tgtTokens,
     attention: m,
     colormap: input.colormap,
     colorScale: input.colorScale,
     labels: 'auto',
-    frame: { ...f, y: f.y + headH, height: Math.max(fs, f.height - headH - keyH) },
   })
-  const own = (heat.graphic as { elements: Record<string, unknown>[] }).elements
+  return { ...option, cramped: !!option.cramped || room < 3 * fs }
+}
+
+/**
+ * A heatmap on a page with a bold heading above it (wrapped, centred or from the left) and, when
+ * given, a muted line below it, centred: the one-head and the step-by-head figures. `room` is the
+ * height the heatmap was given.
+ */
+function headedHeatmap(
+  f: Frame,
+  heading: string,
+  align: 'center' | 'left',
+  footer: string | null,
+  heatmap: Omit<HeatmapInput, 'frame'>,
+): { option: Record<string, unknown>; room: number } {
+  const fs = f.fontSize
+  const pitch = linePitch(fs)
+  const lines = wrapText(heading, f.width, fs, f.measure, true)
+  const footLines = footer === null ? [] : wrapText(footer, f.width, fs, f.measure)
+  const headH = lines.length * pitch + fs * 0.4
+  const footH = footer === null ? 0 : footLines.length * pitch + fs * 0.4
+  const room = f.height - headH - footH
+  const heat = buildHeatmapOption({ ...heatmap, frame: { ...f, y: f.y + headH, height: Math.max(fs, room) } })
+  const x = align === 'center' ? f.x + f.width / 2 : f.x
   const elements = [
-    ...lines.map((line, i) => textElement(line, f.x + f.width / 2, f.y + (i + 0.5) * linePitch(fs), f, { align: 'center', bold: true })),
-    ...keyLines.map((line, i) =>
-      textElement(line, f.x + f.width / 2, f.y + f.height - keyH + fs * 0.4 + (i + 0.5) * linePitch(fs), f, { align: 'center', color: f.ink.muted }),
+    ...lines.map((line, i) => textElement(line, x, f.y + (i + 0.5) * pitch, f, { ...(align === 'center' ? { align } : {}), bold: true })),
+    ...footLines.map((line, i) =>
+      textElement(line, f.x + f.width / 2, f.y + f.height - footH + fs * 0.4 + (i + 0.5) * pitch, f, { align: 'center', color: f.ink.muted }),
     ),
-    ...own,
+    ...(heat.graphic as { elements: Record<string, unknown>[] }).elements,
   ]
-  return { ...heat, cramped: !!heat.cramped || f.height - headH - keyH < 3 * fs, graphic: { elements } }
+  return { option: { ...heat, graphic: { elements } }, room }
 }
 
 /** Row names of the per-head view of one step: L1 H1, L1 H2, …, then the average. */
@@ -616,13 +640,10 @@ export interface StepHeadsFigureInput {
 export function buildStepHeadsFigure(input: StepHeadsFigureInput): Record<string, unknown> {
   const f = input.frame
   const L = FIGURE_TEXT[f.lang]
-  const fs = f.fontSize
   const layers = input.heads.length
   const heads = input.heads[0]?.length ?? 0
   const heading = L.stepN(input.step + 1, input.tgtTokens[input.step] ?? '')
-  const lines = wrapText(heading, f.width, fs, f.measure, true)
-  const headH = lines.length * linePitch(fs) + fs * 0.4
-  const heat = buildHeatmapOption({
+  return headedHeatmap(f, heading, 'left', null, {
     srcTokens: input.srcTokens,
     tgtTokens: headRowNames(layers, heads, L.heads.mean),
     attention: stepHeadRows(input.heads, input.average),
@@ -630,11 +651,5 @@ export function buildStepHeadsFigure(input: StepHeadsFigureInput): Record<string
     colorScale: input.colorScale,
     labels: 'auto',
     outputTitle: L.heads.rows,
-    frame: { ...f, y: f.y + headH, height: Math.max(fs, f.height - headH) },
-  })
-  const own = (heat.graphic as { elements: Record<string, unknown>[] }).elements
-  return {
-    ...heat,
-    graphic: { elements: [...lines.map((line, i) => textElement(line, f.x, f.y + (i + 0.5) * linePitch(fs), f, { bold: true })), ...own] },
-  }
+  }).option
 }

@@ -1,5 +1,5 @@
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
-import type { HeadRef } from '../../../shared/charts/heads'
+import { isHeadOf, type HeadRef } from '../../../shared/charts/heads'
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
 import { api } from '../lib/api'
@@ -263,8 +263,7 @@ export class LensState {
   /** Opens one head of a Transformer large, or (null) goes back to the average of every head. A head the open model does not have (or a model without heads) is the average. */
   setHead(head: HeadRef | null): void {
     const shape = this.model?.heads
-    const within = (i: number, n: number) => Number.isInteger(i) && i >= 0 && i < n
-    this.head = head && shape && within(head.layer, shape.layers) && within(head.head, shape.heads) ? head : null
+    this.head = head && shape && isHeadOf(head, shape) ? head : null
   }
 
   select(row: number | null, col: number | null): void {
