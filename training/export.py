@@ -92,37 +92,47 @@ def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sent
     info["state_size"] = model.state_dim
     export_graph(model, onnx_path)
     m = onnx.load(onnx_path)
-    for k, v in metadata(info, src_vocab, tgt_vocab).items():
-        p = m.metadata_props.add()
-        p.key, p.value = k, v
     m.producer_name = "attention-lens training/export.py"
-    onnx.checker.check_model(m)
-    onnx.save(m, onnx_path)
+    save_with_metadata(m, metadata(info, src_vocab, tgt_vocab), onnx_path)
     write_parity(model, src_vocab, tgt_vocab, info, sentences, fixture_path)
     if with_card:
         write_card(info, card_path)
     print(f"wrote {onnx_path}", flush=True)
 
 
-def write_parity(model, src_vocab, tgt_vocab, info, sentences, path):
+def save_with_metadata(m, meta, path):
+    """Adds the `al.*` metadata to the exported graph, checks it and writes the file (shared with export_transformer)."""
+    for k, v in meta.items():
+        p = m.metadata_props.add()
+        p.key, p.value = k, v
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+
+
+def write_parity(model, src_vocab, tgt_vocab, info, sentences, path, decode=greedy, beam=beam_search, more=None):
     """PyTorch's greedy tokens (with `<unk>` masked), attention and p_t, plus the beam-5 tokens,
-    for a few sentences; the source pieces and the detokenized output too."""
+    for a few sentences; the source pieces and the detokenized output too. `decode` and `beam` are
+    the model's greedy and beam search (export_transformer passes the Transformer's);
+    `more(case, src, mask, out, steps)` adds a model kind's own fields to a case."""
     si = {w: i for i, w in enumerate(src_vocab)}
     spec, tspec = info["src_spec"], info["tgt_spec"]
     cases = []
     for s in sentences:
         ids = data.encode(s, spec, si, 100)
         src = torch.tensor([ids])
-        out, steps = greedy(model, src, torch.ones(1, len(ids)), max_len=2 * len(ids) + 10)
+        mask = torch.ones(1, len(ids))
+        out, steps = decode(model, src, mask, max_len=2 * len(ids) + 10)
         case = {"source": s, "src_tokens": tokenize(s, spec), "src_ids": ids, "tgt_ids": out[0],
                 "text": detokenize([tgt_vocab[i] for i in out[0]], tspec)}
         # steps include the one that emitted </s>, as the engine's matrices do
         for key in ("attention", "position"):
             if steps and key in steps[0]:
                 case[key] = [st[key][0].tolist() for st in steps]
-        b = beam_search(model, src, torch.ones(1, len(ids)), K=5)[0]
+        b = beam(model, src, mask, K=5)[0]
         case["beam5_ids"] = b
         case["beam5_text"] = detokenize([tgt_vocab[i] for i in b], tspec)
+        if more:
+            more(case, src, mask, out, steps)
         cases.append(case)
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"model": info["name"], "cases": cases}, f, ensure_ascii=False)

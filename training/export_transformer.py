@@ -4,7 +4,6 @@ with its parity fixture and model card; the counterpart of export.py for `--kind
 The graph has the v1 inputs plus two optional step inputs, `head_gate` and `head_override`
 [B, L, H], and the step outputs `logits`, `next_state` (the key/value cache), `attention` (the
 mean of the cross-attention heads) and `cross_attention` [B, L, H, S]."""
-import json
 
 import numpy as np
 import onnx
@@ -14,9 +13,9 @@ import torch.nn as nn
 
 import data
 import transformer as tf
-from export import _table, beam_text, vocabulary_text
+from export import _table, beam_text, save_with_metadata, vocabulary_text
+from export import write_parity as shared_write_parity
 from transformer import FLOAT16_SUFFIX
-from tokenizer import detokenize, tokenize
 
 INPUTS = ["src_ids", "src_mask", "encoder_states", "state", "prev_token", "step", "attn_override", "override_on",
           "head_gate", "head_override"]
@@ -127,11 +126,7 @@ def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sent
     old = info["sizes"]
     info["sizes"] = dict(model.sizes(), **{k: old[k] for k in ("min_freq", "src_merges", "tgt_merges") if k in old})
     m = export_graph(model, onnx_path)
-    for k, v in metadata(info, src_vocab, tgt_vocab, model).items():
-        p = m.metadata_props.add()
-        p.key, p.value = k, v
-    onnx.checker.check_model(m)
-    onnx.save(m, onnx_path)
+    save_with_metadata(m, metadata(info, src_vocab, tgt_vocab, model), onnx_path)
     write_parity(model, src_vocab, tgt_vocab, info, sentences, fixture_path)
     if with_card:
         write_card(info, card_path)
@@ -140,29 +135,17 @@ def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sent
 
 def write_parity(model, src_vocab, tgt_vocab, info, sentences, path):
     """export.write_parity's format (greedy tokens with `<unk>` masked, the per-step `attention`,
-    beam-5 tokens, source pieces, texts) plus `cross_attention`: per greedy step (the `</s>` step
-    included) the [L][H][S] weights of every head, rounded to 6 decimals."""
-    si = {w: i for i, w in enumerate(src_vocab)}
-    spec, tspec = info["src_spec"], info["tgt_spec"]
-    cases = []
-    for s in sentences:
-        ids = data.encode(s, spec, si, 100)
-        src = torch.tensor([ids])
-        mask = torch.ones(1, len(ids))
-        out, steps = tf.greedy(model, src, mask, max_len=2 * len(ids) + 10)
+    beam-5 tokens, source pieces, texts) from the Transformer's greedy and beam search, plus
+    `cross_attention`: per greedy step (the `</s>` step included) the [L][H][S] weights of every
+    head, rounded to 6 decimals."""
+    def more(case, src, mask, out, steps):
         # The trained weights through both paths: teacher-forced (training) and the cached step.
         diff = tf.check_step_matches_forward(model, src, mask, torch.tensor([([data.BOS] + out[0])[: model.max_target]]), tol=1e-3)
-        print(f"  step vs forward, {s[:30]!r}...: max logit difference {diff:.1e}", flush=True)
-        case = {"source": s, "src_tokens": tokenize(s, spec), "src_ids": ids, "tgt_ids": out[0],
-                "text": detokenize([tgt_vocab[i] for i in out[0]], tspec)}
-        case["attention"] = [st["attention"][0].tolist() for st in steps]
-        case["beam5_ids"] = tf.beam_search(model, src, mask, K=5)[0]
-        case["beam5_text"] = detokenize([tgt_vocab[i] for i in case["beam5_ids"]], tspec)
+        print(f"  step vs forward, {case['source'][:30]!r}...: max logit difference {diff:.1e}", flush=True)
         case["cross_attention"] = [[[[round(w, 6) for w in head] for head in layer] for layer in st["cross_attention"][0].tolist()]
                                    for st in steps]
-        cases.append(case)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump({"model": info["name"], "cases": cases}, f, ensure_ascii=False)
+
+    shared_write_parity(model, src_vocab, tgt_vocab, info, sentences, path, decode=tf.greedy, beam=tf.beam_search, more=more)
 
 
 def write_card(info, path):
