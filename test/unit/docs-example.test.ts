@@ -17,18 +17,25 @@ function python(args: string[]) {
   return { code: r.status, out: r.stdout.trim(), err: r.stderr }
 }
 
+/**
+ * Runs an example in docs/examples, which writes `file` and prints, last, PyTorch's greedy output
+ * per source sentence as JSON; the app's checks find nothing in the file it wrote.
+ */
+async function exportedExample(script: string, file: string): Promise<{ out: string; torchGreedy: Record<string, string> }> {
+  const out = join(tempDir(), file)
+  const r = python([join(ROOT, 'docs', 'examples', script), out])
+  expect(r.code, r.err).toBe(0)
+  const torchGreedy = JSON.parse(r.out.split('\n').at(-1)!) as Record<string, string>
+  const report = await checkFile(out)
+  expect(report.fatal).toEqual([])
+  expect(report.findings).toEqual([])
+  expect(exitCode(report)).toBe(0)
+  return { out, torchGreedy }
+}
+
 describe.skipIf(!hasTorch)('the runnable example in docs/examples', () => {
   it('exports an LSTM with Luong dot attention that passes check and translates in the engine as PyTorch does', async () => {
-    const out = join(tempDir(), 'lstm-luong-dot.onnx')
-    const r = python([join(ROOT, 'docs', 'examples', 'lstm_luong_dot.py'), out])
-    expect(r.code, r.err).toBe(0)
-    const torchGreedy = JSON.parse(r.out.split('\n').at(-1)!) as Record<string, string>
-
-    const report = await checkFile(out)
-    expect(report.fatal).toEqual([])
-    expect(report.findings).toEqual([])
-    expect(exitCode(report)).toBe(0)
-
+    const { out, torchGreedy } = await exportedExample('lstm_luong_dot.py', 'lstm-luong-dot.onnx')
     const service = new InferenceService()
     const info = await service.open(out)
     expect(info).toMatchObject({ name: 'lstm-luong-dot', attention: 'luong-dot', srcLang: 'en', tgtLang: 'de', findings: [] })
@@ -45,17 +52,8 @@ describe.skipIf(!hasTorch)('the runnable example in docs/examples', () => {
   }, 300_000)
 
   it('exports a Transformer built from torch.nn parts that passes check and translates, head by head, as PyTorch does', async () => {
-    const out = join(tempDir(), 'transformer-nn.onnx')
-    const r = python([join(ROOT, 'docs', 'examples', 'transformer_nn.py'), out])
-    expect(r.code, r.err).toBe(0)
-    const torchGreedy = JSON.parse(r.out.split('\n').at(-1)!) as Record<string, string>
+    const { out, torchGreedy } = await exportedExample('transformer_nn.py', 'transformer-nn.onnx')
     expect(Object.keys(torchGreedy).length).toBeGreaterThan(1)
-
-    const report = await checkFile(out)
-    expect(report.fatal).toEqual([])
-    expect(report.findings).toEqual([])
-    expect(exitCode(report)).toBe(0)
-
     const service = new InferenceService()
     const info = await service.open(out)
     expect(info).toMatchObject({ name: 'transformer-nn', attention: 'transformer', heads: { layers: 2, heads: 2 }, findings: [] })
