@@ -1,0 +1,102 @@
+/**
+ * Pieces → words. Subword tokenizers split a word into pieces; a figure, a slide or an alignment
+ * scorer wants words. The rule (the usual one, e.g. in awesome-align and Inseq): the attention a
+ * word *receives* is the sum over its pieces (source columns are summed), and the attention a word
+ * *gives* is the mean over its pieces' rows (output rows are averaged), so every row is still a
+ * distribution over the source words.
+ */
+
+/** [first, last] piece indices of one word, inclusive. */
+export type Span = [number, number]
+
+const isSpecial = (t: string): boolean => /^<.*>$/.test(t)
+
+/**
+ * Every word of a piece sequence as a span, single-piece words included, in order. Pieces are
+ * marked as subword-nmt does (a trailing "@@" glues the next piece), as SentencePiece does (a
+ * leading "▁" starts a word; the first piece always does) or as WordPiece does (a leading "##"
+ * continues the previous piece). Special tokens (`<s>`, `</s>`, `<unk>`…) are words of their own
+ * unless a "@@" before them glues them on (an unknown piece inside a word stays in that word).
+ */
+export function wordSpans(tokens: readonly string[]): Span[] {
+  const sp = tokens.some((t) => t.startsWith('\u2581'))
+  const spans: Span[] = []
+  let start = 0
+  for (let i = 1; i <= tokens.length; i++) {
+    const prev = tokens[i - 1]
+    const cur = tokens[i]
+    const continues =
+      i < tokens.length &&
+      ((prev.endsWith('@@') && prev.length > 2) ||
+        (cur.startsWith('##') && cur.length > 2) ||
+        (sp && !cur.startsWith('\u2581') && !isSpecial(cur) && !isSpecial(prev)))
+    if (!continues) {
+      spans.push([start, i - 1])
+      start = i
+    }
+  }
+  return tokens.length === 0 ? [] : spans
+}
+
+/** A piece's text without its marks ("play@@" → "play", "▁the" → "the", "##ing" → "ing"). */
+export function pieceText(token: string): string {
+  if (token.endsWith('@@') && token.length > 2) token = token.slice(0, -2)
+  if (token.startsWith('##') && token.length > 2) token = token.slice(2)
+  if (token.startsWith('\u2581') && token.length > 1) token = token.slice(1)
+  return token
+}
+
+/** The words' texts: each span's pieces joined without their marks ("play@@ house" → "playhouse"). */
+export function wordLabels(tokens: readonly string[], spans: readonly Span[] = wordSpans(tokens)): string[] {
+  return spans.map(([a, b]) => tokens.slice(a, b + 1).map(pieceText).join(''))
+}
+
+/** Columns of a [rows][pieces] matrix summed per span: the weight each word receives. */
+export function sumColumns(matrix: readonly (readonly number[])[], spans: readonly Span[]): number[][] {
+  return matrix.map((row) => spans.map(([a, b]) => {
+    let s = 0
+    for (let j = a; j <= b; j++) s += row[j] ?? 0
+    return s
+  }))
+}
+
+/** Rows of a [pieces][cols] matrix averaged per span: the weight each word gives. */
+export function meanRows(matrix: readonly (readonly number[])[], spans: readonly Span[]): number[][] {
+  return spans.map(([a, b]) => {
+    const width = matrix[a]?.length ?? 0
+    const out = new Array<number>(width).fill(0)
+    for (let i = a; i <= b; i++) for (let j = 0; j < width; j++) out[j] += matrix[i][j] ?? 0
+    return out.map((v) => v / (b - a + 1))
+  })
+}
+
+/**
+ * Attention [output pieces][source pieces] → [output words][source words]: source pieces summed,
+ * output pieces averaged. A row that was a distribution stays one.
+ */
+export function wordAttention(
+  attention: readonly (readonly number[])[],
+  srcSpans: readonly Span[],
+  tgtSpans: readonly Span[],
+): number[][] {
+  if (attention.length === 0) return []
+  return meanRows(sumColumns(attention, srcSpans), tgtSpans)
+}
+
+/** A per-piece sequence (a vector over output steps) averaged per word, e.g. p_t or log-probs. */
+export function meanPerSpan(values: readonly number[], spans: readonly Span[]): number[] {
+  return spans.map(([a, b]) => {
+    let s = 0
+    for (let i = a; i <= b; i++) s += values[i]
+    return s / (b - a + 1)
+  })
+}
+
+/** Which word each piece belongs to: pieceWord[i] = index of the span holding piece i. */
+export function pieceToWord(spans: readonly Span[]): number[] {
+  const out: number[] = []
+  spans.forEach(([a, b], w) => {
+    for (let i = a; i <= b; i++) out[i] = w
+  })
+  return out
+}
