@@ -68,7 +68,14 @@ interface Run {
 }
 
 /** Greedy (forced = null) or forced decoding of a batch with every step's attention ablated. */
-export async function ablatedDecode(model: LoadedModel, srcs: EncodedSource[], ablation: Ablation, forced: number[][] | null, rnd: () => number, signal?: AbortSignal): Promise<Run> {
+export async function ablatedDecode(
+  model: LoadedModel,
+  srcs: EncodedSource[],
+  ablation: Ablation,
+  forced: number[][] | null,
+  rnd: () => number,
+  signal?: AbortSignal,
+): Promise<Run> {
   const { special } = model.spec
   const enc = await encode(
     model,
@@ -109,7 +116,13 @@ export async function ablatedDecode(model: LoadedModel, srcs: EncodedSource[], a
 }
 
 /** BLEU of the greedy output and the reference's mean log-probability, under one ablation. */
-export async function ablationScore(model: LoadedModel, srcs: readonly string[], refs: readonly string[], ablation: Ablation, opts: AblationOptions = {}): Promise<AblationScore> {
+export async function ablationScore(
+  model: LoadedModel,
+  srcs: readonly string[],
+  refs: readonly string[],
+  ablation: Ablation,
+  opts: AblationOptions = {},
+): Promise<AblationScore> {
   if (srcs.length !== refs.length) throw new Error(`The source has ${srcs.length} lines but the reference has ${refs.length}.`)
   if (ablation !== 'none') {
     const why = canAblate(model)

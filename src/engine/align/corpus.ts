@@ -25,7 +25,10 @@ export function corpusWords(text: string, lang: Language, dict: ChineseDictionar
   let t = text.normalize('NFKC').toLowerCase()
   if (lang === 'fr') {
     t = t.replace(FRENCH_ELISION, (_, a: string) => (a.endsWith('qu') ? a + 'e ' : a === 'j' || a.length === 1 ? a + 'e ' : a + ' '))
-    t = t.replace(/\bdu\b/gu, 'de le').replace(/\bau\b/gu, 'à le').replace(/\baux\b/gu, 'à les')
+    t = t
+      .replace(/\bdu\b/gu, 'de le')
+      .replace(/\bau\b/gu, 'à le')
+      .replace(/\baux\b/gu, 'à les')
   }
   if (lang === 'en') t = t.replace(/n['’]t\b/gu, " n't").replace(ENGLISH_CLITIC, "$1 '$2")
   const out: string[] = []
@@ -49,7 +52,7 @@ export class ChineseDictionary {
   segment(text: string): string[] {
     const chars = Array.from(text)
     const out: string[] = []
-    for (let i = 0; i < chars.length; ) {
+    for (let i = 0; i < chars.length;) {
       let n = Math.min(this.longest, chars.length - i)
       while (n > 1 && !this.words.has(chars.slice(i, i + n).join(''))) n--
       const piece = chars.slice(i, i + n).join('')
@@ -103,7 +106,10 @@ export async function readTatoeba(path: string, pairs: readonly WordPair[], dire
 /** The corpus each bundled pair's models were trained on, in ../shared/datasets (null where there is none). */
 export async function trainingCorpus(datasets: string, pair: string, pairs: readonly WordPair[]): Promise<{ name: string; pairs: WordPair[] } | null> {
   if (pair === 'en-fr')
-    return { name: 'Multi30K train (29,000 pairs)', pairs: await readParallel(`${datasets}/multi30k/train.en.gz`, `${datasets}/multi30k/train.fr.gz`, 'en', 'fr', pairs) }
+    return {
+      name: 'Multi30K train (29,000 pairs)',
+      pairs: await readParallel(`${datasets}/multi30k/train.en.gz`, `${datasets}/multi30k/train.fr.gz`, 'en', 'fr', pairs),
+    }
   if (pair === 'zh-en') return { name: 'Tatoeba cmn-eng (29,156 pairs)', pairs: await readTatoeba(`${datasets}/tatoeba-cmn-eng/cmn.txt`, pairs) }
   return null
 }

@@ -50,7 +50,6 @@ export function growDiagFinalAnd(forward: readonly Link[], backward: readonly Li
       }
   }
   for (const dir of [fwd, bwd])
-    for (let i = 0; i < srcLen; i++)
-      for (let j = 0; j < tgtLen; j++) if (!srcAligned[i] && !tgtAligned[j] && dir.has(linkKey(i, j))) add(i, j)
+    for (let i = 0; i < srcLen; i++) for (let j = 0; j < tgtLen; j++) if (!srcAligned[i] && !tgtAligned[j] && dir.has(linkKey(i, j))) add(i, j)
   return [...a].map((k) => ({ i: Math.floor(k / 65536), j: k % 65536, sure: true })).sort((x, y) => x.i - y.i || x.j - y.j)
 }
