@@ -2,6 +2,7 @@ import * as ort from 'onnxruntime-node'
 import { CancelledError } from '../../shared/errors'
 import { corpusBleu } from '../bleu'
 import { encodeSource, maxTargetLength, targetIds, type EncodedSource } from '../decode'
+import { mulberry32 } from '../examples'
 import type { LoadedModel } from '../model'
 import { encode, rowTop, step, tokenLogProb } from '../steps'
 import { detokenize, tokenize } from '../tokenizer'
@@ -34,18 +35,6 @@ export interface AblationOptions {
   seed?: number
   signal?: AbortSignal
   onProgress?: (done: number, total: number) => void
-}
-
-/** A small seeded generator (mulberry32): the same permutations on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** Fisher–Yates on the first n entries. */
@@ -129,7 +118,7 @@ export async function ablationScore(
     if (why) throw new Error(why)
   }
   const { spec } = model
-  const rnd = random(opts.seed ?? 1)
+  const rnd = mulberry32(opts.seed ?? 1)
   const batch = Math.max(1, opts.batchSize ?? 32)
   const order = srcs.map((_, i) => i).sort((a, b) => srcs[a].length - srcs[b].length)
   const hyps = new Array<string>(srcs.length)
