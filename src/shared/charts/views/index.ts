@@ -8,7 +8,6 @@ import type { Translation } from '../../api'
 import type { Capabilities, Capability } from '../../attention-kinds'
 import type { FigureData, FigureSpec, FigureView } from '../../figure'
 import type { Frame } from '../frame'
-import { buildPositionPlotOption } from '../local'
 import { beam } from './beam'
 import { comparison } from './comparison'
 import { corpus } from './corpus'
@@ -17,6 +16,7 @@ import { heads } from './heads'
 import { heatmap } from './heatmap'
 import { lines } from './lines'
 import { local } from './local'
+import { positions } from './positions'
 import { sidebyside } from './sidebyside'
 import { step } from './step'
 import type { ViewDef } from './view'
@@ -25,12 +25,12 @@ import { whatif } from './whatif'
 export type { ViewDef } from './view'
 
 /** In the order of the app's tabs. */
-export const VIEW_REGISTRY = [heatmap, local, step, lines, comparison, sidebyside, beam, whatif, corpus, heads, forecast] as const
+export const VIEW_REGISTRY = [heatmap, local, positions, step, lines, comparison, sidebyside, beam, whatif, corpus, heads, forecast] as const
 
 type Registered = (typeof VIEW_REGISTRY)[number]['id']
 type Unregistered = Exclude<FigureView, Registered>
 // Every view the figure schema knows is registered (a compile error names the one that is not).
-const complete: Exclude<Unregistered, 'positions'> extends never ? true : Unregistered = true
+const complete: Unregistered extends never ? true : Unregistered = true
 void complete
 
 const BY_ID = new Map<string, ViewDef>(VIEW_REGISTRY.map((d) => [d.id, d as unknown as ViewDef]))
@@ -51,28 +51,14 @@ export function viewOffered(def: { needs: readonly Capability[] }, caps: Capabil
 }
 
 /** The views `attention-lens export --view` draws, by CLI name. */
-export const CLI_VIEWS = [...VIEW_REGISTRY.flatMap((d) => (d.cli ? [d.cli] : [])), 'positions']
+export const CLI_VIEWS = VIEW_REGISTRY.flatMap((d) => (d.cli ? [d.cli] : []))
 
 /** What the export dialog offers for a figure: a colour map, the local overlay, the matrix of one decoding as CSV and JSON. */
 export function exportOffers(data: FigureData): { colormap: boolean; overlay: boolean; translation: Translation | null } {
-  // Not yet on the registry.
-  if (data.view === 'positions') return { colormap: false, overlay: false, translation: data.translation }
   const e = BY_ID.get(data.view)?.export
   return { colormap: e?.colormap(data) ?? false, overlay: e?.overlay?.(data) ?? false, translation: e?.translation?.(data) ?? null }
 }
 
 export function buildFigureParts(data: FigureData, spec: FigureSpec, frame: Frame): Record<string, unknown> {
-  const def = BY_ID.get(data.view)
-  if (def) return def.figure(data, spec, frame)
-  // Not yet on the registry.
-  if (data.view !== 'positions') throw new Error(`no view ${data.view}`)
-  const t = data.translation
-  const T = t.tgtTokens.length
-  return buildPositionPlotOption({
-    srcTokens: t.srcTokens,
-    tgtTokens: t.tgtTokens,
-    positions: t.positions!.slice(0, T),
-    windows: t.windows!.slice(0, T),
-    frame,
-  })
+  return BY_ID.get(data.view)!.figure(data, spec, frame)
 }
