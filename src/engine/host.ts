@@ -47,6 +47,11 @@ const handlers: Handlers = {
     const id = current
     return cancellable((signal) => service.evaluate(p, srcs, refs, { cacheDir, signal, onProgress: (progress) => send({ id, progress }) }))
   },
+  alignBoard: (paths, input) => {
+    const id = current
+    return cancellable((signal) => service.alignBoard(paths, input, { signal, onProgress: (progress) => send({ id, progress }) }))
+  },
+  occlusion: (p, text) => cancellable((signal) => service.occlusion(p, text, signal)),
   forecast: (p, series, origin) => service.forecast(p, series, origin),
   forecastWhatIf: (p, series, origin, req) => service.forecastWhatIf(p, series, origin, req),
   evaluateForecast: (p, series, origins) => service.evaluateForecast(p, series, origins),

@@ -34,6 +34,8 @@ export function lensHandlers(host: LensHost, transport: Transport): Handlers {
     'translate:each': (req) => host.translateEach(req),
     'corpus:run': (req) => host.runCorpus(req),
     'corpus:cancel': () => host.cancelCorpus(),
+    'alignment:run': (req) => host.runAlignment(req),
+    'occlusion:run': (req) => host.occlusion(req),
     'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
     'export:copy': async (data, spec) => transport.copyPng(await host.renderFigure(data, { ...spec, format: 'png' })),
     'export:data': (name, text) => transport.save(name.replace(/[^\w.-]/g, '_'), text),
