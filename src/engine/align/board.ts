@@ -20,7 +20,8 @@ export function goldSet(pairsText: string, goldText: string, names: { pairs: str
   const pairs = parsePairs(pairsText.replace(/^\uFEFF/, ''), names.pairs)
   const gold = parsePharaoh(goldText.replace(/^\uFEFF/, ''), true, names.gold)
   if (pairs.length === 0) throw new Error(`${names.pairs} has no sentence pairs.`)
-  if (gold.length !== pairs.length) throw new Error(`${names.pairs} has ${pairs.length} pairs but ${names.gold} has ${gold.length} lines; they must match line by line.`)
+  if (gold.length !== pairs.length)
+    throw new Error(`${names.pairs} has ${pairs.length} pairs but ${names.gold} has ${gold.length} lines; they must match line by line.`)
   const bad = outOfRange(pairs, gold)
   if (bad) throw new Error(`${names.gold}: ${bad} (is it counted from 1, and the gold of ${names.pairs}?)`)
   return { pairs, gold }
@@ -41,7 +42,8 @@ export async function boardModel(model: LoadedModel, pairs: WordPair[], gold: Li
   const grid = model.spec.heads
   let heads: BoardModel['heads'] = null
   if (grid) {
-    const each = <T>(f: (layer: number, head: number) => T) => Array.from({ length: grid.layers }, (_, l) => Array.from({ length: grid.heads }, (_, h) => f(l, h)))
+    const each = <T>(f: (layer: number, head: number) => T) =>
+      Array.from({ length: grid.layers }, (_, l) => Array.from({ length: grid.heads }, (_, h) => f(l, h)))
     const stats = each(() => new AttentionStats())
     const aer = each((layer, head) => {
       const ms = pa.map((p) => wordMatrix(p, { reading: { kind: 'head', layer, head } }))
@@ -82,9 +84,11 @@ export async function boardStatistical(
 ): Promise<ScoredLinks & { corpus: string }> {
   const training = corpus ? corpusPairs(corpus.src, corpus.tgt, corpus.srcLang, corpus.tgtLang, pairs) : []
   const r = await alignStatistically(pairs, training, opts)
-  return { ...scored(gold, r.links), corpus: corpus ? `${corpus.name} (${training.length} pairs) + the ${pairs.length} gold pairs` : `the ${pairs.length} gold pairs alone` }
+  return {
+    ...scored(gold, r.links),
+    corpus: corpus ? `${corpus.name} (${training.length} pairs) + the ${pairs.length} gold pairs` : `the ${pairs.length} gold pairs alone`,
+  }
 }
-
 
 /** What the engine gets from the host for a scoreboard: the files' texts and the corpus to train the statistical aligner on. */
 export interface BoardInput {

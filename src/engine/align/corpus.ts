@@ -93,7 +93,9 @@ export async function readParallel(srcPath: string, tgtPath: string, srcLang: La
 /** Raw parallel sentences → word pairs in the gold's conventions (`pairs` give the Chinese dictionary); empty sides dropped. */
 export function corpusPairs(src: readonly string[], tgt: readonly string[], srcLang: Language, tgtLang: Language, pairs: readonly WordPair[]): WordPair[] {
   const dict = srcLang === 'zh' || tgtLang === 'zh' ? new ChineseDictionary(pairs.flatMap((p) => [...p.src, ...p.tgt].map(normalizeWord))) : null
-  return src.map((line, n) => ({ src: corpusWords(line, srcLang, dict), tgt: corpusWords(tgt[n] ?? '', tgtLang, dict) })).filter((p) => p.src.length && p.tgt.length)
+  return src
+    .map((line, n) => ({ src: corpusWords(line, srcLang, dict), tgt: corpusWords(tgt[n] ?? '', tgtLang, dict) }))
+    .filter((p) => p.src.length && p.tgt.length)
 }
 
 /** Tatoeba's `english<TAB>chinese<TAB>attribution` as zh → en pairs (or en → zh). */
