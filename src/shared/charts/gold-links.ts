@@ -25,11 +25,14 @@ export interface GoldLinksInput {
   frame?: Frame
 }
 
-/** Colours that read on every colour map (dark blue to yellow) and on grey. */
-const INK = { gold: '#f97316', extracted: '#ffffff', statistical: '#e11d48' }
+/** Colours that read on every colour map (dark blue to yellow), on grey and in the key on white. */
+const INK = { gold: '#f97316', extracted: '#22d3ee', statistical: '#e11d48' }
 
 export function buildGoldLinksOption(input: GoldLinksInput): Record<string, unknown> {
   const S = input.srcWords.length
+  // On a page the links' key takes the top line; the heatmap is laid out in the rest.
+  const keyH = input.frame ? input.frame.fontSize * 2 : 0
+  const frame = input.frame ? { ...input.frame, y: input.frame.y + keyH, height: input.frame.height - keyH } : undefined
   const heat: HeatmapInput = {
     srcTokens: input.srcWords,
     tgtTokens: input.tgtWords,
@@ -37,20 +40,21 @@ export function buildGoldLinksOption(input: GoldLinksInput): Record<string, unkn
     colormap: input.colormap,
     labels: 'off',
     title: input.title,
-    frame: input.frame,
+    frame,
     colorScale: input.colorScale,
   }
   const option = buildHeatmapOption(heat)
   // A marker a little smaller than a cell: on a page the layout says how big a cell is.
-  const cell = input.frame ? Math.min(heatmapLayout(heat, input.frame).cell.w, heatmapLayout(heat, input.frame).cell.h) : 22
+  const cell = frame ? Math.min(heatmapLayout(heat, frame).cell.w, heatmapLayout(heat, frame).cell.h) : 22
   const size = Math.max(4, Math.min(18, cell * 0.62))
   const at = (links: readonly Link[]) => links.map((l) => [l.i, l.j])
   const series = (name: string, data: number[][], style: Record<string, unknown>) => ({ type: 'scatter', name, data, silent: true, z: 5, ...style })
   const marks = [
-    series(input.names.sure, at(input.gold.filter((l) => l.sure)), { symbol: 'circle', symbolSize: size * 0.55, itemStyle: { color: INK.gold } }),
+    series(input.names.sure, at(input.gold.filter((l) => l.sure)), { symbol: 'circle', symbolSize: size * 0.7, z: 4, itemStyle: { color: INK.gold } }),
     series(input.names.possible, at(input.gold.filter((l) => !l.sure)), {
       symbol: 'circle',
-      symbolSize: size * 0.55,
+      symbolSize: size * 0.7,
+      z: 4,
       itemStyle: { color: 'rgba(0,0,0,0)', borderColor: INK.gold, borderWidth: Math.max(1, size / 9) },
     }),
     series(input.names.extracted, at(input.extracted), {
@@ -62,19 +66,22 @@ export function buildGoldLinksOption(input: GoldLinksInput): Record<string, unkn
       ? [
           series(input.names.statistical, at(input.statistical), {
             symbol: 'path://M0,0L10,10M10,0L0,10',
-            symbolSize: size * 0.75,
+            symbolSize: size * 0.45,
+            z: 6,
             itemStyle: { color: 'rgba(0,0,0,0)', borderColor: INK.statistical, borderWidth: Math.max(1, size / 9) },
           }),
         ]
       : []),
   ]
+  // The colour scale maps the heatmap's values only: on a scatter series it would recolour the links.
+  const visualMap = option.visualMap ? { ...(option.visualMap as object), seriesIndex: 0 } : undefined
   return {
     ...option,
+    ...(visualMap ? { visualMap } : {}),
+    ...(frame ? {} : { grid: { ...(option.grid as object), bottom: 36 } }),
     legend: {
       data: marks.map((m) => m.name),
-      bottom: input.frame ? undefined : 0,
-      top: input.frame ? input.frame.y : undefined,
-      textStyle: input.frame ? { fontSize: input.frame.fontSize * 0.8 } : undefined,
+      ...(input.frame ? { top: input.frame.y, textStyle: { fontSize: input.frame.fontSize * 0.8 } } : { bottom: 0 }),
     },
     series: [...(option.series as unknown[]), ...marks],
   }
