@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import { KIND_COLOURS } from '../../src/shared/charts/model-colours'
 import { BUNDLED_MODELS } from '../helpers'
 
 const MODEL = 'bundled:en-fr-luong-general.onnx'
@@ -14,6 +15,11 @@ const SENTENCE = 'A little girl climbing into a wooden playhouse .'
 let app: Running
 let browser: Browser
 let page: Page
+
+afterAll(async () => {
+  await browser?.close()
+  await app?.stop()
+})
 
 const strip = (id: 'src-tokens' | 'tgt-tokens') => page.getByTestId(id).locator('button').allInnerTexts()
 
@@ -25,10 +31,6 @@ describe('words / pieces switch', () => {
     await page.goto(app.url)
     await openAndType(page, MODEL, SENTENCE)
   }, 120_000)
-  afterAll(async () => {
-    await browser?.close()
-    await app?.stop()
-  })
 
   it('shows words by default: "playhouse" is one source token of the heatmap', async () => {
     await expect.poll(() => page.getByTestId('units').getAttribute('data-units')).toBe('words')
@@ -57,5 +59,25 @@ describe('words / pieces switch', () => {
     await page.getByTestId('pieces-note').waitFor()
     expect(await page.getByTestId('pieces-note').innerText()).toMatch(/subword pieces/)
     await screenshot(page, 'units-step-note', { fullPage: false })
+  })
+})
+
+describe('with / without in words, each model in its colour', () => {
+  beforeAll(async () => {
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
+    await page.goto(app.url)
+    await openAndType(page, MODEL, SENTENCE)
+  }, 120_000)
+
+  it('shows output words, and the swatch of each model in the colour its line has in every view', async () => {
+    await page.getByTestId('tab-compare').click()
+    await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 30_000 }).toBeGreaterThan(1)
+    const swatches = await page
+      .getByTestId('compare-swatch')
+      .evaluateAll((els) => els.map((e) => [e.parentElement!.textContent!.trim(), e.getAttribute('data-colour')]))
+    const colourOf = Object.fromEntries(swatches)
+    expect(colourOf['en-fr-luong-general']).toBe(KIND_COLOURS['luong-general'])
+    expect(colourOf['en-fr-none']).toBe(KIND_COLOURS.none)
+    await screenshot(page, 'units-compare')
   })
 })
