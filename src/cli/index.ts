@@ -14,6 +14,8 @@ import { InferenceService } from '../engine/service'
 import { naiveBaselineLabel } from './baseline'
 import { check } from './check'
 import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
+import { figureInUnits } from '../shared/attention/word-figure'
+import { inUnits, type Units } from '../shared/attention/word-translation'
 import { isHeadOf } from '../shared/charts/heads'
 import { CLI_VIEWS } from '../shared/charts/views'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
@@ -33,7 +35,7 @@ import {
 } from '../shared/figure'
 
 const USAGE = [
-  'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl]',
+  'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl [--pieces]]',
   '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P]',
   '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"] --out FIG.png|svg|pdf',
   `              [--view ${CLI_VIEWS.join('|')}] [--step N] [--threshold 0-1]`,
@@ -43,6 +45,7 @@ const USAGE = [
   '       figure options: [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH[in|cm|mm|pt]] [--font paper|screen|lecture|back-row|POINTS]',
   '              [--dpi 150|300|600|N | --scale 1-4] [--theme light|dark|transparent] [--lang en|zh] [--title T] [--caption C]',
   '              [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--highlight-row N]',
+  "              [--pieces] (label subword pieces, not words: by default a word receives the sum of its pieces' weights and its row is their mean)",
   '       attention-lens forecast --model M.onnx [--series FILE.csv] [--origin TIMESTAMP] [--out FIG.png|svg|pdf [figure options] [--step N]]',
   '       attention-lens forecast-eval --model M.onnx [--model N.onnx ...] [--series FILE.csv --from TIMESTAMP]',
   '       --step, --at, --source and --highlight-row count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
@@ -78,7 +81,9 @@ async function translate(argv: string[]): Promise<void> {
     provider: { type: 'string', default: 'cpu' },
     input: { type: 'string' },
     attention: { type: 'string' },
+    pieces: { type: 'boolean' },
   })
+  const units: Units = v.pieces ? 'pieces' : 'words'
   const model = readableFile(v.model, '--model M.onnx')
   const beam = Number(v.beam)
   if (!Number.isInteger(beam) || beam < 1 || beam > 16) throw new UsageError('--beam must be a whole number from 1 to 16')
@@ -93,11 +98,27 @@ async function translate(argv: string[]): Promise<void> {
     const t = await service.translate(model, line, { beam })
     process.stdout.write(t.text + '\n')
     if (v.attention) {
-      const { srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs } = t
+      const { srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs, words, crossAttention } = inUnits(t, units)
       // A transformer's every head, [step][layer][head][source], next to their average `attention`.
-      const heads = t.crossAttention ? { crossAttention: t.crossAttention } : {}
+      const heads = crossAttention ? { crossAttention } : {}
+      // In words: each word's [first, last] piece, so a record can be traced back to the pieces.
+      const spans = words ? { pieceSpans: words } : {}
       records.push(
-        JSON.stringify({ source: line, translation: t.text, srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs, ...heads }),
+        JSON.stringify({
+          source: line,
+          translation: t.text,
+          units,
+          srcTokens,
+          tgtTokens,
+          attention,
+          scores,
+          positions,
+          windows,
+          gaussian,
+          tokenLogProbs,
+          ...heads,
+          ...spans,
+        }),
       )
     }
   }
@@ -241,6 +262,7 @@ async function exportFigure(argv: string[]): Promise<void> {
     view: { type: 'string', default: 'heatmap' },
     ...figureOptions,
     'no-overlay': { type: 'boolean' },
+    pieces: { type: 'boolean' },
     threshold: { type: 'string' },
     mode: { type: 'string' },
     at: { type: 'string' },
@@ -343,7 +365,8 @@ async function exportFigure(argv: string[]): Promise<void> {
       } else data = { view: 'heatmap', translation }
     }
   }
-  await writeFigure(v.out!, data, spec)
+  // Words unless --pieces; the views of one decoder step keep their pieces (src/shared/attention/word-figure.ts).
+  await writeFigure(v.out!, figureInUnits(data, v.pieces ? 'pieces' : 'words'), spec)
   await service.closeAll()
 }
 
