@@ -74,6 +74,13 @@ export async function stateShapeProblem(model: LoadedModel, texts: [string, stri
   const lengths = ids.map((i) => i.length)
   const alone: Encoded[] = []
   for (const i of ids) alone.push(await encode(model, [i]))
+  const rows = alone.find((e) => e.init.dims[0] !== 1)
+  if (rows) {
+    return {
+      fatal: true,
+      message: `The decoder's first state (decoder_init) has ${rows.init.dims[0]} rows for one sentence: its batch axis is fixed inside the graph (a reshape, expand or gather traced with the example's batch size), so every batch size but that one fails.`,
+    }
+  }
   const widths = alone.map((e) => floatsPerRow(e.init))
   if (widths[0] !== widths[1]) {
     return {
