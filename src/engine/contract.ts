@@ -491,6 +491,26 @@ function translationContract(file: OnnxFile, p: Problems, attention: AttentionKi
   }
 }
 
+const neverCache = new WeakMap<object, number[]>()
+
+/**
+ * The target ids no decoder emits (greedy, beam, what-if): `<unk>`, `<pad>`, `<s>` and any other
+ * token "al.special_tokens" names (a SentencePiece model's `<mask>`, say) — every special token
+ * but `</s>`. Their logits are set to −∞ before ranking, and log-probabilities are renormalised
+ * over the other tokens.
+ */
+export function neverGenerated(spec: Pick<ModelSpec, 'special' | 'tgtVocab'>): number[] {
+  let ids = neverCache.get(spec)
+  if (!ids) {
+    const named = Object.entries(spec.special as unknown as Record<string, unknown>)
+      .filter(([role, id]) => role !== 'eos' && Number.isInteger(id) && (id as number) >= 0 && (id as number) < spec.tgtVocab.length)
+      .map(([, id]) => id as number)
+    ids = [...new Set(named)].filter((id) => id !== spec.special.eos).sort((a, b) => a - b)
+    neverCache.set(spec, ids)
+  }
+  return ids
+}
+
 /** The four special ids, each an index into both vocabularies; a message quotes what the file holds. */
 function specialTokens(file: OnnxFile, srcVocab: string[] | undefined, tgtVocab: string[] | undefined): SpecialTokens {
   const special = json<Record<string, unknown> | null>(file, 'al.special_tokens')

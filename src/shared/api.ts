@@ -84,6 +84,8 @@ export interface CheckFinding {
   level: 'error' | 'warning'
   feature: CheckFeature
   message: string
+  /** onnxruntime's own message where it caused the finding (`attention-lens check --verbose`); the message never quotes it. */
+  detail?: string
 }
 
 export interface DecodeOptions {

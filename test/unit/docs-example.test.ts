@@ -87,6 +87,34 @@ describe.skipIf(!hasTorch)('the runnable example in docs/examples', () => {
   }, 300_000)
 })
 
+/**
+ * The three examples for models that break batches or the state unless exported with care
+ * (docs/model-format.md): each passes check with no finding at all (so batches equal single
+ * sentences) and translates in the app as in PyTorch.
+ */
+describe.skipIf(!hasTorch)('the examples for bidirectional encoders, vocabularies without <pad> and coverage', () => {
+  it.each([
+    ['bigru_packed.py', 'bigru-packed.onnx', 'bahdanau'],
+    ['spm_no_pad.py', 'spm-no-pad.onnx', 'luong-general'],
+    ['gru_coverage.py', 'gru-coverage.onnx', 'bahdanau'],
+  ])(
+    '%s exports a model that passes check and translates as PyTorch does',
+    async (script, file, attention) => {
+      const { out, torchGreedy } = await exportedExample(script, file)
+      const service = new InferenceService()
+      const info = await service.open(out)
+      expect(info).toMatchObject({ attention, findings: [] })
+      const sources = Object.keys(torchGreedy)
+      for (const source of sources) expect((await service.translate(out, source)).text).toBe(torchGreedy[source])
+      // BLEU by length's batches: both sentences at once, as one batch, the same as alone.
+      const evaluated = await service.evaluate(out, sources, Object.values(torchGreedy), { batchSize: 2 })
+      expect(evaluated.hypotheses).toEqual(Object.values(torchGreedy))
+      await service.closeAll()
+    },
+    300_000,
+  )
+})
+
 // A GRU (its state one [layers, B, H] tensor), a local-p model declaring its score function, and
 // a forecaster, through the same helper.
 const SCRIPT = String.raw`
