@@ -17,6 +17,7 @@ import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
 import { figureInUnits } from '../shared/attention/word-figure'
 import { inUnits, type Units } from '../shared/attention/word-translation'
 import { isHeadOf } from '../shared/charts/heads'
+import { CLI_VIEWS } from '../shared/charts/views'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
 import { renderFigure, type FigureData } from '../host/export/figure'
@@ -37,7 +38,7 @@ const USAGE = [
   'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl [--pieces]]',
   '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P]',
   '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"] --out FIG.png|svg|pdf',
-  '              [--view heatmap|local|positions|step|lines|comparison|whatif|corpus|sidebyside|beam|heads] [--step N] [--threshold 0-1]',
+  `              [--view ${CLI_VIEWS.join('|')}] [--step N] [--threshold 0-1]`,
   '              [--head LAYER:HEAD] (Transformer: heads draws that one head large, whatif overrides or silences only it)',
   '              [--mode uniform|onehot|diagonal|silence --at N|all [--source J]] (whatif)   [--src TEST.src --ref TEST.ref] (corpus)',
   '              [two --model, or one --model and --beam K or --target] (sidebyside: A and B)   [--beam K] (beam, K from 2 to 16)',
@@ -150,7 +151,6 @@ async function evaluate(argv: string[]): Promise<void> {
   await service.closeAll()
 }
 
-const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'sidebyside', 'beam', 'heads'] as const
 const MODES = ['uniform', 'onehot', 'diagonal', 'silence'] as const
 
 /** `--head 2:3` (counted from 1, as the app names heads) → { layer: 1, head: 2 }, checked against the model. */
@@ -272,8 +272,8 @@ async function exportFigure(argv: string[]): Promise<void> {
     provider: { type: 'string', default: 'cpu' },
   })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
-  const view = String(v.view) as (typeof VIEWS)[number]
-  if (!VIEWS.includes(view)) throw new UsageError(`--view must be ${VIEWS.slice(0, -1).join(', ')} or ${VIEWS[VIEWS.length - 1]}`)
+  const view = String(v.view)
+  if (!CLI_VIEWS.includes(view)) throw new UsageError(`--view must be ${CLI_VIEWS.slice(0, -1).join(', ')} or ${CLI_VIEWS[CLI_VIEWS.length - 1]}`)
   if (v.src === undefined) throw new UsageError(view === 'corpus' ? '--src TEST-SET (a file, one sentence a line) is missing' : '--src "sentence" is missing')
   const format = outFormat(v.out)
   const spec = figureSpec({ ...v, model: undefined } as Record<string, string | boolean | undefined>, format)
