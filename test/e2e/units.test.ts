@@ -70,7 +70,7 @@ describe('with / without in words, each model in its colour', () => {
   }, 120_000)
 
   it('shows output words, and the swatch of each model in the colour its line has in every view', async () => {
-    await page.getByTestId('tab-compare').click()
+    await page.getByTestId('tab-comparison').click()
     await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 30_000 }).toBeGreaterThan(1)
     const swatches = await page
       .getByTestId('compare-swatch')
