@@ -5,18 +5,18 @@
  *   attention-lens export …, forecast …, forecast-eval … (see USAGE)
  * Every failure is one line on stderr and a non-zero exit.
  */
-import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { scoredOrigins } from '../engine/forecast'
 import { InferenceService } from '../engine/service'
 import { naiveBaselineLabel } from './baseline'
 import { check } from './check'
+import { alignCommands, ALIGN_USAGE, evalAblate, wantsAblation } from './align'
+import { args, headOption, lines, readableFile, UsageError } from './options'
 import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
 import { figureInUnits } from '../shared/attention/word-figure'
 import { inUnits, type Units } from '../shared/attention/word-translation'
-import { isHeadOf } from '../shared/charts/heads'
 import { CLI_VIEWS } from '../shared/charts/views'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
@@ -52,28 +52,6 @@ const USAGE = [
   '       --step, --at, --source and --highlight-row count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
   '       attention-lens check M.onnx [N.onnx ...] [--json] [--provider P]   (exit 0: every feature works, 1: some will not, 2: cannot open)',
 ].join('\n')
-
-class UsageError extends Error {}
-
-function args<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
-  try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0].replace(/\. To specify.*$/, ''))
-  }
-}
-
-function readableFile(path: string | undefined, what: string): string {
-  if (!path) throw new UsageError(`${what} is missing`)
-  if (!existsSync(path)) throw new Error(`no such file: ${path}`)
-  if (statSync(path).isDirectory()) throw new Error(`${path} is a folder, not a file`)
-  return path
-}
-
-function lines(path: string): string[] {
-  const text = readFileSync(path, 'utf8').replace(/\r?\n$/, '')
-  return text === '' ? [] : text.split(/\r?\n/)
-}
 
 async function translate(argv: string[]): Promise<void> {
   const v = args(argv, {
@@ -153,17 +131,6 @@ async function evaluate(argv: string[]): Promise<void> {
 }
 
 const MODES = ['uniform', 'onehot', 'diagonal', 'silence'] as const
-
-/** `--head 2:3` (counted from 1, as the app names heads) → { layer: 1, head: 2 }, checked against the model. */
-function headOption(raw: string | undefined, heads: { layers: number; heads: number } | undefined, name: string): { layer: number; head: number } | undefined {
-  if (raw === undefined) return undefined
-  if (!heads) throw new Error(`${name} is not a Transformer: it has one attention, no heads to pick with --head`)
-  const m = /^(\d+):(\d+)$/.exec(raw)
-  const [layer, head] = m ? [Number(m[1]), Number(m[2])] : [0, 0]
-  if (!isHeadOf({ layer: layer - 1, head: head - 1 }, heads))
-    throw new UsageError(`--head must be LAYER:HEAD with LAYER from 1 to ${heads.layers} and HEAD from 1 to ${heads.heads} (e.g. --head 1:2)`)
-  return { layer: layer - 1, head: head - 1 }
-}
 
 function figureSpec(v: Record<string, string | boolean | undefined>, format: FigureFormat): FigureSpec {
   const spec: FigureSpec = { ...DEFAULT_FIGURE, format }
@@ -452,13 +419,14 @@ async function forecastEval(argv: string[]): Promise<void> {
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2)
   if (command === 'translate') return translate(rest)
-  if (command === 'eval') return evaluate(rest)
+  if (command === 'eval') return wantsAblation(rest) ? evalAblate(rest) : evaluate(rest)
+  if (command && command in alignCommands) return alignCommands[command](rest)
   if (command === 'export') return exportFigure(rest)
   if (command === 'forecast') return forecast(rest)
   if (command === 'forecast-eval') return forecastEval(rest)
   if (command === 'check') return check(rest)
   if (command === undefined || command === '--help' || command === '-h') {
-    console.log(USAGE)
+    console.log(USAGE + '\n' + ALIGN_USAGE)
     if (command === undefined) process.exitCode = 2
     return
   }

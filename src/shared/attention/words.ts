@@ -102,3 +102,17 @@ export function pieceToWord(spans: readonly Span[]): number[] {
   })
   return out
 }
+
+/**
+ * Spans of words given how many pieces each has, in order: the map an aligner keeps when it
+ * tokenizes each gold word on its own (a word of 0 pieces gets none and covers nothing).
+ */
+export function spansOfLengths(lengths: readonly number[]): Span[] {
+  const spans: Span[] = []
+  let at = 0
+  for (const n of lengths) {
+    spans.push([at, at + n - 1])
+    at += n
+  }
+  return spans
+}
