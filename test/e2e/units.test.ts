@@ -3,9 +3,11 @@
  * restart; a word picked in words is its first piece in pieces; the views of one decoder step say
  * that they show pieces.
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import { ARTIFACTS, launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
 import { KIND_COLOURS } from '../../src/shared/charts/model-colours'
 import { BUNDLED_MODELS } from '../helpers'
 
@@ -53,6 +55,19 @@ describe('words / pieces switch', () => {
     await expect.poll(() => strip('src-tokens')).toContain('playhouse')
   })
 
+  it('exports the heatmap in words, and the file says so', async () => {
+    await page.getByTestId('export-open').click()
+    await page.getByTestId('export-format').selectOption('svg')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-save').click()])
+    const path = join(ARTIFACTS, 'units-export.svg')
+    await download.saveAs(path)
+    const svg = readFileSync(path, 'utf8')
+    expect(svg).toContain('>playhouse</text>')
+    expect(svg).not.toContain('>play@@</text>')
+    expect(svg).toMatch(/<desc>Units: words\. A source word receives the sum/)
+    await page.keyboard.press('Escape')
+  })
+
   it('the step-through says it shows pieces; the heatmap does not', async () => {
     expect(await page.getByTestId('pieces-note').count()).toBe(0)
     await page.getByTestId('tab-step').click()
@@ -70,7 +85,7 @@ describe('with / without in words, each model in its colour', () => {
   }, 120_000)
 
   it('shows output words, and the swatch of each model in the colour its line has in every view', async () => {
-    await page.getByTestId('tab-compare').click()
+    await page.getByTestId('tab-comparison').click()
     await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 30_000 }).toBeGreaterThan(1)
     const swatches = await page
       .getByTestId('compare-swatch')

@@ -11,9 +11,10 @@
  *   scores gives the summed weights exactly; rows averaged over an output word's pieces.
  * - gaussian (a factor per source position, not a distribution): mean over a word's source pieces
  *   and over its output pieces.
- * - positions p_t and windows [p_t − D, p_t + D]: averaged over an output word's pieces and moved
- *   into word coordinates (a piece takes an equal share of its word's cell), so p_t still lands on
- *   the word whose piece it pointed at.
+ * - positions p_t: averaged over an output word's pieces; windows [p_t − D, p_t + D]: the union of
+ *   its pieces' windows (every source position one of its steps could read; the pieces of one word
+ *   can look far apart); both moved into word coordinates (a piece takes an equal share of its
+ *   word's cell), so p_t still lands on the word whose piece it pointed at.
  * - encoderStates: the mean of a word's pieces' states (a no-attention model's one fixed context
  *   is left as it is).
  * - tokenLogProbs: summed over an output word's pieces (log P of the word given what came before);
@@ -116,8 +117,7 @@ export function inWords(t: Translation): Translation {
     windows: t.windows
       ? tgt.map(([a, b]) => {
           const w = t.windows!.slice(a, b + 1)
-          const mean = (i: 0 | 1) => w.reduce((s, x) => s + x[i], 0) / w.length
-          return [wordCoordinate(mean(0), src), wordCoordinate(mean(1), src)] as [number, number]
+          return [wordCoordinate(Math.min(...w.map((x) => x[0])), src), wordCoordinate(Math.max(...w.map((x) => x[1])), src)] as [number, number]
         })
       : null,
     ...(t.crossAttention

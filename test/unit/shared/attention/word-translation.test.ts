@@ -128,6 +128,8 @@ describe('inWords', () => {
     // p = 2.5 is the middle of "playhouse" (pieces 2, 3) → word 2.
     expect(tw.positions![1]).toBeCloseTo(2, 12)
     expect(tw.windows![1][0]).toBeCloseTo(wordCoordinate(1.5, tw.words!.src), 12)
+    // The window of "une" (pieces at p 0 and 1) is the union of theirs: [-1, 2] in pieces.
+    expect(tw.windows![0]).toEqual([wordCoordinate(-1, tw.words!.src), wordCoordinate(2, tw.words!.src)])
     for (const row of tw.align!) expect(sum(row)).toBeCloseTo(1, 12)
     expect(tw.gaussian![0]).toHaveLength(5)
   })
