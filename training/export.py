@@ -205,6 +205,10 @@ def write_card(info, path):
 
     tok = vocabulary_text(s)
     beam_part = beam_text(bm, unit)
+    ini = tr.get("initialised_from")
+    init_text = (f"initialised from `{ini['file']}` (the previous model of this kind: {ini['epochs']} epochs,"
+                 f" {ini['cpu_minutes']} CPU minutes, greedy BLEU {ini['bleu']}; sha256 {ini['sha256'][:12]}…), then "
+                 if ini else "")
     float16_text = ("\n- **File**: the weight matrices are stored as float16 (read through Casts to float32); every score"
                     " here was measured with those rounded weights." if info.get("float16") else "")
     text = f"""# {info['name']}
@@ -216,7 +220,7 @@ def write_card(info, path):
   embeddings {s['emb']} (output layer tied to the target embedding), {s['parameters']:,} parameters.
 - **Vocabulary**: source {tok(info['src_spec'], s['src_vocab'])}; target {tok(info['tgt_spec'], s['tgt_vocab'])}.
   `<unk>` in the test sources: {t.get('src_unknown_tokens', '?')} tokens.
-- **Training**: {tr['pairs']:,} pairs, {tr['epochs']} epochs, batch {tr['batch']} (batches re-formed every epoch),
+- **Training**: {init_text}{tr['pairs']:,} pairs, {tr['epochs']} epochs, batch {tr['batch']} (batches re-formed every epoch),
   Adam lr {tr['lr']}, {tr['schedule']}, dropout {tr['dropout']}, label smoothing 0.1, weights averaged over
   epochs {', '.join(map(str, tr['averaged_epochs']))}; {tr.get('cpu_minutes', tr['minutes'])} CPU minutes ({tr['minutes']} minutes wall clock,
   two models training side by side) on {tr['threads']} CPU thread(s), seed {tr['seed']}.

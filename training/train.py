@@ -60,6 +60,8 @@ def parse():
     ap.add_argument("--window-anneal", type=float, default=2.0, help="epochs over which D narrows to --window")
     ap.add_argument("--attend-eos", type=int, default=1, choices=(0, 1),
                     help="0: attention never reads the source </s> (models.without_eos)")
+    ap.add_argument("--init", default=None,
+                    help="start from this ONNX file's weights (same kind and vocabularies), e.g. the previous model")
     ap.add_argument("--min-freq", type=int, default=3)
     ap.add_argument("--max-vocab", type=int, default=8000)
     ap.add_argument("--max-len", type=int, default=50, help="tokens per side kept for training")
@@ -150,6 +152,25 @@ def lr_at(step, total, a):
     return a.lr * (a.lr_floor + (1 - a.lr_floor) * 0.5 * (1 + math.cos(math.pi * p)))
 
 
+def init_from(model, path, src_vocab, tgt_vocab):
+    """Loads an exported file's weights into `model` (float16-stored ones widened); the file must
+    have this model's kind and vocabularies. Returns what the card records about it."""
+    import hashlib
+
+    import onnx
+    from bench_torch import load
+    meta = {p.key: p.value for p in onnx.load(path).metadata_props}
+    assert meta["al.attention"] == model.kind, f"{path} is a {meta['al.attention']} model"
+    assert json.loads(meta["al.src_vocab"]) == src_vocab and json.loads(meta["al.tgt_vocab"]) == tgt_vocab, "vocabulary differs"
+    previous, _ = load(path)
+    model.load_state_dict(previous.state_dict())
+    card = json.loads(meta["al.model_card"])["training"]
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return {"file": os.path.basename(path), "sha256": digest, "epochs": card.get("epochs"),
+            "cpu_minutes": card.get("cpu_minutes"), "bleu": json.loads(meta["al.test_bleu"]).get("bleu")}
+
+
 def window_at(step, steps_per_epoch, a):
     """The half-window D while training: --window-start narrowing linearly to --window over the
     first --window-anneal epochs, then --window. A wide window early lets p_t learn where to look
@@ -202,6 +223,10 @@ def main():
     os.makedirs(ckdir, exist_ok=True)
     last = os.path.join(ckdir, "last.pt")
     log, epoch0, minutes0, cpu0 = [], 0, 0.0, 0.0
+    init = None
+    if a.init:
+        init = init_from(model, a.init, src_vocab, tgt_vocab)
+        print(f"initialised from {a.init} ({init['sha256'][:12]})", flush=True)
     if a.resume and os.path.exists(last):
         ck = torch.load(last, weights_only=False)
         assert ck["src_vocab"] == src_vocab and ck["tgt_vocab"] == tgt_vocab, "vocabulary changed"
@@ -261,7 +286,7 @@ def main():
             tmp = last + ".tmp"
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "torch_rng": torch.get_rng_state(),
                         "py_rng": random.getstate(), "log": log, "epoch": epoch + 1, "minutes": minutes, "cpu_minutes": cpu,
-                        "src_vocab": src_vocab, "tgt_vocab": tgt_vocab}, tmp)
+                        "src_vocab": src_vocab, "tgt_vocab": tgt_vocab, "init": init}, tmp)
             os.replace(tmp, last)
             if a.stop_after_epoch and epoch + 1 >= a.stop_after_epoch:
                 return
@@ -315,6 +340,7 @@ def main():
                         if a.kind.startswith("local") and a.window_start > a.window else ""),
                      "dropout": a.dropout, "averaged_epochs": list(range(avg_from, done + 1)),
                      **({} if a.attend_eos else {"attend_eos": False}),
+                     **({"initialised_from": ck["init"]} if ck.get("init") else {}),
                      "minutes": round(train_minutes, 1), "cpu_minutes": round(train_cpu, 1), "threads": a.threads, "seed": a.seed, "log": log},
         "test": dict(greedy_scores, set=cfg["test_name"], sentences=len(test), decoding="greedy",
                      src_unknown_tokens=unk_test,
