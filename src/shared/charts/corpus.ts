@@ -1,4 +1,5 @@
 import type { CorpusResult } from '../api'
+import { KINDS } from '../attention-kinds'
 import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, type Frame } from './frame'
 
@@ -48,7 +49,7 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
       name: `${r.model} (${r.bleu.toFixed(1)})`,
       ...corpusStyle(k),
       symbolSize: 8,
-      lineStyle: { width: r.attention === 'none' ? 3 : 2, type: r.attention === 'none' ? 'dashed' : 'solid' },
+      lineStyle: { width: KINDS[r.attention].attends ? 2 : 3, type: KINDS[r.attention].attends ? 'solid' : 'dashed' },
       data: buckets.map((b) => r.byLength.find((x) => x.bucket === b)?.bleu ?? null),
     })),
   }
@@ -58,7 +59,7 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
 function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<string, number>, f: Frame): Record<string, unknown> {
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
-  const none = (k: number) => corpus.results[k].attention === 'none'
+  const none = (k: number) => !KINDS[corpus.results[k].attention].attends
   const key = corpus.results.map((r, k) => ({
     label: `${r.model} (${r.bleu.toFixed(1)})`,
     symbol: none(k) ? ('dashed' as const) : ('line' as const),

@@ -1,7 +1,7 @@
 import { capabilitiesOf } from '../../../shared/attention-kinds'
 import { TAB_VIEWS, viewDef, viewOffered, type TabView } from '../../../shared/charts/views'
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
-import { isHeadOf, type HeadRef } from '../../../shared/charts/heads'
+import { isHeadOf, type HeadRef } from '../../../shared/attention/heads'
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
 import { api } from '../lib/api'
