@@ -89,7 +89,16 @@ async function translate(argv: string[]): Promise<void> {
   if (info.providerNote) console.error(`attention-lens: ${info.providerNote}`)
   const input = createInterface({ input: v.input ? createReadStream(v.input) : process.stdin })
   const records: string[] = []
+  let n = 0
   for await (const line of input) {
+    n++
+    // As in the app, an empty line is not a sentence: its output line stays empty (one line out per line in) and stderr says so.
+    if (!line.trim()) {
+      console.error(`attention-lens: line ${n} is empty: nothing to translate`)
+      process.stdout.write('\n')
+      if (v.attention) records.push(JSON.stringify({ source: line, translation: '', srcTokens: [], tgtTokens: [], attention: [] }))
+      continue
+    }
     const t = await service.translate(model, line, { beam })
     process.stdout.write(t.text + '\n')
     if (v.attention) {
@@ -253,6 +262,10 @@ async function exportFigure(argv: string[]): Promise<void> {
   const view = String(v.view)
   if (!CLI_VIEWS.includes(view)) throw new UsageError(`--view must be ${CLI_VIEWS.slice(0, -1).join(', ')} or ${CLI_VIEWS[CLI_VIEWS.length - 1]}`)
   if (v.src === undefined) throw new UsageError(view === 'corpus' ? '--src TEST-SET (a file, one sentence a line) is missing' : '--src "sentence" is missing')
+  if (view !== 'corpus' && !v.src.trim()) throw new UsageError('--src is empty: there is no sentence to translate')
+  // --head picks a head to draw large (heads) or to override (whatif); other views draw the heads' average.
+  if (v.head !== undefined && view !== 'heads' && view !== 'whatif')
+    throw new UsageError(`--head applies to --view heads and --view whatif, not ${view}; for one head's map use --view heads --head ${v.head}`)
   const format = outFormat(v.out)
   const spec = figureSpec({ ...v, model: undefined } as Record<string, string | boolean | undefined>, format)
   const threshold = v.threshold === undefined ? 0.1 : Number(v.threshold)

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { naiveBaselineLabel } from '../../../src/cli/baseline'
 import { BUNDLED_MODELS, editedModel, ROOT, setMeta, tiny } from '../../helpers'
+import { itWithTorch, PY } from '../../torch'
 import { BATCH_TENSORS, fixAxis, nanOf } from '../engine/check-edits'
 
 // The command as users get it: package.json's bin, which loads the build in out/main/cli.js.
@@ -74,11 +74,8 @@ describe('attention-lens check', () => {
   })
 })
 
-const PY = '/usr/bin/python3'
-const hasTorch = existsSync(PY) && spawnSync(PY, ['-c', 'import torch, onnx'], { timeout: 120_000 }).status === 0
-
-describe.skipIf(!hasTorch)('the Python export helper runs this check', () => {
-  it('run_check calls attention-lens check and returns its exit code', () => {
+describe('the Python export helper runs this check', () => {
+  itWithTorch('run_check calls attention-lens check and returns its exit code', () => {
     const model = editedModel(tiny('bahdanau'), (m) => fixAxis(m, BATCH_TENSORS, 0, 1))
     const code = 'import sys; sys.path.insert(0, "training"); from attention_lens_export import run_check; sys.exit(run_check(sys.argv[1]))'
     const r = spawnSync(PY, ['-c', code, model], {
