@@ -18,7 +18,7 @@ import { isHeadOf } from '../shared/attention/heads'
 import { CLI_VIEWS } from '../shared/charts/views'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
-import { renderFigure, type FigureData } from '../host/export/figure'
+import type { FigureData } from '../shared/figure'
 import {
   DEFAULT_FIGURE,
   DPI_PER_SCALE,
@@ -232,6 +232,8 @@ function index(value: string | undefined, n: number, what: string, fallback: num
 
 /** Renders and writes the figure, and says what was written: its size in pixels (CSS) and inches, and a PNG's resolution. */
 async function writeFigure(out: string, data: FigureData, spec: FigureSpec): Promise<void> {
+  // Loaded when a figure is drawn: ECharts, resvg and PDFKit take most of the CLI's start-up otherwise.
+  const { renderFigure } = await import('../host/export/figure')
   await writeAtomic(out, await renderFigure(data, spec))
   const px = (pt: number) => Math.round(pt / 0.75)
   const inch = (pt: number) => +(pt / 72).toFixed(2)
