@@ -11,14 +11,19 @@ import { it, type TestContext } from 'vitest'
 export const PY = '/usr/bin/python3'
 const noPython = !!process.env.AL_TEST_NO_PYTHON
 export const hasPython = !noPython && existsSync(PY)
-export const hasTorch = hasPython && spawnSync(PY, ['-c', 'import torch, onnx'], { timeout: 120_000 }).status === 0
+let torch: boolean | undefined
+/** Asked once, when a test first needs it: importing torch takes seconds, which a file without such tests should not spend. */
+export function hasTorch(): boolean {
+  torch ??= hasPython && spawnSync(PY, ['-c', 'import torch, onnx'], { timeout: 120_000 }).status === 0
+  return torch
+}
 
 const NO_TORCH = `no ${PY} with torch and onnx`
 const NO_PYTHON = `no ${PY}`
 
 /** it() that runs where PyTorch is and is skipped, saying why, where it is not. */
 export function itWithTorch(name: string, fn: (ctx: TestContext) => unknown, timeout?: number): void {
-  it(name, (ctx) => (hasTorch ? fn(ctx) : ctx.skip(NO_TORCH)), timeout)
+  it(name, (ctx) => (hasTorch() ? fn(ctx) : ctx.skip(NO_TORCH)), timeout)
 }
 
 /** it() that runs where /usr/bin/python3 is and is skipped, saying why, where it is not. */
