@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot'
 import { ATTENTION_KINDS } from './attention-kinds'
-import { COLORMAP_NAMES } from './charts/colormaps'
+import { COLORMAP_NAMES } from './colormap-names'
 import { RefusedError } from './errors'
 
 /** Points (1/72 in): the unit a figure is laid out in, so a PDF page and its text have physical sizes. */
