@@ -15,10 +15,12 @@ import { check } from './check'
 import { alignCommands, ALIGN_USAGE, evalAblate, wantsAblation } from './align'
 import { args, headOption, lines, readableFile, UsageError } from './options'
 import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
+import { figureInUnits } from '../shared/attention/word-figure'
+import { inUnits, type Units } from '../shared/attention/word-translation'
 import { CLI_VIEWS } from '../shared/charts/views'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
-import { renderFigure, type FigureData } from '../host/export/figure'
+import type { FigureData } from '../shared/figure'
 import {
   DEFAULT_FIGURE,
   DPI_PER_SCALE,
@@ -33,7 +35,7 @@ import {
 } from '../shared/figure'
 
 const USAGE = [
-  'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl]',
+  'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl [--pieces]]',
   '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P]',
   '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"] --out FIG.png|svg|pdf',
   `              [--view ${CLI_VIEWS.join('|')}] [--step N] [--threshold 0-1]`,
@@ -43,10 +45,12 @@ const USAGE = [
   '       figure options: [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH[in|cm|mm|pt]] [--font paper|screen|lecture|back-row|POINTS]',
   '              [--dpi 150|300|600|N | --scale 1-4] [--theme light|dark|transparent] [--lang en|zh] [--title T] [--caption C]',
   '              [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--highlight-row N]',
+  "              [--pieces] (label subword pieces, not words: by default a word receives the sum of its pieces' weights and its row is their mean;",
+  '              local, positions, step, whatif and beam show pieces either way: each decoder step writes one piece)',
   '       attention-lens forecast --model M.onnx [--series FILE.csv] [--origin TIMESTAMP] [--out FIG.png|svg|pdf [figure options] [--step N]]',
   '       attention-lens forecast-eval --model M.onnx [--model N.onnx ...] [--series FILE.csv --from TIMESTAMP]',
   '       --step, --at, --source and --highlight-row count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
-  '       attention-lens check M.onnx [N.onnx ...] [--json] [--provider P]   (exit 0: every feature works, 1: some will not, 2: cannot open)',
+  '       attention-lens check M.onnx [N.onnx ...] [--json] [--verbose] [--provider P]   (exit 0: every feature works, 1: some will not, 2: cannot open)',
 ].join('\n')
 
 async function translate(argv: string[]): Promise<void> {
@@ -56,7 +60,9 @@ async function translate(argv: string[]): Promise<void> {
     provider: { type: 'string', default: 'cpu' },
     input: { type: 'string' },
     attention: { type: 'string' },
+    pieces: { type: 'boolean' },
   })
+  const units: Units = v.pieces ? 'pieces' : 'words'
   const model = readableFile(v.model, '--model M.onnx')
   const beam = Number(v.beam)
   if (!Number.isInteger(beam) || beam < 1 || beam > 16) throw new UsageError('--beam must be a whole number from 1 to 16')
@@ -67,15 +73,40 @@ async function translate(argv: string[]): Promise<void> {
   if (info.providerNote) console.error(`attention-lens: ${info.providerNote}`)
   const input = createInterface({ input: v.input ? createReadStream(v.input) : process.stdin })
   const records: string[] = []
+  let n = 0
   for await (const line of input) {
+    n++
+    // As in the app, an empty line is not a sentence: its output line stays empty (one line out per line in) and stderr says so.
+    if (!line.trim()) {
+      console.error(`attention-lens: line ${n} is empty: nothing to translate`)
+      process.stdout.write('\n')
+      if (v.attention) records.push(JSON.stringify({ source: line, translation: '', srcTokens: [], tgtTokens: [], attention: [] }))
+      continue
+    }
     const t = await service.translate(model, line, { beam })
     process.stdout.write(t.text + '\n')
     if (v.attention) {
-      const { srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs } = t
+      const { srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs, words, crossAttention } = inUnits(t, units)
       // A transformer's every head, [step][layer][head][source], next to their average `attention`.
-      const heads = t.crossAttention ? { crossAttention: t.crossAttention } : {}
+      const heads = crossAttention ? { crossAttention } : {}
+      // In words: each word's [first, last] piece, so a record can be traced back to the pieces.
+      const spans = words ? { pieceSpans: words } : {}
       records.push(
-        JSON.stringify({ source: line, translation: t.text, srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs, ...heads }),
+        JSON.stringify({
+          source: line,
+          translation: t.text,
+          units,
+          srcTokens,
+          tgtTokens,
+          attention,
+          scores,
+          positions,
+          windows,
+          gaussian,
+          tokenLogProbs,
+          ...heads,
+          ...spans,
+        }),
       )
     }
   }
@@ -190,6 +221,8 @@ function index(value: string | undefined, n: number, what: string, fallback: num
 
 /** Renders and writes the figure, and says what was written: its size in pixels (CSS) and inches, and a PNG's resolution. */
 async function writeFigure(out: string, data: FigureData, spec: FigureSpec): Promise<void> {
+  // Loaded when a figure is drawn: ECharts, resvg and PDFKit take most of the CLI's start-up otherwise.
+  const { renderFigure } = await import('../host/export/figure')
   await writeAtomic(out, await renderFigure(data, spec))
   const px = (pt: number) => Math.round(pt / 0.75)
   const inch = (pt: number) => +(pt / 72).toFixed(2)
@@ -208,6 +241,7 @@ async function exportFigure(argv: string[]): Promise<void> {
     view: { type: 'string', default: 'heatmap' },
     ...figureOptions,
     'no-overlay': { type: 'boolean' },
+    pieces: { type: 'boolean' },
     threshold: { type: 'string' },
     mode: { type: 'string' },
     at: { type: 'string' },
@@ -220,6 +254,10 @@ async function exportFigure(argv: string[]): Promise<void> {
   const view = String(v.view)
   if (!CLI_VIEWS.includes(view)) throw new UsageError(`--view must be ${CLI_VIEWS.slice(0, -1).join(', ')} or ${CLI_VIEWS[CLI_VIEWS.length - 1]}`)
   if (v.src === undefined) throw new UsageError(view === 'corpus' ? '--src TEST-SET (a file, one sentence a line) is missing' : '--src "sentence" is missing')
+  if (view !== 'corpus' && !v.src.trim()) throw new UsageError('--src is empty: there is no sentence to translate')
+  // --head picks a head to draw large (heads) or to override (whatif); other views draw the heads' average.
+  if (v.head !== undefined && view !== 'heads' && view !== 'whatif')
+    throw new UsageError(`--head applies to --view heads and --view whatif, not ${view}; for one head's map use --view heads --head ${v.head}`)
   const format = outFormat(v.out)
   const spec = figureSpec({ ...v, model: undefined } as Record<string, string | boolean | undefined>, format)
   const threshold = v.threshold === undefined ? 0.1 : Number(v.threshold)
@@ -310,7 +348,8 @@ async function exportFigure(argv: string[]): Promise<void> {
       } else data = { view: 'heatmap', translation }
     }
   }
-  await writeFigure(v.out!, data, spec)
+  // Words unless --pieces; the views of one decoder step keep their pieces (src/shared/attention/word-figure.ts).
+  await writeFigure(v.out!, figureInUnits(data, v.pieces ? 'pieces' : 'words'), spec)
   await service.closeAll()
 }
 

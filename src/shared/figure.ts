@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot'
 import { ATTENTION_KINDS } from './attention-kinds'
-import { COLORMAP_NAMES } from './charts/colormaps'
+import { COLORMAP_NAMES } from './colormap-names'
 import { RefusedError } from './errors'
 
 /** Points (1/72 in): the unit a figure is laid out in, so a PDF page and its text have physical sizes. */
@@ -228,6 +228,12 @@ const TranslationSchema = v.pipe(
           1_000_000,
           'nodes',
         ),
+      }),
+    ),
+    words: v.optional(
+      obj({
+        src: list(v.tuple([whole(0, MAX_TOKENS), whole(0, MAX_TOKENS)]), MAX_TOKENS, 'words'),
+        tgt: list(v.tuple([whole(0, MAX_TOKENS), whole(0, MAX_TOKENS)]), MAX_TOKENS, 'words'),
       }),
     ),
     logProb: finite,

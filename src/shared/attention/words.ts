@@ -48,12 +48,11 @@ export function pieceText(token: string): string {
 
 /** The words' texts: each span's pieces joined without their marks ("play@@ house" → "playhouse"). */
 export function wordLabels(tokens: readonly string[], spans: readonly Span[] = wordSpans(tokens)): string[] {
-  return spans.map(([a, b]) =>
-    tokens
-      .slice(a, b + 1)
-      .map(pieceText)
-      .join(''),
-  )
+  return spans.map(([a, b]) => {
+    const pieces = tokens.slice(a, b + 1)
+    // A character tokenizer's space token "▁" starts the word after it: dropped from its label.
+    return (pieces.length > 1 && pieces[0] === '\u2581' ? pieces.slice(1) : pieces).map(pieceText).join('')
+  })
 }
 
 /** Columns of a [rows][pieces] matrix summed per span: the weight each word receives. */

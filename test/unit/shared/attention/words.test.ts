@@ -17,6 +17,9 @@ describe('wordSpans', () => {
   it("keeps l'@@ with the word it is glued to", () => {
     expect(wordLabels(["l'@@", 'homme', 'marche'])).toEqual(["l'homme", 'marche'])
   })
+  it("drops a character tokenizer's space token from the word it starts", () => {
+    expect(wordLabels(['h', 'i', '\u2581', 'y', 'o', 'u', '</s>'])).toEqual(['hi', 'you', '</s>'])
+  })
   it('reads SentencePiece and WordPiece marks', () => {
     expect(wordLabels(['\u2581the', '\u2581play', 'house', '</s>'])).toEqual(['the', 'playhouse', '</s>'])
     expect(wordLabels(['the', 'play', '##house'])).toEqual(['the', 'playhouse'])
