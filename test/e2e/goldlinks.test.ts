@@ -74,4 +74,14 @@ describe('the Alignment score panel', () => {
     expect(await page.getByTestId('occlusion-charts').locator('.plot').count()).toBe(2)
     await screenshot(page, 'goldlinks-occlusion')
   })
+
+  it("ranks the Transformer's heads by AER on the loaded gold set in the heads view", async () => {
+    await page.getByTestId('tab-heatmap').click()
+    const gold = page.getByTestId('heads-gold')
+    await gold.waitFor()
+    expect(await gold.innerText()).toMatch(
+      /^By AER on the gold set tiny\.gold \(3 pairs, scored in the Alignment score tab; lower is better\): layer 2, head 2 40\.0 · /,
+    )
+    await screenshot(page, 'goldlinks-heads-rank')
+  })
 })
