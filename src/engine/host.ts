@@ -52,6 +52,11 @@ const handlers: Handlers = {
     const turn = () => priority.turn()
     return cancellable((signal) => service.evaluate(p, srcs, refs, { cacheDir, signal, turn, onProgress: (progress) => send({ id, progress }) }))
   },
+  alignBoard: (paths, input) => {
+    const id = current
+    return cancellable((signal) => service.alignBoard(paths, input, { signal, onProgress: (progress) => send({ id, progress }) }))
+  },
+  occlusion: (p, text) => cancellable((signal) => interactive(() => service.occlusion(p, text, signal))),
   forecast: (p, series, origin) => interactive(() => service.forecast(p, series, origin)),
   forecastWhatIf: (p, series, origin, req) => interactive(() => service.forecastWhatIf(p, series, origin, req)),
   evaluateForecast: (p, series, origins) => service.evaluateForecast(p, series, origins),

@@ -42,6 +42,8 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     'translate:each': (req) => host.translateEach(req),
     'corpus:run': (req) => host.runCorpus(req, client),
     'corpus:cancel': () => host.cancelCorpus(client),
+    'alignment:run': (req) => host.runAlignment(req, client),
+    'occlusion:run': (req) => host.occlusion(req),
     'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
     'export:copy': async (data, spec) => transport.copyPng(await host.renderFigure(data, { ...spec, format: 'png' })),
     'export:data': (name, text) => transport.save(name.replace(/[^\w.-]/g, '_'), text),

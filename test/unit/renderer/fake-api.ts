@@ -151,6 +151,8 @@ export function fakeApi() {
     forced: forced.fn,
     scoreSentence: scoreSentence.fn,
     runCorpus: unused,
+    runAlignment: unused,
+    occlusion: unused,
     cancelCorpus: unused,
     forecastSeries: forecastSeries.fn,
     forecast: forecast.fn,
