@@ -43,6 +43,7 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     'corpus:run': (req) => host.runCorpus(req, client),
     'corpus:cancel': () => host.cancelCorpus(client),
     'alignment:run': (req) => host.runAlignment(req, client),
+    'alignment:cancel': () => host.cancelAlignment(client),
     'occlusion:run': (req) => host.occlusion(req),
     'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
     'export:copy': async (data, spec) => transport.copyPng(await host.renderFigure(data, { ...spec, format: 'png' })),

@@ -333,8 +333,8 @@ export class LensHost {
       ({ srcs, refs, testSet }) => ({ name: testSet, src: srcs, tgt: refs, srcLang, tgtLang }),
       () => null,
     )
-    // The same kind of call as BLEU by length: corpus:cancel stops it, and a new one stops the one before.
-    const call = this.calls.start('corpus', client)
+    // Its own kind of call: the client's next alignment run (or alignment:cancel) stops it, BLEU by length does not.
+    const call = this.calls.start('alignment', client)
     try {
       const board = await this.engine.callWith(
         { signal: call.signal },
@@ -382,6 +382,10 @@ export class LensHost {
   /** Renders a figure from data the renderer sent; the worker checks it against the figure schema first (a RefusedError). */
   async renderFigure(data: FigureData, spec: FigureSpec): Promise<Buffer> {
     return this.figures.render(data, spec)
+  }
+
+  async cancelAlignment(client: string | null = null): Promise<void> {
+    this.calls.cancel('alignment', client)
   }
 
   async cancelCorpus(client: string | null = null): Promise<void> {

@@ -152,6 +152,7 @@ export function fakeApi() {
     scoreSentence: scoreSentence.fn,
     runCorpus: unused,
     runAlignment: unused,
+    cancelAlignment: unused,
     occlusion: unused,
     cancelCorpus: unused,
     forecastSeries: forecastSeries.fn,
