@@ -5,8 +5,8 @@ import { encoderGraph, greedyLoopGraph, K_INPUT, splitStep, stepGraph, valueInfo
 import { extractPart, OnnxParseError, parseOnnx, serializeWith, type OnnxFile } from './onnx-graph'
 import { TensorProto_DataType, type GraphProto, type ValueInfoProto } from './onnx-proto'
 
-/** Files above this size are refused before reading: the bundled models are under 10 MB. */
-export const MAX_MODEL_BYTES = 512 * 1024 * 1024
+import { MAX_MODEL_BYTES } from './limits'
+export { MAX_MODEL_BYTES }
 
 export interface OpenOptions {
   /**

@@ -47,7 +47,7 @@ describe('presentation mode and consistent interaction', () => {
     await page.getByTestId('tgt-tokens').locator('button').nth(2).click()
     const token = await page.getByTestId('tgt-tokens').locator('button').nth(2).innerText()
     await page.getByTestId('tab-local').click()
-    await expect.poll(() => page.getByTestId('local-step-label').innerText()).toBe(`Step 3: “${token}”`)
+    await expect.poll(() => page.getByTestId('local-step-label').innerText()).toBe(`Step 3: "${token}"`)
     await page.getByTestId('tab-step').click()
     await expect
       .poll(() => page.getByTestId('step-label').innerText())

@@ -2,6 +2,7 @@ import { capabilitiesOf } from '../../../shared/attention-kinds'
 import { TAB_VIEWS, viewDef, viewOffered, type TabView } from '../../../shared/charts/views'
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
 import { isHeadOf, type HeadRef } from '../../../shared/attention/heads'
+import { inUnits, UNITS, type Units } from '../../../shared/attention/word-translation'
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
 import { api } from '../lib/api'
@@ -36,6 +37,7 @@ interface Saved {
   heatmap?: HeatmapStyle
   beam?: number
   history?: string[]
+  units?: Units
 }
 
 /** Views that draw the encoder states h_j; the others do without shipping them from the engine. */
@@ -68,6 +70,8 @@ export class LensState {
   heatmapStyle = $state<HeatmapStyle>({ colormap: 'viridis', scale: 'linear', norm: 'fixed', labels: 'auto' })
   /** A Transformer's cross-attention head opened large (the heatmap shows it, what-if offers it first); null: the average of every head. */
   head = $state.raw<HeadRef | null>(null)
+  /** Whole words (source pieces summed, output pieces averaged) or the model's subword pieces, in the views that draw a whole sentence. */
+  units = $state<Units>('words')
   providers = $state.raw<ProviderInfo[]>([])
   provider = $state('cpu')
 
@@ -83,6 +87,16 @@ export class LensState {
   get current(): Translation | null {
     return this.shown === 'reference' && this.forced ? this.forced : this.translation
   }
+
+  /**
+   * The translation on show in the units chosen: what the whole-sentence views (heatmap, heads,
+   * alignment lines) draw. Selections stay in pieces (`words` maps a word to its pieces), so the
+   * views of one decoder step, which draw pieces, keep the step picked in a word view.
+   */
+  readonly drawn = $derived.by<Translation | null>(() => {
+    const t = this.current
+    return t && inUnits(t, this.units)
+  })
 
   async init(): Promise<void> {
     this.loading = true
@@ -104,6 +118,7 @@ export class LensState {
     if (saved.heatmap) this.heatmapStyle = { ...this.heatmapStyle, ...saved.heatmap }
     const view = saved.view && (RENAMED[saved.view] ?? saved.view)
     if (view && (VIEWS as readonly string[]).includes(view)) this.view = view as ViewName
+    if (saved.units && UNITS.includes(saved.units)) this.units = saved.units
     await this.refreshModels()
     api.appNotice().then(
       (n) => n && (this.notice = n),
@@ -248,6 +263,11 @@ export class LensState {
     this.save()
   }
 
+  setUnits(units: Units): void {
+    this.units = units
+    this.save()
+  }
+
   setView(v: ViewName): void {
     if (v !== this.view && selectionOnEnter(v) === 'reset') this.select(null, null)
     this.view = v
@@ -372,6 +392,7 @@ export class LensState {
       heatmap: this.heatmapStyle,
       beam: this.beam,
       history: this.history,
+      units: this.units,
     }
     localStorage.setItem(SAVED_KEY, JSON.stringify(saved))
   }

@@ -18,12 +18,25 @@ import SideBySideView from './SideBySideView.svelte'
 import StepView from './StepView.svelte'
 import WhatIfView from './WhatIfView.svelte'
 
-/** What a tab is drawn from: the app's state, the open model, the decoding the views draw (model or reference) and the model's own output. */
+/** A selection as a view sees it (pieces, or words in word mode) and how the view reports a click. */
+export interface Selection {
+  selectedRow: number | null
+  selectedCol: number | null
+  onselect: (r: number | null, c: number | null) => void
+}
+
+/**
+ * What a tab is drawn from: the app's state, the open model, the decoding the views draw (model or
+ * reference), the model's own output, and the same decoding in the units chosen (words by default)
+ * with the selection mapped to those units, for the views that draw whole sentences.
+ */
 export interface TabContext {
   lens: LensState
   model: ModelInfo
   shown: Translation
   output: Translation
+  drawn: Translation
+  words: Selection
 }
 
 export interface TabComponent {
@@ -37,7 +50,7 @@ function tab<P extends object>(component: Component<P>, props: (c: TabContext) =
 }
 
 /** The selection every one-sentence view shares. */
-const selection = ({ lens }: TabContext) => ({
+const selection = ({ lens }: TabContext): Selection => ({
   selectedRow: lens.selectedRow,
   selectedCol: lens.selectedCol,
   onselect: (r: number | null, c: number | null) => lens.select(r, c),
@@ -45,19 +58,19 @@ const selection = ({ lens }: TabContext) => ({
 
 export const TAB_COMPONENTS: Record<TabView, TabComponent> = {
   heatmap: tab(HeatmapView, (c) => ({
-    translation: c.shown,
+    translation: c.drawn,
     model: c.model,
     models: c.lens.models,
     head: c.lens.head,
     onhead: (h) => c.lens.setHead(h),
-    ...selection(c),
+    ...c.words,
     style: c.lens.heatmapStyle,
     onstyle: (p) => c.lens.setHeatmapStyle(p),
   })),
   local: tab(LocalView, (c) => ({ translation: c.shown, model: c.model, ...selection(c) })),
   step: tab(StepView, (c) => ({ translation: c.shown, model: c.model, ...selection(c) })),
-  lines: tab(AlignmentView, (c) => ({ translation: c.shown, model: c.model, ...selection(c) })),
-  comparison: tab(CompareView, ({ lens, model }) => ({ model, models: lens.models, text: lens.text })),
+  lines: tab(AlignmentView, (c) => ({ translation: c.drawn, model: c.model, ...c.words })),
+  comparison: tab(CompareView, ({ lens, model }) => ({ model, models: lens.models, text: lens.text, units: lens.units })),
   sidebyside: tab(SideBySideView, ({ lens, model, output }) => ({
     model,
     models: lens.models,
@@ -67,6 +80,7 @@ export const TAB_COMPONENTS: Record<TabView, TabComponent> = {
     forced: lens.forced,
     reference: lens.reference,
     style: lens.heatmapStyle,
+    units: lens.units,
   })),
   beam: tab(BeamView, ({ lens, output }) => ({ translation: output, beam: lens.beam, onbeam: (k) => lens.setBeam(k) })),
   whatif: tab(WhatIfView, ({ lens, model, shown }) => ({ translation: shown, model, selectedRow: lens.selectedRow, head: lens.head })),
