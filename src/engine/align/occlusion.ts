@@ -1,4 +1,5 @@
 import type { OcclusionResult } from '../../shared/alignment'
+import { KINDS } from '../../shared/attention-kinds'
 import { sumColumns, wordLabels, wordSpans, type Span } from '../../shared/attention/words'
 import { CancelledError } from '../../shared/errors'
 import { decodeSteps, encodePieces, encodeSource, greedyBatch, targetIds, type EncodedSource } from '../decode'
@@ -42,7 +43,7 @@ export function occluded(model: LoadedModel, src: EncodedSource, spans: readonly
 }
 
 export async function occlusion(model: LoadedModel, text: string, signal?: AbortSignal): Promise<Occlusion> {
-  if (model.spec.attention === 'none') throw new Error(`${model.spec.name} has no attention to compare occlusion with.`)
+  if (!KINDS[model.spec.attention].attends) throw new Error(`${model.spec.name} has no attention to compare occlusion with.`)
   const [own] = await greedyBatch(model, [text], { topK: 1, encoderStates: false, crossAttention: false, signal })
   const src = encodeSource(model, text)
   const pieces = src.tokens.slice(0, -1)
