@@ -49,8 +49,16 @@ function vocabIndex(vocab: string[]): Map<string, number> {
 
 /** Text to ids with `</s>` appended, cut to MAX_SOURCE_TOKENS. */
 export function encodeSource(model: LoadedModel, text: string): EncodedSource {
-  const { srcTokenizer, srcVocab, special } = model.spec
-  let tokens = tokenize(text, srcTokenizer)
+  return encodePieces(model, tokenize(text, model.spec.srcTokenizer), text)
+}
+
+/**
+ * Source pieces to ids with `</s>` appended, cut to MAX_SOURCE_TOKENS: the pieces of a text, or
+ * pieces made otherwise (an aligner tokenizes each gold word on its own).
+ */
+export function encodePieces(model: LoadedModel, pieces: string[], text: string): EncodedSource {
+  const { srcVocab, special } = model.spec
+  let tokens = pieces
   const truncated = tokens.length > MAX_SOURCE_TOKENS
   if (truncated) tokens = tokens.slice(0, MAX_SOURCE_TOKENS)
   const index = vocabIndex(srcVocab)
@@ -440,14 +448,19 @@ export async function translate(model: LoadedModel, text: string, opts: DecodeOp
   return { ...t, beamTree: beamTreeOf(tried, best, model.spec.tgtVocab, model.spec.special.eos, beam, t.tgtTokens) }
 }
 
+/** Target pieces to ids, `<unk>` for a piece the vocabulary lacks. */
+export function targetIds(model: LoadedModel, pieces: string[]): number[] {
+  const index = vocabIndex(model.spec.tgtVocab)
+  return pieces.map((t) => index.get(t) ?? model.spec.special.unk)
+}
+
 /** The alignment and log-probabilities of a given target, token by token. */
 export async function forcedDecode(model: LoadedModel, text: string, target: string): Promise<Translation> {
   const started = performance.now()
-  const { tgtTokenizer, tgtVocab, special } = model.spec
+  const { tgtTokenizer, special } = model.spec
   const src = encodeSource(model, text)
   const toks = tokenize(target, tgtTokenizer).slice(0, stepLimit(model, src.ids.length) - 1)
-  const index = vocabIndex(tgtVocab)
-  const ids = [...toks.map((t) => index.get(t) ?? special.unk), special.eos]
+  const ids = [...targetIds(model, toks), special.eos]
   const { steps, memory } = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, forced: [ids] })
   const unknown = [...ids.slice(0, -1).map((id) => id === special.unk), false]
   return toTranslation(model, src, steps[0], { mode: 'forced', beam: 1, tgtUnknown: unknown, encoderStates: memory![0] }, started)

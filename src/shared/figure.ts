@@ -216,6 +216,12 @@ const TranslationSchema = v.pipe(
         ),
       }),
     ),
+    words: v.optional(
+      obj({
+        src: list(v.tuple([whole(0, MAX_TOKENS), whole(0, MAX_TOKENS)]), MAX_TOKENS, 'words'),
+        tgt: list(v.tuple([whole(0, MAX_TOKENS), whole(0, MAX_TOKENS)]), MAX_TOKENS, 'words'),
+      }),
+    ),
     logProb: finite,
     truncated: flag,
     decodeMs: finite,

@@ -2,6 +2,7 @@ import type { Translation } from '../api'
 import { comparableTokens } from '../end-token'
 import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, keyElements, keyHeight, tokenRowElements, type Frame, type KeyItem } from './frame'
+import { modelColours } from './model-colours'
 
 /** Positions of `a` that are not part of a longest common subsequence with `b`. */
 export function differing(a: string[], b: string[]): boolean[] {
@@ -39,9 +40,6 @@ export function referenceIndex(translations: Translation[]): number {
   return none >= 0 ? none : 0
 }
 
-// No orange: it marks the words that differ.
-const PALETTE = ['#6b7280', '#2563eb', '#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04']
-
 /**
  * Per-token probability of each model's output, one line per model over output positions: the
  * no-attention model's confidence falls as the sentence goes on, the attention models' holds.
@@ -51,7 +49,8 @@ export function buildComparisonOption(input: ComparisonInput): Record<string, un
   const T = Math.max(0, ...input.translations.map((t) => t.tgtTokens.length))
   return {
     animation: false,
-    color: PALETTE,
+    // Each model in its colour in every view and figure (model-colours.ts).
+    color: modelColours(input.names),
     title: input.title ? { text: input.title, left: 'center' } : undefined,
     legend: { top: input.title ? 28 : 0, data: input.names },
     grid: { left: 48, right: 16, top: input.title ? 64 : 36, bottom: 36 },
@@ -103,7 +102,8 @@ function comparisonFigure(input: ComparisonInput, f: Frame): Record<string, unkn
   const ref = referenceIndex(translations)
   const T = Math.max(1, ...translations.map((t) => t.tgtTokens.length))
   const dashed = (k: number) => translations[k].attention.length === 0
-  const symbol = (k: number): KeyItem => ({ label: names[k], symbol: dashed(k) ? 'dashed' : 'line', color: PALETTE[k % PALETTE.length] })
+  const colours = modelColours(names)
+  const symbol = (k: number): KeyItem => ({ label: names[k], symbol: dashed(k) ? 'dashed' : 'line', color: colours[k] })
   const rows = translations.map((t, k) => {
     const marks = k === ref ? t.tgtTokens.map(() => false) : differing(comparableTokens(t), comparableTokens(translations[ref]))
     return { head: names[k], symbol: symbol(k), tokens: t.tgtTokens.map((text, i) => ({ text, mark: marks[i] })) }
@@ -119,7 +119,7 @@ function comparisonFigure(input: ComparisonInput, f: Frame): Record<string, unkn
   const axes = cartesianAxes(chart, lay, { n: T })
   return {
     animation: false,
-    color: PALETTE,
+    color: colours,
     grid: { ...lay.grid, containLabel: false },
     cramped: lay.cramped,
     graphic: { elements: [...words.elements, ...key.elements, ...lay.elements] },

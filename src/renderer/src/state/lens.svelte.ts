@@ -1,4 +1,7 @@
+import { capabilitiesOf } from '../../../shared/attention-kinds'
+import { TAB_VIEWS, viewDef, viewOffered, type TabView } from '../../../shared/charts/views'
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
+import { inUnits, UNITS, type Units } from '../../../shared/attention/word-translation'
 import { isHeadOf, type HeadRef } from '../../../shared/charts/heads'
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
@@ -10,26 +13,16 @@ export const DEBOUNCE_MS = 100
 export const HISTORY_MS = 1500
 export const MAX_HISTORY = 50
 
-export type ViewName = 'heatmap' | 'local' | 'step' | 'lines' | 'compare' | 'sidebyside' | 'beam' | 'whatif' | 'corpus'
-export const VIEWS: ViewName[] = ['heatmap', 'local', 'step', 'lines', 'compare', 'sidebyside', 'beam', 'whatif', 'corpus']
+/** A tab of the translation window (the view registry, src/shared/charts/views, lists them). */
+export type ViewName = TabView
+export const VIEWS: readonly ViewName[] = TAB_VIEWS
 const SAVED_KEY = 'attention-lens:session'
+/** Tab ids saved by earlier versions, as they are called now. */
+const RENAMED: Record<string, ViewName> = { compare: 'comparison' }
 
-/**
- * What a view does with the selected output step and source token when it is opened. Views that
- * show every step at once (heatmap, alignment lines) start from nothing selected, so a step picked
- * in the step-through does not dim them; views about one step (local, step-through, what-if) keep
- * it, so the same step is on show as you move between them. The rest have no selection.
- */
-export const SELECTION_ON_ENTER: Record<ViewName, 'reset' | 'keep'> = {
-  heatmap: 'reset',
-  lines: 'reset',
-  local: 'keep',
-  step: 'keep',
-  whatif: 'keep',
-  compare: 'keep',
-  sidebyside: 'keep',
-  beam: 'keep',
-  corpus: 'keep',
+/** What a view does with the selected step and source token when opened (its registry entry says why). */
+export function selectionOnEnter(v: ViewName): 'reset' | 'keep' {
+  return viewDef(v)?.tab?.selection ?? 'keep'
 }
 
 /** Which decoding the single-translation views draw: the model's own output, or the reference forced through it. */
@@ -39,14 +32,15 @@ interface Saved {
   model?: string
   text?: string
   reference?: string
-  view?: ViewName
+  view?: string
   heatmap?: HeatmapStyle
   beam?: number
   history?: string[]
+  units?: Units
 }
 
 /** Views that draw the encoder states h_j; the others do without shipping them from the engine. */
-const NEEDS_ENCODER_STATES = new Set<ViewName>(['step'])
+const needsEncoderStates = (v: ViewName): boolean => !!viewDef(v)?.tab?.encoderStates
 
 /** What the main view shows: the model, the sentence, its translation and the selection. */
 export class LensState {
@@ -75,6 +69,8 @@ export class LensState {
   heatmapStyle = $state<HeatmapStyle>({ colormap: 'viridis', scale: 'linear', norm: 'fixed', labels: 'auto' })
   /** A Transformer's cross-attention head opened large (the heatmap shows it, what-if offers it first); null: the average of every head. */
   head = $state.raw<HeadRef | null>(null)
+  /** Whole words (source pieces summed, output pieces averaged) or the model's subword pieces, in the views that draw a whole sentence. */
+  units = $state<Units>('words')
   providers = $state.raw<ProviderInfo[]>([])
   provider = $state('cpu')
 
@@ -88,6 +84,16 @@ export class LensState {
   get current(): Translation | null {
     return this.shown === 'reference' && this.forced ? this.forced : this.translation
   }
+
+  /**
+   * The translation on show in the units chosen: what the whole-sentence views (heatmap, heads,
+   * alignment lines) draw. Selections stay in pieces (`words` maps a word to its pieces), so the
+   * views of one decoder step, which draw pieces, keep the step picked in a word view.
+   */
+  readonly drawn = $derived.by<Translation | null>(() => {
+    const t = this.current
+    return t && inUnits(t, this.units)
+  })
 
   async init(): Promise<void> {
     this.loading = true
@@ -107,7 +113,9 @@ export class LensState {
     if (Array.isArray(saved.history)) this.history = saved.history.filter((h) => typeof h === 'string').slice(0, MAX_HISTORY)
     if (saved.beam && saved.beam >= 1 && saved.beam <= 16) this.beam = saved.beam
     if (saved.heatmap) this.heatmapStyle = { ...this.heatmapStyle, ...saved.heatmap }
-    if (saved.view && VIEWS.includes(saved.view)) this.view = saved.view
+    const view = saved.view && (RENAMED[saved.view] ?? saved.view)
+    if (view && (VIEWS as readonly string[]).includes(view)) this.view = view as ViewName
+    if (saved.units && UNITS.includes(saved.units)) this.units = saved.units
     await this.refreshModels()
     api.appNotice().then(
       (n) => n && (this.notice = n),
@@ -235,10 +243,9 @@ export class LensState {
 
   /** Views that mean something for the open model (local attention needs a local model, …). */
   viewAvailable(v: ViewName): boolean {
-    const kind = this.model?.attention
-    if (v === 'local') return kind === 'local-m' || kind === 'local-p'
-    if (v === 'whatif' || v === 'step' || v === 'lines') return kind !== undefined && kind !== 'none'
-    return true
+    const def = viewDef(v)
+    // Before a model is open: what a translation model without attention offers.
+    return !!def && viewOffered(def, capabilitiesOf(this.model ?? { task: 'translation', attention: 'none' }))
   }
 
   setBeam(beam: number): void {
@@ -252,12 +259,17 @@ export class LensState {
     this.save()
   }
 
+  setUnits(units: Units): void {
+    this.units = units
+    this.save()
+  }
+
   setView(v: ViewName): void {
-    if (v !== this.view && SELECTION_ON_ENTER[v] === 'reset') this.select(null, null)
+    if (v !== this.view && selectionOnEnter(v) === 'reset') this.select(null, null)
     this.view = v
     this.save()
     // The translation on show was decoded without the encoder states this view draws.
-    if (NEEDS_ENCODER_STATES.has(v) && this.translation && this.translation.encoderStates.length === 0) this.schedule(0)
+    if (needsEncoderStates(v) && this.translation && this.translation.encoderStates.length === 0) this.schedule(0)
   }
 
   /** Opens one head of a Transformer large, or (null) goes back to the average of every head. A head the open model does not have (or a model without heads) is the average. */
@@ -353,7 +365,7 @@ export class LensState {
     }
     this.busy = true
     try {
-      const t = await api.translate({ modelId: model.id, text, beam: this.beam, encoderStates: NEEDS_ENCODER_STATES.has(this.view) })
+      const t = await api.translate({ modelId: model.id, text, beam: this.beam, encoderStates: needsEncoderStates(this.view) })
       if (seq !== this.seq) return
       this.translation = t
       this.error = null
@@ -383,6 +395,7 @@ export class LensState {
       heatmap: this.heatmapStyle,
       beam: this.beam,
       history: this.history,
+      units: this.units,
     }
     localStorage.setItem(SAVED_KEY, JSON.stringify(saved))
   }
