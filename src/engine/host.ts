@@ -42,7 +42,7 @@ const handlers: RpcHandlers<EngineMethods> = {
   providers: async () => service.providers(),
   translate: (ctx, p, text, opts) => priority.interactiveCall(() => service.translate(p, text, opts, ctx.signal)),
   evaluate: (ctx, p, srcs, refs, cacheDir) =>
-    service.evaluate(p, srcs, refs, { cacheDir, signal: ctx.signal, turn: () => priority.turn(), onProgress: ctx.progress }),
+    service.evaluate(p, srcs, refs, { cacheDir, signal: ctx.signal, turn: (batch) => priority.turn(batch), onProgress: ctx.progress }),
   crash: async () => {
     if (process.env.AL_ENGINE_TEST_HOOKS === '1') process.kill(process.pid, 'SIGSEGV')
     throw new Error('The crash hook is disabled')
