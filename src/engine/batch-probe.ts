@@ -7,6 +7,7 @@
 import type * as ort from 'onnxruntime-node'
 import { encodeSource } from './decode'
 import type { LoadedModel } from './model'
+import { neverGenerated } from './contract'
 import { encode, step, type Encoded } from './steps'
 import { firstLine, ortReason } from './model'
 
@@ -133,6 +134,34 @@ export async function stateShapeProblem(model: LoadedModel, texts: [string, stri
     }
   }
   return null
+}
+
+/**
+ * The special token (never written: `<pad>`, `<s>`, `<unk>`…) a model ranks first at the first
+ * step of both sentences, or null: such a model's translations start from its second choice.
+ */
+export async function favouredSpecial(model: LoadedModel, texts: [string, string]): Promise<string | null> {
+  const { spec } = model
+  const ids = texts.map((t) => encodeSource(model, t).ids)
+  const enc = await encode(model, ids)
+  const o = await step(model, {
+    prev: ids.map(() => spec.special.bos),
+    state: enc.init,
+    memory: enc.memory,
+    mask: enc.mask,
+    keys: enc.keys,
+    t: 0,
+    k: 1,
+    logits: true,
+  })
+  const V = spec.tgtVocab.length
+  const x = o.logits.data as Float32Array
+  const best = ids.map((_, b) => {
+    let arg = 0
+    for (let v = 1; v < V; v++) if (x[b * V + v] > x[b * V + arg]) arg = v
+    return arg
+  })
+  return best[0] === best[1] && neverGenerated(spec).includes(best[0]) ? spec.tgtVocab[best[0]] : null
 }
 
 /**

@@ -1,20 +1,10 @@
 import { readFile, stat } from 'node:fs/promises'
 import type { CheckFeature, CheckFinding, Translation } from '../shared/api'
 import { KINDS } from '../shared/attention-kinds'
-import {
-  contractProblems,
-  ContractError,
-  ENCODER_OUTPUTS,
-  FORECAST_STEP_REQUIRED_INPUTS,
-  HEAD_INPUTS,
-  neverGenerated,
-  shown,
-  STEP_INPUTS,
-  type ModelSpec,
-} from './contract'
+import { contractProblems, ContractError, ENCODER_OUTPUTS, FORECAST_STEP_REQUIRED_INPUTS, HEAD_INPUTS, shown, STEP_INPUTS, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateForecast, forecastAt, FORECAST_ENCODER_FEEDS } from './forecast'
-import { insideGraph, paddingCause, stateShapeProblem, type Problem } from './batch-probe'
+import { favouredSpecial, insideGraph, paddingCause, stateShapeProblem, type Problem } from './batch-probe'
 import { firstLine, LoadedModel, MAX_MODEL_BYTES } from './model'
 import { nodesFor, OnnxParseError, parseOnnx, type OnnxFile } from './onnx-graph'
 
@@ -504,14 +494,12 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
     if (!checkLogProbs(t, what, 'translate', out)) return
     checkRows(spec, t, t.srcTokens.length, what, out)
   })
-  // No decoder writes <pad>, <s> or <unk>: a model whose best token is always one of them ends at once.
-  if (singles.every((t) => t.tgtTokens.length <= 1)) {
-    const never = neverGenerated(spec)
-      .map((id) => shown(spec.tgtVocab[id]))
-      .join(', ')
+  // No decoder writes <pad>, <s> or <unk>: a model that ranks one of them first is worth a note.
+  const favoured = shape ? null : await favouredSpecial(model, texts).catch(() => null)
+  if (favoured) {
     out.warn(
       'translate',
-      `The model writes nothing for either ${quoteText(texts[0])} or ${quoteText(texts[1])} (${shown(spec.tgtVocab[spec.special.eos])} at once): it is never allowed to write ${never}, so check the weights and "al.special_tokens".`,
+      `The model ranks ${shown(favoured)} first at the first step of both ${quoteText(texts[0])} and ${quoteText(texts[1])}; no decoder writes it, so the translations start from its second choice: check the weights and "al.special_tokens".`,
     )
   }
   if (out.has('translate')) return

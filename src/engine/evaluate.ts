@@ -24,8 +24,12 @@ export interface EvalOptions {
   signal?: AbortSignal
   /** Folder for cached results, keyed by the model file's hash and the test set. */
   cacheDir?: string
-  /** Awaited before each batch: the engine holds batch work here while interactive calls run. */
-  turn?: () => Promise<void>
+  /**
+   * Awaited before each batch with the batch size: the engine holds batch work here while
+   * interactive calls run, and answers how many sentences the next batch may hold (fewer while
+   * someone is typing, so a keystroke never waits behind a batch of 32).
+   */
+  turn?: (batch: number) => Promise<number>
 }
 
 export async function fileHash(path: string): Promise<string> {
@@ -109,10 +113,10 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   const order = srcs.map((_, i) => i).sort((a, b) => srcs[a].length - srcs[b].length)
   const hyps = new Array<string>(srcs.length)
   const stats = new AttentionStats()
-  for (let i = 0; i < order.length; i += batch) {
-    await opts.turn?.()
+  for (let i = 0; i < order.length;) {
+    const size = Math.max(1, Math.min(batch, (await opts.turn?.(batch)) ?? batch))
     if (opts.signal?.aborted) throw new CancelledError('The evaluation was cancelled.')
-    const idx = order.slice(i, i + batch)
+    const idx = order.slice(i, i + size)
     const out = await greedyBatch(
       model,
       idx.map((j) => srcs[j]),
@@ -121,7 +125,8 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
     )
     idx.forEach((j, k) => (hyps[j] = out[k].text))
     for (const t of out) stats.add(t.attention)
-    opts.onProgress?.({ done: Math.min(i + batch, order.length), total: order.length })
+    i += idx.length
+    opts.onProgress?.({ done: i, total: order.length })
   }
   const seconds = (performance.now() - started) / 1000
   const result: EvalResult = {

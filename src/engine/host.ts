@@ -3,9 +3,10 @@
  * elsewhere). A native crash here takes down only this process; the client restarts it.
  */
 import { encodeError, LensError, type EncodedError } from '../shared/errors'
+import { rpcServer, type RpcHandlers } from '../shared/rpc'
 import { firstLine } from './model'
-import type { EngineMethods, EngineRequest, EngineResponse } from './protocol'
 import { Priority } from './priority'
+import { FORWARDED, type EngineMethods, type EngineRequest, type EngineResponse, type Forwarded } from './protocol'
 import { InferenceService } from './service'
 
 interface ParentPort {
@@ -21,69 +22,33 @@ function send(msg: EngineResponse): void {
   else process.send!(msg)
 }
 
-type Handlers = { [M in keyof EngineMethods]: (...args: Parameters<EngineMethods[M]>) => Promise<ReturnType<EngineMethods[M]>> }
-
-const running = new Map<number, AbortController>()
 /** Interactive calls (a keystroke's translation) go before batch runs (BLEU by length). */
 const priority = new Priority()
-const interactive = <T>(work: () => Promise<T>) => priority.interactiveCall(work)
-let current = 0 // the id of the request being dispatched, for progress messages
+const INTERACTIVE = new Set<string>(['translate', 'forced', 'whatIf', 'compare', 'forecast', 'forecastWhatIf'])
 
-/** Runs work that a cancel message for the current request id can stop. */
-function cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const id = current
-  const ac = new AbortController()
-  running.set(id, ac)
-  return work(ac.signal).finally(() => running.delete(id))
+/** Each forwarded service method, as it is (interactive ones ahead of batch work). */
+function forwarded(): Pick<RpcHandlers<EngineMethods>, Forwarded> {
+  const out: Record<string, (ctx: unknown, ...args: never[]) => Promise<unknown>> = {}
+  for (const name of FORWARDED) {
+    const method = service[name].bind(service) as (...args: never[]) => Promise<unknown>
+    out[name] = INTERACTIVE.has(name) ? (_ctx, ...args) => priority.interactiveCall(() => method(...args)) : (_ctx, ...args) => method(...args)
+  }
+  // One handler per name of FORWARDED, each with that service method's own signature.
+  return out as unknown as Pick<RpcHandlers<EngineMethods>, Forwarded>
 }
 
-const handlers: Handlers = {
-  describe: (p) => service.describe(p),
-  open: (p) => service.open(p),
+const handlers: RpcHandlers<EngineMethods> = {
+  ...forwarded(),
   providers: async () => service.providers(),
-  setProvider: (name) => service.setProvider(name),
-  translate: (p, text, opts) => cancellable((signal) => interactive(() => service.translate(p, text, opts, signal))),
-  translateBatch: (p, texts) => service.translateBatch(p, texts),
-  forced: (p, text, target) => interactive(() => service.forced(p, text, target)),
-  whatIf: (p, req) => interactive(() => service.whatIf(p, req)),
-  compare: (paths, text, opts) => interactive(() => service.compare(paths, text, opts)),
-  evaluate: (p, srcs, refs, cacheDir) => {
-    const id = current
-    const turn = () => priority.turn()
-    return cancellable((signal) => service.evaluate(p, srcs, refs, { cacheDir, signal, turn, onProgress: (progress) => send({ id, progress }) }))
-  },
-  alignBoard: (paths, input) => {
-    const id = current
-    return cancellable((signal) => service.alignBoard(paths, input, { signal, onProgress: (progress) => send({ id, progress }) }))
-  },
-  occlusion: (p, text) => cancellable((signal) => interactive(() => service.occlusion(p, text, signal))),
-  forecast: (p, series, origin) => interactive(() => service.forecast(p, series, origin)),
-  forecastWhatIf: (p, series, origin, req) => interactive(() => service.forecastWhatIf(p, series, origin, req)),
-  evaluateForecast: (p, series, origins) => service.evaluateForecast(p, series, origins),
-  close: (p) => service.close(p),
+  translate: (ctx, p, text, opts) => priority.interactiveCall(() => service.translate(p, text, opts, ctx.signal)),
+  evaluate: (ctx, p, srcs, refs, cacheDir) =>
+    service.evaluate(p, srcs, refs, { cacheDir, signal: ctx.signal, turn: (batch) => priority.turn(batch), onProgress: ctx.progress }),
+  alignBoard: (ctx, paths, input) => service.alignBoard(paths, input, { signal: ctx.signal, onProgress: ctx.progress }),
+  occlusion: (ctx, p, text) => priority.interactiveCall(() => service.occlusion(p, text, ctx.signal)),
   crash: async () => {
     if (process.env.AL_ENGINE_TEST_HOOKS === '1') process.kill(process.pid, 'SIGSEGV')
     throw new Error('The crash hook is disabled')
   },
-}
-
-function handle(req: Extract<EngineRequest, { method: string }>): Promise<unknown> {
-  current = req.id
-  const fn = handlers[req.method] as ((...a: unknown[]) => Promise<unknown>) | undefined
-  if (!fn) return Promise.reject(new Error(`Unknown engine call ${String(req.method)}`))
-  return fn(...req.args)
-}
-
-async function onMessage(req: EngineRequest): Promise<void> {
-  if ('cancel' in req) {
-    running.get(req.cancel)?.abort()
-    return
-  }
-  try {
-    send({ id: req.id, result: await handle(req) })
-  } catch (e) {
-    send({ id: req.id, error: engineError(e) })
-  }
 }
 
 /**
@@ -95,5 +60,6 @@ function engineError(e: unknown): EncodedError {
   return { ...encodeError(e), message: firstLine(e) + '.' }
 }
 
-if (parentPort) parentPort.on('message', (e) => void onMessage(e.data as EngineRequest))
-else process.on('message', (m) => void onMessage(m as EngineRequest))
+const serve = rpcServer(handlers, send, { encode: engineError })
+if (parentPort) parentPort.on('message', (e) => serve(e.data as EngineRequest))
+else process.on('message', (m) => serve(m as EngineRequest))

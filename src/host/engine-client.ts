@@ -1,6 +1,7 @@
 import { MAX_OPEN_MODELS } from '../engine/limits'
-import type { EngineMethod, EngineMethods, EngineRequest, EngineResponse } from '../engine/protocol'
-import { CancelledError, decodeError, EngineStoppedError, LensError } from '../shared/errors'
+import type { EngineMethods, EngineRequest, EngineResponse } from '../engine/protocol'
+import { CancelledError, EngineStoppedError, LensError } from '../shared/errors'
+import { RpcClient, type ArgsOf, type CallOptions, type ResultOf } from '../shared/rpc'
 
 /** A running engine process, whatever started it (child_process.fork or utilityProcess). */
 export interface EngineChannel {
@@ -12,12 +13,7 @@ export interface EngineChannel {
 
 export type EngineEvent = { kind: 'restarted'; message: string }
 
-interface Pending {
-  method: EngineMethod
-  resolve(v: unknown): void
-  reject(e: Error): void
-  onProgress?: (p: { done: number; total: number }) => void
-}
+type Method = keyof EngineMethods
 
 /** What LensHost needs of the engine (a fake in tests). */
 export type Engine = Pick<EngineClient, 'call' | 'callWith' | 'onEvent'>
@@ -31,8 +27,8 @@ const shutDown = () => new LensError('The engine is shut down.', { name: 'Engine
  */
 export class EngineClient {
   private channel!: EngineChannel
-  private nextId = 1
-  private pending = new Map<number, Pending>()
+  /** The calls to the process running now; a restarted process gets a new one. */
+  private rpc!: RpcClient<EngineMethods>
   /** Models opened and not closed since, least recently opened first; the engine keeps no more than MAX_OPEN_MODELS. */
   private opened = new Set<string>()
   private listeners = new Set<(e: EngineEvent) => void>()
@@ -47,21 +43,15 @@ export class EngineClient {
 
   private start(): void {
     const ch = this.spawn()
+    const rpc = new RpcClient<EngineMethods>((req: EngineRequest) => ch.post(req))
     this.channel = ch
-    ch.onMessage((msg) => {
-      const p = this.pending.get(msg.id)
-      if (!p) return
-      if ('progress' in msg) return p.onProgress?.(msg.progress)
-      this.pending.delete(msg.id)
-      if ('error' in msg) p.reject(decodeError(msg.error))
-      else p.resolve(msg.result)
-    })
+    this.rpc = rpc
+    ch.onMessage((msg) => rpc.receive(msg))
     ch.onExit((reason) => {
       if (ch !== this.channel || this.closed) return
-      const what = [...this.pending.values()].map((p) => p.method)
+      const what = rpc.waiting()
       const message = `The engine process stopped (${reason})${what.length ? ` during ${what[0]}` : ''}; it was restarted.`
-      for (const p of this.pending.values()) p.reject(new EngineStoppedError(message, { reason, during: what[0] ?? null }))
-      this.pending.clear()
+      rpc.failAll(() => new EngineStoppedError(message, { reason, during: what[0] ?? null }))
       this.restarts++
       // An engine that dies again and again (a broken install) is not restarted in a tight loop.
       const now = Date.now()
@@ -77,30 +67,20 @@ export class EngineClient {
     })
   }
 
-  call<M extends EngineMethod>(method: M, ...args: Parameters<EngineMethods[M]>): Promise<ReturnType<EngineMethods[M]>> {
+  call<M extends Method>(method: M, ...args: ArgsOf<EngineMethods, M>): Promise<ResultOf<EngineMethods, M>> {
     return this.callWith({}, method, ...args)
   }
 
-  /** A call that reports progress and can be cancelled (corpus evaluation). */
-  callWith<M extends EngineMethod>(
-    opts: { onProgress?: Pending['onProgress']; signal?: AbortSignal },
-    method: M,
-    ...args: Parameters<EngineMethods[M]>
-  ): Promise<ReturnType<EngineMethods[M]>> {
-    if (this.closed) return Promise.reject(shutDown())
-    if (opts.signal?.aborted) return Promise.reject(new CancelledError(`The ${method === 'evaluate' ? 'evaluation' : 'translation'} was cancelled.`))
+  /** A call that reports progress and can be cancelled (corpus evaluation, a translation). */
+  async callWith<M extends Method>(opts: CallOptions, method: M, ...args: ArgsOf<EngineMethods, M>): Promise<ResultOf<EngineMethods, M>> {
+    if (this.closed) throw shutDown()
+    if (opts.signal?.aborted) throw new CancelledError(`The ${method === 'evaluate' ? 'evaluation' : 'translation'} was cancelled.`)
     // Closed as soon as asked: a crash before the answer must not bring it back.
     if (method === 'close') this.opened.delete(args[0] as string)
-    const id = this.nextId++
-    opts.signal?.addEventListener('abort', () => this.channel.post({ cancel: id }), { once: true })
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, onProgress: opts.onProgress })
-      this.channel.post({ id, method, args })
-    }).then((r) => {
-      if (method === 'open') this.markOpen(args[0] as string)
-      if (method === 'setProvider') this.provider = args[0] as string
-      return r as ReturnType<EngineMethods[M]>
-    })
+    const r = await this.rpc.callWith(opts, method, ...args)
+    if (method === 'open') this.markOpen(args[0] as string)
+    if (method === 'setProvider') this.provider = args[0] as string
+    return r
   }
 
   private markOpen(path: string): void {
@@ -122,8 +102,7 @@ export class EngineClient {
 
   dispose(): void {
     this.closed = true
-    for (const p of this.pending.values()) p.reject(shutDown())
-    this.pending.clear()
+    this.rpc.failAll(shutDown)
     this.channel.kill()
   }
 }

@@ -169,14 +169,14 @@ export class LensHost {
 
   async setProvider(name: string): Promise<ModelInfo | null> {
     await this.ready
-    await this.engine.call('setProvider', String(name))
-    this.settings.provider = String(name)
+    await this.engine.call('setProvider', name)
+    this.settings.provider = name
     await this.store.save(this.settings)
     return this.current ? this.open(this.current.id, this.current.path) : null
   }
 
-  private pathOf(id: unknown): string {
-    const path = this.paths.get(String(id))
+  private pathOf(id: string): string {
+    const path = this.paths.get(id)
     if (!path) throw new LensError('Open a model first.', { name: 'UnknownModelError', code: 'unknown-model' })
     return path
   }
@@ -204,35 +204,36 @@ export class LensHost {
   }
 
   async compare(req: { modelIds: string[]; text: string }): Promise<Translation[]> {
-    const ids = req.modelIds.map(String)
+    const ids = req.modelIds
     const out = await this.engine.call(
       'compare',
       ids.map((id) => this.pathOf(id)),
-      String(req.text),
+      req.text,
     )
     return out.map((t, i) => ({ ...t, modelId: ids[i] }))
   }
 
   async whatIf(req: WhatIfRequest): Promise<WhatIfResult> {
-    const r = await this.engine.call('whatIf', this.pathOf(req.modelId), { ...req, text: String(req.text) })
+    const r = await this.engine.call('whatIf', this.pathOf(req.modelId), req)
     return { ...r, original: { ...r.original, modelId: req.modelId }, modified: { ...r.modified, modelId: req.modelId } }
   }
 
   async forced(req: ForcedRequest): Promise<Translation> {
-    const t = await this.engine.call('forced', this.pathOf(req.modelId), String(req.text), String(req.target))
+    const t = await this.engine.call('forced', this.pathOf(req.modelId), req.text, req.target)
     return { ...t, modelId: req.modelId }
   }
 
   /** Sentence BLEU and chrF of the model's output against a reference. */
   scoreSentence(req: { hypothesis: string; reference: string }): SentenceScore {
-    return scoreSentence(String(req.hypothesis), String(req.reference))
+    return scoreSentence(req.hypothesis, req.reference)
   }
 
   /** The sentences of a test set are read once and kept: a picker filters them on every keystroke. */
   private testSets = new Map<string, Promise<[string[], string[]]>>()
 
   async listExamples(q: ExampleQuery): Promise<ExampleList> {
-    const pair = String(q.pair)
+    const pair = q.pair
+    // The route's schema checked this already; kept because the pair becomes a file name below.
     if (!/^[a-z]{2,3}-[a-z]{2,3}$/.test(pair)) throw new Error(`"${pair}" is not a language pair.`)
     let set = this.testSets.get(pair)
     if (!set) {
@@ -252,7 +253,7 @@ export class LensHost {
   async translateEach(req: { text: string; runs: { modelId: string; beam?: number }[] }): Promise<Translation[]> {
     const out: Translation[] = []
     for (const r of req.runs) {
-      const t = await this.engine.call('translate', this.pathOf(r.modelId), String(req.text), { beam: r.beam })
+      const t = await this.engine.call('translate', this.pathOf(r.modelId), req.text, { beam: r.beam })
       out.push({ ...t, modelId: r.modelId })
     }
     return out
@@ -264,8 +265,8 @@ export class LensHost {
    * by the engine under the hash of the model file and the test set's text.
    */
   async runCorpus(req: CorpusRequest, client: string | null = null): Promise<CorpusResult> {
-    const ids = req.modelIds.map(String)
-    if (ids.length === 0) throw new Error('Choose at least one model.')
+    // The route's schema asks for one to 32 model ids.
+    const ids = req.modelIds
     const infos = await Promise.all(ids.map((id) => this.engine.call('describe', this.pathOf(id))))
     const forecaster = infos.find((d) => d.task === 'forecasting')
     if (forecaster) throw new Error(`${forecaster.name} is a forecasting model; BLEU scores translations.`)

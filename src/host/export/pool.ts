@@ -9,9 +9,10 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { decodeError, LensError } from '../../shared/errors'
+import { LensError } from '../../shared/errors'
 import type { FigureData, FigureSpec } from '../../shared/figure'
-import type { FigureJob, FigureReply } from './worker'
+import { RpcClient, type Response } from '../../shared/rpc'
+import type { FigureMethods } from './worker'
 
 /**
  * The worker from source (tests, `tsx`): worker.ts next to this file, through tsx's require hook,
@@ -32,34 +33,26 @@ export function spawnFigureWorker(): Worker {
   return new Worker(built)
 }
 
-interface Job {
-  resolve(bytes: Buffer): void
-  reject(e: Error): void
-}
-
 const workerError = (message: string) => new LensError(message, { name: 'FigureWorkerError', code: 'figure-worker' })
 
 export class FigureWorker {
   private worker: Worker | null = null
-  private jobs = new Map<number, Job>()
-  private nextId = 1
+  private rpc: RpcClient<FigureMethods> | null = null
 
   constructor(private spawn: () => Worker = spawnFigureWorker) {}
 
   /** One figure file's bytes; the worker checks data and spec against the figure schema first. */
-  render(data: FigureData, spec: FigureSpec): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      try {
-        const w = this.worker ?? this.start()
-        const id = this.nextId++
-        this.jobs.set(id, { resolve, reject })
-        // A figure in progress keeps the process alive (the CLI and tests wait for it).
-        w.ref()
-        w.postMessage({ id, data, spec } satisfies FigureJob)
-      } catch (e) {
-        reject(e as Error)
-      }
-    })
+  async render(data: FigureData, spec: FigureSpec): Promise<Buffer> {
+    const rpc = this.rpc ?? this.start()
+    const w = this.worker!
+    // A figure in progress keeps the process alive (the CLI and tests wait for it).
+    w.ref()
+    try {
+      const bytes = await rpc.call('render', data, spec)
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    } finally {
+      if (rpc.waiting().length === 0) w.unref()
+    }
   }
 
   /** Stops the worker; figures in progress fail. */
@@ -69,28 +62,24 @@ export class FigureWorker {
     await w?.terminate()
   }
 
-  private start(): Worker {
+  private start(): RpcClient<FigureMethods> {
     const w = this.spawn()
-    w.on('message', (m: FigureReply) => {
-      const job = this.jobs.get(m.id)
-      if (!job) return
-      this.jobs.delete(m.id)
-      if ('error' in m) job.reject(decodeError(m.error))
-      else job.resolve(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength))
-      if (this.jobs.size === 0) w.unref()
-    })
+    const rpc = new RpcClient<FigureMethods>((req) => w.postMessage(req))
+    w.on('message', (m: Response<Uint8Array>) => rpc.receive(m))
     // 'error' (an exception the worker did not catch) comes before 'exit'; whichever is first reports.
     w.on('error', (e) => this.fail(w, workerError(`The figure renderer failed: ${e.message}`)))
     w.on('exit', (code) => this.fail(w, workerError(`The figure renderer stopped (exit code ${code}).`)))
     w.unref()
     this.worker = w
-    return w
+    this.rpc = rpc
+    return rpc
   }
 
   private fail(w: Worker | null, e: Error): void {
     if (!w || w !== this.worker) return
+    const rpc = this.rpc
     this.worker = null
-    for (const job of this.jobs.values()) job.reject(e)
-    this.jobs.clear()
+    this.rpc = null
+    rpc?.failAll(() => e)
   }
 }

@@ -5,26 +5,27 @@
  * so a large matrix is not walked on the main thread a second time.
  */
 import { parentPort } from 'node:worker_threads'
-import { encodeError, type EncodedError } from '../../shared/errors'
+import { rpcServer, type Request, type Response } from '../../shared/rpc'
 import { parseFigure } from '../../shared/figure'
 import { renderFigure } from './figure'
 
-export interface FigureJob {
-  id: number
-  data: unknown
-  spec: unknown
+/** The calls the figure worker answers (src/shared/rpc.ts, as the engine's). */
+export type FigureMethods = {
+  /** One figure file's bytes; data and spec are checked against the figure schema first (a RefusedError). */
+  render(data: unknown, spec: unknown): Promise<Uint8Array>
 }
-export type FigureReply = { id: number; bytes: Uint8Array } | { id: number; error: EncodedError }
+export type FigureRequest = Request<FigureMethods>
 
 const port = parentPort!
-port.on('message', async (job: FigureJob) => {
-  let reply: FigureReply
-  try {
-    const { data, spec } = parseFigure(job.data, job.spec)
-    // A copy with an ArrayBuffer of its own (Buffers of a few KB share a pool), so it can be moved, not cloned.
-    reply = { id: job.id, bytes: new Uint8Array(await renderFigure(data, spec)) }
-  } catch (e) {
-    reply = { id: job.id, error: encodeError(e) }
-  }
-  port.postMessage(reply, 'bytes' in reply ? [reply.bytes.buffer as ArrayBuffer] : [])
-})
+const serve = rpcServer<FigureMethods>(
+  {
+    render: async (_ctx, rawData, rawSpec) => {
+      const { data, spec } = parseFigure(rawData, rawSpec)
+      // A copy with an ArrayBuffer of its own (Buffers of a few KB share a pool), so it can be moved, not cloned.
+      return new Uint8Array(await renderFigure(data, spec))
+    },
+  },
+  (msg: Response, transfer) => port.postMessage(msg, transfer),
+  { transfer: (bytes) => [(bytes as Uint8Array).buffer as ArrayBuffer] },
+)
+port.on('message', (req: FigureRequest) => serve(req))

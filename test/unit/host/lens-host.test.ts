@@ -5,6 +5,7 @@ import type { Engine } from '../../../src/host/engine-client'
 import { LensHost } from '../../../src/host/lens-host'
 import { SettingsStore } from '../../../src/host/settings-store'
 import type { EngineMethod, EngineMethods } from '../../../src/engine/protocol'
+import type { ArgsOf, ResultOf } from '../../../src/shared/rpc'
 import type { ModelDescription } from '../../../src/engine/service'
 import { CancelledError, LensError } from '../../../src/shared/errors'
 import { tempDir } from '../../helpers'
@@ -28,15 +29,15 @@ class FakeEngine {
   /** open calls wait too when set. */
   holdOpens = false
 
-  call<M extends EngineMethod>(method: M, ...args: Parameters<EngineMethods[M]>): Promise<ReturnType<EngineMethods[M]>> {
+  call<M extends EngineMethod>(method: M, ...args: ArgsOf<EngineMethods, M>): Promise<ResultOf<EngineMethods, M>> {
     return this.callWith({}, method, ...args)
   }
 
   callWith<M extends EngineMethod>(
     opts: { onProgress?: (p: { done: number; total: number }) => void; signal?: AbortSignal },
     method: M,
-    ...args: Parameters<EngineMethods[M]>
-  ): Promise<ReturnType<EngineMethods[M]>> {
+    ...args: ArgsOf<EngineMethods, M>
+  ): Promise<ResultOf<EngineMethods, M>> {
     this.log.push([method, ...args])
     return new Promise<unknown>((resolve, reject) => {
       const path = String(args[0])
@@ -53,7 +54,7 @@ class FakeEngine {
         return this.waiting.push(pending)
       }
       resolve(method === 'providers' ? [] : undefined)
-    }) as Promise<ReturnType<EngineMethods[M]>>
+    }) as Promise<ResultOf<EngineMethods, M>>
   }
 
   onEvent(): () => void {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Channel } from '../../../src/shared/routes'
 import { startWebServer, type WebServer } from '../../../src/web/server'
-import { FIXTURE_MODELS, tempDir, tiny } from '../../helpers'
+import { BUNDLED_MODELS, FIXTURE_MODELS, tempDir, tiny } from '../../helpers'
 
 let web: WebServer
 let configDir: string
@@ -228,16 +228,18 @@ describe('browser-mode host', () => {
 
 describe('browser mode with several clients at once', () => {
   let server: WebServer
-  const MODEL = 'bundled:tiny-bahdanau.onnx'
+  // A bundled model: its beam search over a long sentence runs for a second or more.
+  const MODEL = 'bundled:en-fr-bahdanau.onnx'
   const translate = async (text: string, client?: string, extra: Record<string, unknown> = {}) => {
     const headers: Record<string, string> = { 'x-al-token': server.token, ...(client ? { 'x-al-client': client } : {}) }
     const r = await fetch(`${server.url}api/translate:run`, { method: 'POST', headers, body: JSON.stringify([{ modelId: MODEL, text, ...extra }]) })
     return (await r.json()) as { result?: { text: string }; error?: { name: string } }
   }
   beforeAll(async () => {
-    server = await startWebServer({ modelsDir: FIXTURE_MODELS, rendererDir: tempDir(), configDir: tempDir() })
+    server = await startWebServer({ modelsDir: BUNDLED_MODELS, rendererDir: tempDir(), configDir: tempDir() })
     await fetch(`${server.url}api/models:list`, { method: 'POST', headers: { 'x-al-token': server.token }, body: '[]' })
-  })
+    await translate('A dog.') // the model is open and warm
+  }, 60_000)
   afterAll(() => server?.close())
 
   it('two pages, each translating 100 sentences one after another while the other does, lose none', async () => {
@@ -254,11 +256,8 @@ describe('browser mode with several clients at once', () => {
   }, 120_000)
 
   it('within one page a newer sentence still cancels the older one', async () => {
-    // Beam 16 over 200 tokens runs for seconds: the newer sentence arrives while it decodes.
-    const slow = translate('a dog runs on the beach near the water while a man watches '.repeat(20), 'page-c', {
-      modelId: 'bundled:tiny-local-p.onnx',
-      beam: 16,
-    })
+    // Beam 16 over 200 tokens runs for a second or more: the newer sentence arrives while it decodes.
+    const slow = translate('a dog runs on the beach near the water while a man watches '.repeat(20), 'page-c', { beam: 16 })
     await new Promise((r) => setTimeout(r, 300))
     const fast = translate('A dog.', 'page-c')
     expect((await slow).error?.name).toBe('CancelledError')
