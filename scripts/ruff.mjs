@@ -45,7 +45,14 @@ function* pythonFiles(dir) {
 }
 
 function main() {
-  const { Workspace, PositionEncoding } = createRequire(import.meta.url)('@astral-sh/ruff-wasm-nodejs')
+  let ruff
+  try {
+    ruff = createRequire(import.meta.url)('@astral-sh/ruff-wasm-nodejs')
+  } catch {
+    console.error('scripts/ruff.mjs: @astral-sh/ruff-wasm-nodejs is not installed: run `npm ci` (it is in package-lock.json)')
+    process.exit(1)
+  }
+  const { Workspace, PositionEncoding } = ruff
   const workspace = new Workspace(ruffOptions(readFileSync(join(TRAINING, 'pyproject.toml'), 'utf8')), PositionEncoding.Utf16)
   let findings = 0
   let files = 0
