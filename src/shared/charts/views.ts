@@ -137,7 +137,7 @@ function whatIfFigure(data: Extract<FigureData, { view: 'whatif' }>, spec: Figur
   ]
   const key: KeyItem[] = [{ label: `${L.override(mode, at)} · ${L.changed(marks.modified.filter(Boolean).length)}`, symbol: 'underline', color: f.ink.accent }]
   const keyH = keyHeight(key, f.width, fs, f.measure)
-  const words = tokenRowElements(rows, f.x, f.y, f.width, f.height * 0.4 - keyH, f)
+  const words = tokenRowElements(rows, f.x, f.y, f.width, f.height * 0.5 - keyH, f)
   const below = words.height + fs * 0.2 + keyH + fs * 0.6
   const k = keyElements(key, f.x, f.y + words.height + fs * 0.2, f.width, f, 'left')
   const t = modified
@@ -151,5 +151,5 @@ function whatIfFigure(data: Extract<FigureData, { view: 'whatif' }>, spec: Figur
     frame: { ...f, y: f.y + below, height: f.height - below },
   })
   const own = (heat.graphic as { elements: Record<string, unknown>[] }).elements
-  return { ...heat, graphic: { elements: [...words.elements, ...k.elements, ...own] } }
+  return { ...heat, cramped: !!heat.cramped || words.overflow, graphic: { elements: [...words.elements, ...k.elements, ...own] } }
 }
