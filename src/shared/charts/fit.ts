@@ -128,7 +128,7 @@ function tokensOf(data: FigureData): number | null {
 const VIEW_NAMES: Record<FigureData['view'], string> = {
   heatmap: 'The heatmap',
   local: 'The local attention figure',
-  positions: 'The p_t plot',
+  positions: 'The pₜ plot',
   step: 'The step-through figure',
   lines: 'The alignment lines',
   comparison: 'The with / without figure',
@@ -162,7 +162,7 @@ export function refusal(data: FigureData, spec: FigureSpec): string {
   const page = presetOf(spec) ?? `${+spec.width.toFixed(1)} × ${+spec.height.toFixed(1)} pt`
   const alt = alternatives(data, spec)
   const list = alt.length > 1 ? `${alt.slice(0, -1).join(', ')} or ${alt[alt.length - 1]}` : alt[0]
-  return `${VIEW_NAMES[data.view]}${n === null ? '' : ` of ${n} tokens`} does not fit ${page} with text of at least ${+floors.label.toFixed(2)} pt; try ${list}.`
+  return `${VIEW_NAMES[data.view]}${n === null ? '' : ` of ${n} tokens`} cannot fit ${page} with text of at least ${+floors.label.toFixed(2)} pt; try ${list}.`
 }
 
 /**

@@ -308,10 +308,11 @@ export function niceTicks(min: number, max: number, length: number, minGap: numb
   return { min, max: min + span, interval: span }
 }
 
-/** A tick value as short text: 0.25, 1.5, 40, 1.2k. */
+/** A tick value as short text: 0.25, 1.5, 40, 1.2k; a value off the round steps to three digits (14.2, not 14.1822). */
 export function tickText(v: number): string {
   if (Math.abs(v) >= 10_000) return `${+(v / 1000).toFixed(1)}k`
-  return String(+v.toFixed(4))
+  if (Number.isInteger(v) || v === 0) return String(v)
+  return String(+v.toPrecision(Math.max(3, Math.floor(Math.log10(Math.abs(v))) + 1)))
 }
 
 /**

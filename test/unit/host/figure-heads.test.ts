@@ -87,7 +87,7 @@ describe("a Transformer's figures: nothing overlaps, nothing leaves the page", (
     }
     // 3 layers of 12 labelled rows need more than a slide's height at 14 pt.
     expect(() => renderSvg({ view: 'heads', translation: t34, head: null }, specFor('slide-16x9', 'lecture', 'en'))).toThrow(
-      /^The heads figure of 14 tokens does not fit slide-16x9 with text of at least 14 pt; try paper-double, .*one head instead of the grid/,
+      /^The heads figure of 14 tokens cannot fit slide-16x9 with text of at least 14 pt; try paper-double, .*one head instead of the grid/,
     )
   })
 
