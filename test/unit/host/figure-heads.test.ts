@@ -67,8 +67,9 @@ describe("a Transformer's figures: nothing overlaps, nothing leaves the page", (
         }
       })
 
-  it("the grid: L × H maps, every head's numbers over its map, layers and heads named, at paper-double in the paper text size; refused on a slide, with what would fit", () => {
-    const spec = specFor('paper-double', 'paper', 'en')
+  it("the grid: L × H maps, every head's numbers over its map, layers and heads named, in paper text on a slide's width; refused at the lecture size, with what would fit", () => {
+    // 4 heads of 14 columns each need more than paper-double's 7 in at 7 pt: a slide's 13.3 in.
+    const spec = specFor('slide-16x9', 'paper', 'en')
     for (const ref of [reference, null]) {
       const data: FigureData = { view: 'heads', translation: t34, head: null, reference: ref }
       const option = figureOption(data, spec) as { series: { type: string }[] }
