@@ -38,9 +38,12 @@ What it does for you:
   string under any of the usual names (`start`/`sos`/`cls` → bos, `end`/`sep` → eos, …),
   the attention kind, D, the score function of local attention.
 - **Checks**: the same as `attention-lens check` when the app's command is found (on PATH, in
-  $ATTENTION_LENS, or this repository's bin/), else a Python subset. The exit code is returned:
+  $ATTENTION_LENS, or this repository's bin/), else a Python subset, with a loud note on stderr
+  saying how to point ATTENTION_LENS at the app. The exit code is returned:
   0 every feature works, 1 some will not (printed), 2 the app cannot open the file.
-  ATTENTION_LENS=python forces the Python subset.
+  ATTENTION_LENS=python forces the Python subset (without the note).
+- **Refusals before writing** (ExportError): a decoder state whose width depends on the source
+  length (a coverage vector, say), and for a transformer what its checks below list.
 
 **Transformers** (`attention="transformer"`, docs/model-format.md "Transformer models"): the
 same call, with `max_target` (T, the most output steps your step supports) and optionally
@@ -185,6 +188,30 @@ def step_outputs(kind, first="logits"):
     if kind.startswith("local"):
         out += list(LOCAL_OUTPUTS)
     return out
+
+
+def state_width_message(widths):
+    """The app's words (src/engine/check.ts) for a state whose width follows the source length;
+    `widths` is [(source tokens, state floats), ...] for two lengths."""
+    (s1, z1), (s2, z2) = widths
+    return (f"the decoder state's width depends on the source length: {z1} floats for a {s1}-token source, {z2} for {s2}. "
+            "Attention Lens needs a fixed-width state: keep what grows with the source (a coverage vector, say) in a "
+            "fixed-size buffer of max_source floats (padded to that width in the encoder, its first S read in the step), "
+            "or compute it in the step from encoder_states and src_mask")
+
+
+def check_state_width(encoder, packer, special, src_vocab_size, state_batch_dims=None):
+    """Refuses (ExportError) a decoder state whose size depends on the source length, before the
+    file is written: the traced graph would fix the width of the example (see state_width_message)."""
+    widths = []
+    for S in (5, 9):
+        src = torch.randint(0, src_vocab_size, (1, S))
+        src[:, -1] = special["eos"]
+        with torch.no_grad():
+            _, init = encoder(src, torch.ones(1, S))
+        widths.append((S, StatePacker(init, state_batch_dims).size))
+    if widths[0][1] != widths[1][1] or widths[0][1] != packer.size:
+        raise ExportError(state_width_message(widths))
 
 
 class _Combined(nn.Module):
@@ -373,6 +400,7 @@ def export_translation(path, encoder, step, *, attention, src_vocab, tgt_vocab, 
         with torch.no_grad():
             enc, init = encoder(src, src_mask)
         packer = StatePacker(init, state_batch_dims)
+        check_state_width(encoder, packer, special, len(src_vocab), state_batch_dims)
         extras = sorted(_accepted(step, EXTRA_INPUTS))
         combined = _Combined(encoder, step, attention, packer, extras)
         Sm = enc.shape[1]
@@ -612,6 +640,17 @@ def _app_command():
     return None
 
 
+NOT_FOUND = """
+************************************************************************************************
+ attention_lens_export: the Attention Lens app was not found, so only the Python checks ran
+ (metadata, shapes, one step). The app's own check decodes with your model as the app will
+ (batches of different lengths, beam search, what-if, forced decoding) and finds more.
+ Point ATTENTION_LENS at the app's command, for example:
+     export ATTENTION_LENS="node /path/to/attention-lens/bin/attention-lens.mjs"
+ or put `attention-lens` on PATH (ATTENTION_LENS=python runs the Python checks without this note).
+************************************************************************************************"""
+
+
 def run_check(path):
     """`attention-lens check` when the app is here, else the Python subset; prints the report, returns the exit code."""
     cmd = _app_command()
@@ -621,6 +660,8 @@ def run_check(path):
         if out:
             print(out)
         return r.returncode
+    if os.environ.get("ATTENTION_LENS") != "python":  # asked for on purpose: no need to say it
+        print(NOT_FOUND, file=sys.stderr)
     problems, warnings = python_check(path)
     for p in problems:
         print(f"  ✗ {p}")

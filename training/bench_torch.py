@@ -31,7 +31,7 @@ from onnx import numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
 import transformer  # noqa: E402
-from models import Seq2Seq, beam_search, greedy, gru_weights_from_onnx, mask_unk  # noqa: E402
+from models import FLOAT16_SUFFIX, Seq2Seq, beam_search, greedy, gru_weights_from_onnx, mask_unk  # noqa: E402
 
 
 def load(path):
@@ -39,10 +39,13 @@ def load(path):
     meta = {p.key: p.value for p in m.metadata_props}
     if meta.get("al.attention") == transformer.KIND:
         return transformer.load_from_onnx(path)[0], vocab_of(meta)
-    sizes = json.loads(meta["al.model_card"])["sizes"]
+    card = json.loads(meta["al.model_card"])
+    sizes = card["sizes"]
     model = Seq2Seq(meta["al.attention"], sizes["src_vocab"], sizes["tgt_vocab"], sizes["emb"], sizes["enc_hidden"],
-                    sizes["dec_hidden"], int(meta.get("al.window_d", "4") or 4), float(meta.get("al.local_m_ratio", "1.0")))
-    weights = {i.name[len("model."):]: torch.from_numpy(numpy_helper.to_array(i).copy())
+                    sizes["dec_hidden"], int(meta.get("al.window_d", "4") or 4), float(meta.get("al.local_m_ratio", "1.0")),
+                    attend_eos=card["training"].get("attend_eos", True))
+    # A weight stored as float16 (export.store_float16) is `<name>.float16`.
+    weights = {i.name[len("model."):].removesuffix(FLOAT16_SUFFIX): torch.from_numpy(numpy_helper.to_array(i).copy()).float()
                for i in m.graph.initializer if i.name.startswith("model.")}
     if "cell.gru_W" in weights:  # decoder cell exported as one ONNX GRU node
         weights.update(gru_weights_from_onnx("cell.", weights.pop("cell.gru_W"), weights.pop("cell.gru_R"), weights.pop("cell.gru_B")))

@@ -15,6 +15,7 @@ DATA = os.environ.get("AL_DATASETS", os.path.join(HERE, "..", "..", "shared", "d
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIALS = ["<pad>", "<unk>", "<s>", "</s>"]
 ZH_TEST, ZH_VAL = 1000, 500
+ZH_SRC_MERGES = int(os.environ.get("AL_ZH_SRC_MERGES", "3000"))
 
 # `src_tok` / `tgt_tok` name the tokenizer; a "bpe" spec gets its merges learned on the training
 # split (`merges` merges) by `tokenizers()`.
@@ -32,9 +33,9 @@ PAIRS = {
     "zh-en": {
         "src_lang": "zh",
         "tgt_lang": "en",
-        "src_tok": {"type": "char", "lowercase": True},
+        "src_tok": {"type": "jieba", "lowercase": True, "joiner": "@@", "end_of_word_suffix": "</w>"},
         "tgt_tok": {"type": "bpe", "lowercase": True, "capitalize": True, "joiner": "@@", "end_of_word_suffix": "</w>"},
-        "merges": {"tgt": 3000},
+        "merges": {"src": ZH_SRC_MERGES, "tgt": 3000},
         "test_name": "tatoeba-cmn-eng clean test (distinct Chinese sentences, seed 13, 1,000 pairs)",
         "training_data": "Tatoeba cmn-eng sentence pairs (tatoeba.org), split by distinct Chinese sentence (seed 13): train / 500 val / 1,000 test sources",
         "licence": "CC-BY 2.0 (France), Tatoeba project; per-sentence attribution in cmn.txt column 3",
@@ -109,7 +110,7 @@ def tokenizers(pair, train, min_freq=3, max_vocab=8000, merges=None):
     for side, col in (("src", 0), ("tgt", 1)):
         spec = dict(cfg[f"{side}_tok"])
         texts = [p[col] for p in train]
-        if spec["type"] == "bpe":
+        if spec["type"] in ("bpe", "jieba"):
             n = (merges or cfg["merges"])[side]
             m, alphabet = learn_bpe(texts, spec, n)
             spec["merges"] = m
@@ -125,6 +126,19 @@ def encode(text, spec, index, max_tokens=None):
     if max_tokens:
         ids = ids[:max_tokens]
     return ids + [EOS]
+
+
+def source_batches(texts, spec, index, batch=100):
+    """Test sources, shortest first, `batch` at a time: (indices into texts, id lists, padded ids
+    [B,S], mask [B,S]), each id list ending in </s> (decoding and measuring share this)."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    for k in range(0, len(order), batch):
+        idx = order[k : k + batch]
+        enc = [encode(texts[i], spec, index, 200) for i in idx]
+        src = torch.zeros(len(idx), max(len(e) for e in enc), dtype=torch.long)
+        for b, e in enumerate(enc):
+            src[b, : len(e)] = torch.tensor(e)
+        yield idx, enc, src, (src != PAD).float()
 
 
 def batches(pairs, batch_size, shuffle=True, seed=0, pool=50):

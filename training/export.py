@@ -4,12 +4,14 @@ with what onnxruntime-node computes from the exported file."""
 import copy
 import json
 
+import numpy as np
 import onnx
 import torch
 import torch.nn as nn
+from onnx import numpy_helper
 
 import data
-from models import beam_search, greedy, step_outputs
+from models import FLOAT16_SUFFIX, beam_search, greedy, step_outputs
 from tokenizer import detokenize, tokenize
 
 FORMAT_VERSION = "1"
@@ -88,11 +90,35 @@ def export_graph(model, onnx_path):
                       do_constant_folding=False)
 
 
-def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sentences, with_card, card_path):
+def store_float16(m, min_size=1024):
+    """Stores the weight matrices as float16 (half the file), each read through a Cast to float32
+    under its own name, so the graph computes in float32 as before and onnxruntime folds the
+    Casts once when it builds a session. train.py rounds the weights to float16
+    (models.round_to_float16) before it evaluates, so the card and the parity fixture describe
+    this file. The initializer is renamed `<name>.float16` (bench_torch.load and
+    transformer.load_from_onnx map it back). Shared by the RNNs and the Transformer."""
+    casts = []
+    for t in m.graph.initializer:
+        if t.name.startswith("model.") and t.data_type == onnx.TensorProto.FLOAT and np.prod(t.dims) >= min_size:
+            a = numpy_helper.to_array(t)
+            assert np.array_equal(a.astype(np.float16).astype(np.float32), a), f"{t.name} is not rounded to float16"
+            name = t.name
+            t.CopyFrom(numpy_helper.from_array(a.astype(np.float16), name + FLOAT16_SUFFIX))
+            casts.append(onnx.helper.make_node("Cast", [name + FLOAT16_SUFFIX], [name], to=onnx.TensorProto.FLOAT,
+                                               name=f"float16/{name}"))
+    nodes = casts + list(m.graph.node)
+    del m.graph.node[:]
+    m.graph.node.extend(nodes)
+
+
+def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sentences, with_card, card_path, float16=False):
     info["state_size"] = model.state_dim
     export_graph(model, onnx_path)
     m = onnx.load(onnx_path)
     m.producer_name = "attention-lens training/export.py"
+    if float16:
+        store_float16(m)
+        info["float16"] = True
     save_with_metadata(m, metadata(info, src_vocab, tgt_vocab), onnx_path)
     write_parity(model, src_vocab, tgt_vocab, info, sentences, fixture_path)
     if with_card:
@@ -147,6 +173,8 @@ def vocabulary_text(sizes):
     def tok(spec, n):
         if spec["type"] == "bpe":
             return f"BPE, {len(spec['merges'])} merges, {n} pieces"
+        if spec["type"] == "jieba":
+            return f"jieba words (dictionary, no HMM) split by BPE, {len(spec['merges'])} merges, {n} pieces"
         return f"{spec['type']}, {n} tokens (min. frequency {sizes.get('min_freq')})"
     return tok
 
@@ -169,11 +197,20 @@ def write_card(info, path):
     cfg = info["cfg"]
     kind = info["kind"]
     extra = f" Window half-width D = {info['window']} (σ = D/2)." if kind.startswith("local") else ""
+    if tr.get("attend_eos") is False and kind != "none":
+        extra += (" Attention never reads the source `</s>`: with it attendable, the additive scores parked 18–42 % of"
+                  " each step's weight there (see training/README.md, \"The source `</s>`\").")
     bm = t.get("beam")
-    unit = "characters" if info["src_spec"]["type"] == "char" else "words"
+    unit = "characters" if info["src_spec"]["type"] == "char" else "jieba words" if info["src_spec"]["type"] == "jieba" else "words"
 
     tok = vocabulary_text(s)
     beam_part = beam_text(bm, unit)
+    ini = tr.get("initialised_from")
+    init_text = (f"initialised from `{ini['file']}` (the previous model of this kind: {ini['epochs']} epochs,"
+                 f" {ini['cpu_minutes']} CPU minutes, greedy BLEU {ini['bleu']}; sha256 {ini['sha256'][:12]}…), then "
+                 if ini else "")
+    float16_text = ("\n- **File**: the weight matrices are stored as float16 (read through Casts to float32); every score"
+                    " here was measured with those rounded weights." if info.get("float16") else "")
     text = f"""# {info['name']}
 
 {cfg['src_lang']} → {cfg['tgt_lang']}, attention: `{kind}`.{extra}
@@ -183,12 +220,12 @@ def write_card(info, path):
   embeddings {s['emb']} (output layer tied to the target embedding), {s['parameters']:,} parameters.
 - **Vocabulary**: source {tok(info['src_spec'], s['src_vocab'])}; target {tok(info['tgt_spec'], s['tgt_vocab'])}.
   `<unk>` in the test sources: {t.get('src_unknown_tokens', '?')} tokens.
-- **Training**: {tr['pairs']:,} pairs, {tr['epochs']} epochs, batch {tr['batch']} (batches re-formed every epoch),
+- **Training**: {init_text}{tr['pairs']:,} pairs, {tr['epochs']} epochs, batch {tr['batch']} (batches re-formed every epoch),
   Adam lr {tr['lr']}, {tr['schedule']}, dropout {tr['dropout']}, label smoothing 0.1, weights averaged over
   epochs {', '.join(map(str, tr['averaged_epochs']))}; {tr.get('cpu_minutes', tr['minutes'])} CPU minutes ({tr['minutes']} minutes wall clock,
   two models training side by side) on {tr['threads']} CPU thread(s), seed {tr['seed']}.
 - **Test**: {t['set']}, {t['sentences']} sentences, sacreBLEU-13a corpus BLEU; `<unk>` is never emitted
-  (masked in decoding).
+  (masked in decoding).{float16_text}
 
 **Greedy decoding**: **{t['bleu']}** case-insensitive, {t['bleu_cased']} cased.
 

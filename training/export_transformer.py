@@ -5,15 +5,13 @@ The graph has the v1 inputs plus two optional step inputs, `head_gate` and `head
 [B, L, H], and the step outputs `logits`, `next_state` (the key/value cache), `attention` (the
 mean of the cross-attention heads) and `cross_attention` [B, L, H, S]."""
 
-import numpy as np
 import onnx
 import torch
-from onnx import numpy_helper
 import torch.nn as nn
 
 import data
 import transformer as tf
-from export import _table, beam_text, save_with_metadata, vocabulary_text
+from export import _table, beam_text, save_with_metadata, store_float16, vocabulary_text
 from export import write_parity as shared_write_parity
 from transformer import FLOAT16_SUFFIX
 
@@ -68,26 +66,6 @@ def metadata(info, src_vocab, tgt_vocab, model):
         "al.d_model": str(model.d),
     })
     return meta
-
-
-def store_float16(m, min_size=1024):
-    """Stores the weight matrices as float16 (half the file: 10 MB instead of 20), each read
-    through a Cast to float32 under its own name, so the graph computes in float32 as before and
-    onnxruntime folds the Casts once when it builds a session. train.py rounds the weights to
-    float16 before it evaluates, so the card and the parity fixture describe this file.
-    The initializer is renamed `<name>.float16` (transformer.load_from_onnx maps it back)."""
-    casts = []
-    for t in m.graph.initializer:
-        if t.name.startswith("model.") and t.data_type == onnx.TensorProto.FLOAT and np.prod(t.dims) >= min_size:
-            a = numpy_helper.to_array(t)
-            assert np.array_equal(a.astype(np.float16).astype(np.float32), a), f"{t.name} is not rounded to float16"
-            name = t.name
-            t.CopyFrom(numpy_helper.from_array(a.astype(np.float16), name + FLOAT16_SUFFIX))
-            casts.append(onnx.helper.make_node("Cast", [name + FLOAT16_SUFFIX], [name], to=onnx.TensorProto.FLOAT,
-                                               name=f"float16/{name}"))
-    nodes = casts + list(m.graph.node)
-    del m.graph.node[:]
-    m.graph.node.extend(nodes)
 
 
 def export_graph(model, onnx_path):

@@ -15,6 +15,13 @@ Spec types (see training/README.md, "Tokenizer specs", for the exact rules):
 - `{"type": "bpe", "joiner": "@@", "end_of_word_suffix": "</w>", "merges": [...]}`: the units of
   the joiner word tokenizer, each split further by byte-pair-encoding merges (Sennrich et al.
   2016); every piece but the last of a unit, and the last one of a joined unit, ends in "@@".
+- `{"type": "jieba", "joiner": "@@", "end_of_word_suffix": "</w>", "merges": [...]}`: Chinese
+  words as jieba 0.42.1 cuts the normalized text with its dictionary and no HMM
+  (`jieba.lcut(text, HMM=False)`; whitespace tokens dropped), each word a unit that is never
+  joined, split further by the merges as for `bpe`: a word the merges do not make whole is written
+  `高@@ 兴`, so word spans keep it together. The app runs jieba-rs (npm's jieba-wasm) with
+  hmm = false, which cuts every Chinese sentence of the corpus the same way
+  (test/fixtures/jieba-tokenizer-vectors.json).
 """
 import collections
 import heapq
@@ -53,6 +60,32 @@ def units(text):
             joined = i + 1 < len(us) and not implicit_glue(u, us[i + 1])
             out.append((u, joined))
     return out
+
+
+_JIEBA = []
+
+
+def jieba_words(text):
+    """jieba's dictionary-only cut of normalized text, whitespace tokens dropped. (The HMM pass
+    for unknown words is off: jieba-rs's HMM cuts 2 of the corpus's 25,524 sentences differently.)"""
+    if not _JIEBA:
+        import logging
+
+        import jieba
+        jieba.setLogLevel(logging.WARNING)
+        _JIEBA.append(jieba)
+    return [w for w in _JIEBA[0].lcut(text, HMM=False) if w and not w.isspace()]
+
+
+def units_of(text, spec):
+    """The units BPE splits (normalized text): jieba words for "jieba", else `units`."""
+    if spec["type"] == "jieba":
+        return [(w, False) for w in jieba_words(text)]
+    return units(text)
+
+
+def _ascii_word_char(c):
+    return c.isascii() and c.isalnum()
 
 
 class BPE:
@@ -113,9 +146,9 @@ def tokenize(text, spec):
     assert j == "@@", "only the @@ joiner is implemented"
     if spec["type"] == "word":
         return [u + j if joined else u for u, joined in units(text)]
-    if spec["type"] == "bpe":
+    if spec["type"] in ("bpe", "jieba"):
         bpe = _bpe(spec)
-        return [p for u, joined in units(text) for p in bpe.segment(u, joined)]
+        return [p for u, joined in units_of(text, spec) for p in bpe.segment(u, joined)]
     raise ValueError(spec["type"])
 
 
@@ -141,6 +174,13 @@ def detokenize(tokens, spec):
         out = "".join(tokens)
         return out.replace(SPACE_TOKEN, " ") if spec.get("keep_spaces", False) else out
     j = spec.get("joiner")
+    if spec["type"] == "jieba":
+        # Chinese is written without spaces; one space only between two ASCII letters or digits.
+        words = "".join(t[: -len(j)] if t.endswith(j) and len(t) > len(j) else t + " " for t in tokens).split(" ")
+        out = ""
+        for w in (w for w in words if w):
+            out += " " + w if out and _ascii_word_char(out[-1]) and _ascii_word_char(w[0]) else w
+        return out
     out, glue_next = "", True
     for tok in tokens:
         joined = bool(j) and tok.endswith(j) and len(tok) > len(j)
@@ -167,7 +207,7 @@ def learn_bpe(texts, spec, n_merges, min_count=2):
     times; ties go to the lexicographically smallest pair. Returns (merges, alphabet)."""
     words = collections.Counter()
     for t in texts:
-        for u, joined in units(normalize(t, spec)):
+        for u, joined in units_of(normalize(t, spec), spec):
             words[(u, joined)] += 1
     vocab = []  # [symbols list, count]
     alphabet = collections.Counter()

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
 from bleu import corpus_bleu  # noqa: E402
 from models import Seq2Seq, beam_search, greedy, replace_unknowns  # noqa: E402
-from tokenizer import detokenize, tokenize, units, normalize  # noqa: E402
+from tokenizer import detokenize, tokenize, units_of, normalize  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -54,7 +54,14 @@ def parse():
     ap.add_argument("--emb", type=int, default=128)
     ap.add_argument("--hid", type=int, default=128)
     ap.add_argument("--dec", type=int, default=256)
-    ap.add_argument("--window", type=int, default=4)
+    ap.add_argument("--window", type=int, default=4, help="local attention's half-window D (what is exported)")
+    ap.add_argument("--window-start", type=float, default=0,
+                    help="local kinds: start training with this D and narrow it linearly to --window over --window-anneal epochs")
+    ap.add_argument("--window-anneal", type=float, default=2.0, help="epochs over which D narrows to --window")
+    ap.add_argument("--attend-eos", type=int, default=1, choices=(0, 1),
+                    help="0: attention never reads the source </s> (models.without_eos)")
+    ap.add_argument("--init", default=None,
+                    help="start from this ONNX file's weights (same kind and vocabularies), e.g. the previous model")
     ap.add_argument("--min-freq", type=int, default=3)
     ap.add_argument("--max-vocab", type=int, default=8000)
     ap.add_argument("--max-len", type=int, default=50, help="tokens per side kept for training")
@@ -89,23 +96,16 @@ def bucket_of(n):
 
 
 def source_words(text, spec):
-    """Source length for the length buckets: words (pre-tokenized units), characters for zh."""
+    """Source length for the length buckets: words (pre-tokenized units; jieba words), characters for a char spec."""
     if spec["type"] == "char":
         return len(tokenize(text, spec))
-    return len(units(normalize(text, spec)))
+    return len(units_of(normalize(text, spec), spec))
 
 
 def translate(model, srcs, spec_src, spec_tgt, src_index, tgt_vocab, beam=1, batch=100):
     out = [None] * len(srcs)
-    order = sorted(range(len(srcs)), key=lambda i: len(srcs[i]))
-    for k in range(0, len(order), batch):
-        idx = order[k : k + batch]
-        enc = [data.encode(srcs[i], spec_src, src_index, 200) for i in idx]
-        S = max(len(e) for e in enc)
-        src = torch.zeros(len(idx), S, dtype=torch.long)
-        for b, e in enumerate(enc):
-            src[b, : len(e)] = torch.tensor(e)
-        mask = (src != 0).float()
+    for idx, _, src, mask in data.source_batches(srcs, spec_src, src_index, batch):
+        S = src.shape[1]
         if getattr(model, "kind", None) == "transformer":
             import transformer
             ids = (transformer.beam_search(model, src, mask, K=beam) if beam > 1
@@ -152,6 +152,35 @@ def lr_at(step, total, a):
     return a.lr * (a.lr_floor + (1 - a.lr_floor) * 0.5 * (1 + math.cos(math.pi * p)))
 
 
+def init_from(model, path, src_vocab, tgt_vocab):
+    """Loads an exported file's weights into `model` (float16-stored ones widened); the file must
+    have this model's kind and vocabularies. Returns what the card records about it."""
+    import hashlib
+
+    import onnx
+    from bench_torch import load
+    meta = {p.key: p.value for p in onnx.load(path).metadata_props}
+    assert meta["al.attention"] == model.kind, f"{path} is a {meta['al.attention']} model"
+    assert json.loads(meta["al.src_vocab"]) == src_vocab and json.loads(meta["al.tgt_vocab"]) == tgt_vocab, "vocabulary differs"
+    previous, _ = load(path)
+    model.load_state_dict(previous.state_dict())
+    card = json.loads(meta["al.model_card"])["training"]
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return {"file": os.path.basename(path), "sha256": digest, "epochs": card.get("epochs"),
+            "cpu_minutes": card.get("cpu_minutes"), "bleu": json.loads(meta["al.test_bleu"]).get("bleu")}
+
+
+def window_at(step, steps_per_epoch, a):
+    """The half-window D while training: --window-start narrowing linearly to --window over the
+    first --window-anneal epochs, then --window. A wide window early lets p_t learn where to look
+    (outside the window p_t gets no gradient); every epoch that is averaged and exported uses --window."""
+    if not a.window_start or a.window_start <= a.window:
+        return a.window
+    f = min(1.0, step / max(1.0, a.window_anneal * steps_per_epoch))
+    return a.window_start + (a.window - a.window_start) * f
+
+
 def setup(a):
     if a.tiny:
         a.emb, a.hid, a.dec, a.epochs, a.limit, a.average = 16, 16, 32, 2, 3000, 1
@@ -183,7 +212,8 @@ def main():
         import transformer
         model = transformer.from_args(a, len(src_vocab), len(tgt_vocab))
     else:
-        model = Seq2Seq(a.kind, len(src_vocab), len(tgt_vocab), a.emb, a.hid, a.dec, a.window, ratio, a.dropout)
+        model = Seq2Seq(a.kind, len(src_vocab), len(tgt_vocab), a.emb, a.hid, a.dec, a.window, ratio, a.dropout,
+                        attend_eos=bool(a.attend_eos))
     params = sum(p.numel() for p in model.parameters())
     unk_train = sum(x == data.UNK for s, t in enc_train for x in s + t)
     print(f"{name}: {len(train)} pairs, vocab {len(src_vocab)}/{len(tgt_vocab)}, {params} parameters, "
@@ -193,6 +223,10 @@ def main():
     os.makedirs(ckdir, exist_ok=True)
     last = os.path.join(ckdir, "last.pt")
     log, epoch0, minutes0, cpu0 = [], 0, 0.0, 0.0
+    init = None
+    if a.init:
+        init = init_from(model, a.init, src_vocab, tgt_vocab)
+        print(f"initialised from {a.init} ({init['sha256'][:12]})", flush=True)
     if a.resume and os.path.exists(last):
         ck = torch.load(last, weights_only=False)
         assert ck["src_vocab"] == src_vocab and ck["tgt_vocab"] == tgt_vocab, "vocabulary changed"
@@ -214,6 +248,8 @@ def main():
             for k, (src, mask, tin, tout) in enumerate(data.batches(enc_train, a.batch, seed=a.seed * 1000 + epoch)):
                 for g in opt.param_groups:
                     g["lr"] = lr_at(epoch * steps_per_epoch + k, total, a)
+                if a.kind.startswith("local"):
+                    model.window = window_at(epoch * steps_per_epoch + k, steps_per_epoch, a)
                 logits = model(src, mask, tin)
                 loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=0,
                                        label_smoothing=0.1)
@@ -229,6 +265,8 @@ def main():
                           f"({steps_per_epoch} batches)", flush=True)
                     return
             model.eval()
+            if a.kind.startswith("local"):
+                model.window = window_at((epoch + 1) * steps_per_epoch, steps_per_epoch, a)
             with torch.no_grad():
                 vl, vn = 0.0, 0
                 for src, mask, tin, tout in data.batches(enc_val, 200, shuffle=False):
@@ -240,6 +278,7 @@ def main():
             cpu = cpu0 + (time.process_time() - c0) / 60
             row = {"epoch": epoch + 1, "train_loss": round(tot / n, 4), "val_loss": round(vl / vn, 4),
                    "lr_end": round(opt.param_groups[0]["lr"], 6), "minutes": round(minutes, 2),
+                   **({"window": round(model.window, 3)} if a.kind.startswith("local") else {}),
                    "cpu_minutes": round(cpu, 2)}
             log.append(row)
             print(json.dumps(row), flush=True)
@@ -247,7 +286,7 @@ def main():
             tmp = last + ".tmp"
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "torch_rng": torch.get_rng_state(),
                         "py_rng": random.getstate(), "log": log, "epoch": epoch + 1, "minutes": minutes, "cpu_minutes": cpu,
-                        "src_vocab": src_vocab, "tgt_vocab": tgt_vocab}, tmp)
+                        "src_vocab": src_vocab, "tgt_vocab": tgt_vocab, "init": init}, tmp)
             os.replace(tmp, last)
             if a.stop_after_epoch and epoch + 1 >= a.stop_after_epoch:
                 return
@@ -267,11 +306,12 @@ def main():
     states = [torch.load(os.path.join(ckdir, f"epoch-{e}.pt")) for e in range(avg_from, done + 1)]
     model.load_state_dict({k: sum(s[k] for s in states) / len(states) for k in states[0]})
     model.eval()
-    if a.kind == "transformer":
-        # Its file stores the weights as float16 (export_transformer.py) to keep the zoo small;
-        # evaluate, export and write the parity fixture with exactly those values.
-        import transformer
-        transformer.round_to_float16(model)
+    # The file stores the weights as float16 (export.store_float16) to keep the zoo small (the tiny
+    # test fixtures stay float32); evaluate, export and write the parity fixture with exactly those values.
+    float16 = a.kind == "transformer" or not a.tiny
+    if float16:
+        from models import round_to_float16
+        round_to_float16(model)
     test = corpus["test"][: a.test_limit] if a.test_limit else corpus["test"]
     t1 = time.time()
     greedy_scores, hyps = evaluate(model, test, src_spec, tgt_spec, si, tgt_vocab, beam=1)
@@ -295,8 +335,12 @@ def main():
         "window": a.window if a.kind.startswith("local") else 0,
         "local_m_ratio": ratio,
         "training": {"pairs": len(train), "epochs": a.epochs, "batch": a.batch, "lr": a.lr,
-                     "schedule": f"linear warm-up {a.warmup} steps, cosine to {a.lr_floor} x lr",
+                     "schedule": f"linear warm-up {a.warmup} steps, cosine to {a.lr_floor} x lr"
+                     + (f"; local window D narrowed linearly from {a.window_start:g} to {a.window} over the first {a.window_anneal:g} epochs"
+                        if a.kind.startswith("local") and a.window_start > a.window else ""),
                      "dropout": a.dropout, "averaged_epochs": list(range(avg_from, done + 1)),
+                     **({} if a.attend_eos else {"attend_eos": False}),
+                     **({"initialised_from": ck["init"]} if ck.get("init") else {}),
                      "minutes": round(train_minutes, 1), "cpu_minutes": round(train_cpu, 1), "threads": a.threads, "seed": a.seed, "log": log},
         "test": dict(greedy_scores, set=cfg["test_name"], sentences=len(test), decoding="greedy",
                      src_unknown_tokens=unk_test,
@@ -305,7 +349,10 @@ def main():
     if a.kind == "transformer":
         from export_transformer import export_onnx
     else:
-        from export import export_onnx
+        from functools import partial
+
+        from export import export_onnx as rnn_export
+        export_onnx = partial(rnn_export, float16=float16)
     os.makedirs(a.out_dir, exist_ok=True)
     os.makedirs(a.fixture_dir, exist_ok=True)
     export_onnx(model, src_vocab, tgt_vocab, info, os.path.join(a.out_dir, name + ".onnx"),

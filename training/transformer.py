@@ -293,16 +293,9 @@ def check_step_matches_forward(model, src, mask, tgt_in, tol=1e-4):
     return worst
 
 
-FLOAT16_SUFFIX = ".float16"
-
-
-@torch.no_grad()
-def round_to_float16(model):
-    """Rounds every parameter to the nearest float16 value (kept as float32): what the exported
-    file stores (export_transformer.store_float16), so PyTorch and onnxruntime compute with the
-    same numbers."""
-    for p in model.parameters():
-        p.copy_(p.half().float())
+# Shared with the RNNs (models.py): weights stored as float16 under `<name>.float16`.
+FLOAT16_SUFFIX = models.FLOAT16_SUFFIX
+round_to_float16 = models.round_to_float16
 
 
 def load_from_onnx(path):

@@ -1,5 +1,5 @@
 /**
- *   attention-lens check M.onnx [N.onnx …] [--json] [--provider P]
+ *   attention-lens check M.onnx [N.onnx …] [--json] [--verbose] [--provider P]
  * Everything the app would find wrong with a model file, all at once: what will not work and
  * why, one line each. Exit 0 when the app can use every feature, 1 when some will not work, 2
  * when a file cannot be opened at all (the worst file decides).
@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util'
 import { checkFile, exitCode, FEATURE_NAMES, type CheckReport } from '../engine/check'
 import { isKnownProvider } from '../engine/providers'
 
-function describe(r: CheckReport): string {
+function describe(r: CheckReport, verbose = false): string {
   const s = r.spec
   const what = s
     ? ` (${s.attention}${s.heads ? ` ${s.heads.layers} layers × ${s.heads.heads} heads` : ''}, ${s.task === 'forecasting' ? `forecasting ${s.forecast?.history} → ${s.forecast?.horizon} steps` : `${s.srcLang}→${s.tgtLang}`})`
@@ -23,7 +23,11 @@ function describe(r: CheckReport): string {
       : 'the app can use every feature'
   const lines = [`${head} — ${verdict}`]
   for (const m of r.fatal) lines.push(`  ✗ ${m}`)
-  for (const f of r.findings) lines.push(`  ${f.level === 'error' ? '✗' : '!'} ${FEATURE_NAMES[f.feature]}: ${f.message}`)
+  for (const f of r.findings) {
+    lines.push(`  ${f.level === 'error' ? '✗' : '!'} ${FEATURE_NAMES[f.feature]}: ${f.message}`)
+    // onnxruntime's own words, node names and all: for whoever debugs the graph.
+    if (verbose && f.detail) lines.push(`      onnxruntime: ${f.detail}`)
+  }
   for (const p of r.passed) lines.push(`  ✓ ${p}`)
   return lines.join('\n')
 }
@@ -31,7 +35,12 @@ function describe(r: CheckReport): string {
 export async function check(argv: string[]): Promise<void> {
   let v
   try {
-    v = parseArgs({ args: argv, options: { json: { type: 'boolean' }, provider: { type: 'string', default: 'cpu' } }, strict: true, allowPositionals: true })
+    v = parseArgs({
+      args: argv,
+      options: { json: { type: 'boolean' }, verbose: { type: 'boolean' }, provider: { type: 'string', default: 'cpu' } },
+      strict: true,
+      allowPositionals: true,
+    })
   } catch (e) {
     throw new Error(`${(e as Error).message.split('\n')[0]} (attention-lens --help)`)
   }
@@ -45,7 +54,7 @@ export async function check(argv: string[]): Promise<void> {
     const r = await checkFile(p, provider)
     code = Math.max(code, exitCode(r))
     if (v.values.json) reports.push({ path: r.path, name: r.name, exitCode: exitCode(r), fatal: r.fatal, findings: r.findings, passed: r.passed })
-    else console.log(describe(r))
+    else console.log(describe(r, v.values.verbose))
   }
   if (v.values.json) console.log(JSON.stringify(paths.length === 1 ? reports[0] : reports, null, 2))
   process.exitCode = code

@@ -5,19 +5,22 @@
  *   attention-lens export …, forecast …, forecast-eval … (see USAGE)
  * Every failure is one line on stderr and a non-zero exit.
  */
-import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { scoredOrigins } from '../engine/forecast'
 import { InferenceService } from '../engine/service'
 import { naiveBaselineLabel } from './baseline'
 import { check } from './check'
+import { alignCommands, ALIGN_USAGE, evalAblate, wantsAblation } from './align'
+import { args, headOption, lines, readableFile, UsageError } from './options'
 import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
-import { isHeadOf } from '../shared/charts/heads'
+import { figureInUnits } from '../shared/attention/word-figure'
+import { inUnits, type Units } from '../shared/attention/word-translation'
+import { CLI_VIEWS } from '../shared/charts/views'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
-import { renderFigure, type FigureData } from '../host/export/figure'
+import type { FigureData } from '../shared/figure'
 import {
   DEFAULT_FIGURE,
   DPI_PER_SCALE,
@@ -32,43 +35,23 @@ import {
 } from '../shared/figure'
 
 const USAGE = [
-  'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl]',
+  'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl [--pieces]]',
   '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P]',
   '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"] --out FIG.png|svg|pdf',
-  '              [--view heatmap|local|positions|step|lines|comparison|whatif|corpus|sidebyside|beam|heads] [--step N] [--threshold 0-1]',
+  `              [--view ${CLI_VIEWS.join('|')}] [--step N] [--threshold 0-1]`,
   '              [--head LAYER:HEAD] (Transformer: heads draws that one head large, whatif overrides or silences only it)',
   '              [--mode uniform|onehot|diagonal|silence --at N|all [--source J]] (whatif)   [--src TEST.src --ref TEST.ref] (corpus)',
   '              [two --model, or one --model and --beam K or --target] (sidebyside: A and B)   [--beam K] (beam, K from 2 to 16)',
   '       figure options: [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH[in|cm|mm|pt]] [--font paper|screen|lecture|back-row|POINTS]',
   '              [--dpi 150|300|600|N | --scale 1-4] [--theme light|dark|transparent] [--lang en|zh] [--title T] [--caption C]',
   '              [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--highlight-row N]',
+  "              [--pieces] (label subword pieces, not words: by default a word receives the sum of its pieces' weights and its row is their mean;",
+  '              local, positions, step, whatif and beam show pieces either way: each decoder step writes one piece)',
   '       attention-lens forecast --model M.onnx [--series FILE.csv] [--origin TIMESTAMP] [--out FIG.png|svg|pdf [figure options] [--step N]]',
   '       attention-lens forecast-eval --model M.onnx [--model N.onnx ...] [--series FILE.csv --from TIMESTAMP]',
   '       --step, --at, --source and --highlight-row count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
-  '       attention-lens check M.onnx [N.onnx ...] [--json] [--provider P]   (exit 0: every feature works, 1: some will not, 2: cannot open)',
+  '       attention-lens check M.onnx [N.onnx ...] [--json] [--verbose] [--provider P]   (exit 0: every feature works, 1: some will not, 2: cannot open)',
 ].join('\n')
-
-class UsageError extends Error {}
-
-function args<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
-  try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0].replace(/\. To specify.*$/, ''))
-  }
-}
-
-function readableFile(path: string | undefined, what: string): string {
-  if (!path) throw new UsageError(`${what} is missing`)
-  if (!existsSync(path)) throw new Error(`no such file: ${path}`)
-  if (statSync(path).isDirectory()) throw new Error(`${path} is a folder, not a file`)
-  return path
-}
-
-function lines(path: string): string[] {
-  const text = readFileSync(path, 'utf8').replace(/\r?\n$/, '')
-  return text === '' ? [] : text.split(/\r?\n/)
-}
 
 async function translate(argv: string[]): Promise<void> {
   const v = args(argv, {
@@ -77,7 +60,9 @@ async function translate(argv: string[]): Promise<void> {
     provider: { type: 'string', default: 'cpu' },
     input: { type: 'string' },
     attention: { type: 'string' },
+    pieces: { type: 'boolean' },
   })
+  const units: Units = v.pieces ? 'pieces' : 'words'
   const model = readableFile(v.model, '--model M.onnx')
   const beam = Number(v.beam)
   if (!Number.isInteger(beam) || beam < 1 || beam > 16) throw new UsageError('--beam must be a whole number from 1 to 16')
@@ -88,15 +73,40 @@ async function translate(argv: string[]): Promise<void> {
   if (info.providerNote) console.error(`attention-lens: ${info.providerNote}`)
   const input = createInterface({ input: v.input ? createReadStream(v.input) : process.stdin })
   const records: string[] = []
+  let n = 0
   for await (const line of input) {
+    n++
+    // As in the app, an empty line is not a sentence: its output line stays empty (one line out per line in) and stderr says so.
+    if (!line.trim()) {
+      console.error(`attention-lens: line ${n} is empty: nothing to translate`)
+      process.stdout.write('\n')
+      if (v.attention) records.push(JSON.stringify({ source: line, translation: '', srcTokens: [], tgtTokens: [], attention: [] }))
+      continue
+    }
     const t = await service.translate(model, line, { beam })
     process.stdout.write(t.text + '\n')
     if (v.attention) {
-      const { srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs } = t
+      const { srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs, words, crossAttention } = inUnits(t, units)
       // A transformer's every head, [step][layer][head][source], next to their average `attention`.
-      const heads = t.crossAttention ? { crossAttention: t.crossAttention } : {}
+      const heads = crossAttention ? { crossAttention } : {}
+      // In words: each word's [first, last] piece, so a record can be traced back to the pieces.
+      const spans = words ? { pieceSpans: words } : {}
       records.push(
-        JSON.stringify({ source: line, translation: t.text, srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs, ...heads }),
+        JSON.stringify({
+          source: line,
+          translation: t.text,
+          units,
+          srcTokens,
+          tgtTokens,
+          attention,
+          scores,
+          positions,
+          windows,
+          gaussian,
+          tokenLogProbs,
+          ...heads,
+          ...spans,
+        }),
       )
     }
   }
@@ -129,19 +139,7 @@ async function evaluate(argv: string[]): Promise<void> {
   await service.closeAll()
 }
 
-const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'sidebyside', 'beam', 'heads'] as const
 const MODES = ['uniform', 'onehot', 'diagonal', 'silence'] as const
-
-/** `--head 2:3` (counted from 1, as the app names heads) → { layer: 1, head: 2 }, checked against the model. */
-function headOption(raw: string | undefined, heads: { layers: number; heads: number } | undefined, name: string): { layer: number; head: number } | undefined {
-  if (raw === undefined) return undefined
-  if (!heads) throw new Error(`${name} is not a Transformer: it has one attention, no heads to pick with --head`)
-  const m = /^(\d+):(\d+)$/.exec(raw)
-  const [layer, head] = m ? [Number(m[1]), Number(m[2])] : [0, 0]
-  if (!isHeadOf({ layer: layer - 1, head: head - 1 }, heads))
-    throw new UsageError(`--head must be LAYER:HEAD with LAYER from 1 to ${heads.layers} and HEAD from 1 to ${heads.heads} (e.g. --head 1:2)`)
-  return { layer: layer - 1, head: head - 1 }
-}
 
 function figureSpec(v: Record<string, string | boolean | undefined>, format: FigureFormat): FigureSpec {
   const spec: FigureSpec = { ...DEFAULT_FIGURE, format }
@@ -223,6 +221,8 @@ function index(value: string | undefined, n: number, what: string, fallback: num
 
 /** Renders and writes the figure, and says what was written: its size in pixels (CSS) and inches, and a PNG's resolution. */
 async function writeFigure(out: string, data: FigureData, spec: FigureSpec): Promise<void> {
+  // Loaded when a figure is drawn: ECharts, resvg and PDFKit take most of the CLI's start-up otherwise.
+  const { renderFigure } = await import('../host/export/figure')
   await writeAtomic(out, await renderFigure(data, spec))
   const px = (pt: number) => Math.round(pt / 0.75)
   const inch = (pt: number) => +(pt / 72).toFixed(2)
@@ -241,6 +241,7 @@ async function exportFigure(argv: string[]): Promise<void> {
     view: { type: 'string', default: 'heatmap' },
     ...figureOptions,
     'no-overlay': { type: 'boolean' },
+    pieces: { type: 'boolean' },
     threshold: { type: 'string' },
     mode: { type: 'string' },
     at: { type: 'string' },
@@ -250,9 +251,13 @@ async function exportFigure(argv: string[]): Promise<void> {
     provider: { type: 'string', default: 'cpu' },
   })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
-  const view = String(v.view) as (typeof VIEWS)[number]
-  if (!VIEWS.includes(view)) throw new UsageError(`--view must be ${VIEWS.slice(0, -1).join(', ')} or ${VIEWS[VIEWS.length - 1]}`)
+  const view = String(v.view)
+  if (!CLI_VIEWS.includes(view)) throw new UsageError(`--view must be ${CLI_VIEWS.slice(0, -1).join(', ')} or ${CLI_VIEWS[CLI_VIEWS.length - 1]}`)
   if (v.src === undefined) throw new UsageError(view === 'corpus' ? '--src TEST-SET (a file, one sentence a line) is missing' : '--src "sentence" is missing')
+  if (view !== 'corpus' && !v.src.trim()) throw new UsageError('--src is empty: there is no sentence to translate')
+  // --head picks a head to draw large (heads) or to override (whatif); other views draw the heads' average.
+  if (v.head !== undefined && view !== 'heads' && view !== 'whatif')
+    throw new UsageError(`--head applies to --view heads and --view whatif, not ${view}; for one head's map use --view heads --head ${v.head}`)
   const format = outFormat(v.out)
   const spec = figureSpec({ ...v, model: undefined } as Record<string, string | boolean | undefined>, format)
   const threshold = v.threshold === undefined ? 0.1 : Number(v.threshold)
@@ -343,7 +348,8 @@ async function exportFigure(argv: string[]): Promise<void> {
       } else data = { view: 'heatmap', translation }
     }
   }
-  await writeFigure(v.out!, data, spec)
+  // Words unless --pieces; the views of one decoder step keep their pieces (src/shared/attention/word-figure.ts).
+  await writeFigure(v.out!, figureInUnits(data, v.pieces ? 'pieces' : 'words'), spec)
   await service.closeAll()
 }
 
@@ -428,13 +434,14 @@ async function forecastEval(argv: string[]): Promise<void> {
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2)
   if (command === 'translate') return translate(rest)
-  if (command === 'eval') return evaluate(rest)
+  if (command === 'eval') return wantsAblation(rest) ? evalAblate(rest) : evaluate(rest)
+  if (command && command in alignCommands) return alignCommands[command](rest)
   if (command === 'export') return exportFigure(rest)
   if (command === 'forecast') return forecast(rest)
   if (command === 'forecast-eval') return forecastEval(rest)
   if (command === 'check') return check(rest)
   if (command === undefined || command === '--help' || command === '-h') {
-    console.log(USAGE)
+    console.log(USAGE + '\n' + ALIGN_USAGE)
     if (command === undefined) process.exitCode = 2
     return
   }

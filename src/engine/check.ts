@@ -1,9 +1,21 @@
 import { readFile, stat } from 'node:fs/promises'
 import type { CheckFeature, CheckFinding, Translation } from '../shared/api'
-import { contractProblems, ContractError, ENCODER_OUTPUTS, FORECAST_STEP_REQUIRED_INPUTS, HEAD_INPUTS, shown, STEP_INPUTS, type ModelSpec } from './contract'
+import { KINDS } from '../shared/attention-kinds'
+import {
+  contractProblems,
+  ContractError,
+  ENCODER_OUTPUTS,
+  FORECAST_STEP_REQUIRED_INPUTS,
+  HEAD_INPUTS,
+  neverGenerated,
+  shown,
+  STEP_INPUTS,
+  type ModelSpec,
+} from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateForecast, forecastAt, FORECAST_ENCODER_FEEDS } from './forecast'
-import { firstLine, LoadedModel, MAX_MODEL_BYTES, ortReason } from './model'
+import { insideGraph, paddingCause, stateShapeProblem, type Problem } from './batch-probe'
+import { firstLine, LoadedModel, MAX_MODEL_BYTES } from './model'
 import { nodesFor, OnnxParseError, parseOnnx, type OnnxFile } from './onnx-graph'
 
 /**
@@ -58,18 +70,19 @@ class Findings {
   readonly list: CheckFinding[] = []
   readonly passed: string[] = []
 
-  error(feature: CheckFeature, message: string): void {
-    this.add('error', feature, message)
+  error(feature: CheckFeature, what: string | Problem): void {
+    this.add('error', feature, what)
   }
 
-  warn(feature: CheckFeature, message: string): void {
-    this.add('warning', feature, message)
+  warn(feature: CheckFeature, what: string | Problem): void {
+    this.add('warning', feature, what)
   }
 
-  private add(level: CheckFinding['level'], feature: CheckFeature, message: string): void {
+  private add(level: CheckFinding['level'], feature: CheckFeature, what: string | Problem): void {
+    const { message, detail } = typeof what === 'string' ? { message: what, detail: undefined } : what
     // One explanation per feature and level is enough: a static finding already says why a decode fails.
     if (this.list.some((f) => f.feature === feature && f.message === message)) return
-    this.list.push({ level, feature, message })
+    this.list.push({ level, feature, message, ...(detail ? { detail } : {}) })
   }
 
   has(feature: CheckFeature): boolean {
@@ -136,7 +149,7 @@ function fixedDimensions(file: OnnxFile, spec: ModelSpec, out: Findings): void {
           example.set(name, `${where} "${name}" is ${dimsText(v.dims)}`)
         } else if (axes[i] === 'S') {
           // The no-attention model's one fixed context, and a forecaster's history, may be static.
-          const oneContext = spec.attention === 'none' && (name === 'encoder_states' || name === 'encoder_out') && d === 1
+          const oneContext = !KINDS[spec.attention].attends && (name === 'encoder_states' || name === 'encoder_out') && d === 1
           const history = forecasting && d === spec.forecast?.history
           if (!oneContext && !history) {
             fixedS.push(name)
@@ -184,7 +197,7 @@ function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
   const encoderReads = nodesFor(graph, [...ENCODER_OUTPUTS]).names
   const stepReads = nodesFor(graph, spec.stepOutputs).names
   const encoderFeeds = new Set<string>(forecasting ? FORECAST_ENCODER_FEEDS : ['src_ids', 'src_mask'])
-  const transformer = spec.attention === 'transformer'
+  const transformer = KINDS[spec.attention].heads
   const stepFeeds = new Set<string>(
     forecasting
       ? [...FORECAST_STEP_REQUIRED_INPUTS, 'src_mask', 'step', 'attn_override', 'override_on']
@@ -212,7 +225,7 @@ function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
       'No part of the model reads "src_mask", so padding is not masked: sentences decoded together in a batch (BLEU by length, beam search) can come out differently from the same sentences decoded alone.',
     )
   }
-  if (spec.attention === 'none') return
+  if (!KINDS[spec.attention].attends) return
   const override = ['attn_override', 'override_on']
   const missing = override.filter((n) => !declared(n))
   if (missing.length) {
@@ -251,7 +264,7 @@ function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
       )
     }
   }
-  if (!forecasting && spec.attention === 'local-m' && !stepReads.has('step')) {
+  if (!forecasting && KINDS[spec.attention].window === 'monotonic' && !stepReads.has('step')) {
     out.warn('local', 'The local-m model does not read the input "step" (the output position t), so it cannot compute p_t = min(t·r, S−1) from it.')
   }
 }
@@ -281,10 +294,25 @@ export function probeWords(spec: ModelSpec, n: number): string[] {
   return words
 }
 
-/** What onnxruntime said, readable: the static finding for the same feature usually says why. */
-function failure(what: string, e: unknown): string {
-  const reason = e instanceof ContractError ? firstLine(e) : ortReason(e)
-  return `${what} fails: ${reason.replace(/\.$/, '')}.`
+/** What failed, readable: a contract error's sentence, or onnxruntime's reason without its node names (those go to `detail`). */
+function failure(what: string, e: unknown): Problem {
+  return e instanceof ContractError ? { message: `${what} fails: ${firstLine(e).replace(/\.$/, '')}.` } : insideGraph(what, e)
+}
+
+/** A problem's sentence going on with "; `more`." */
+const goingOn = (p: Problem, more: string): Problem => ({ ...p, message: `${p.message.replace(/\.$/, '')}; ${more}.` })
+
+/**
+ * Where a batch's output parts from the sentence's own, quoted from a little before that token:
+ * 'comes out differently from output token 4 on: alone "…", in the batch "…"'.
+ */
+function divergence(alone: string[], batched: string[]): string {
+  let k = 0
+  while (k < alone.length && k < batched.length && alone[k] === batched[k]) k++
+  if (k === alone.length && k === batched.length) return 'gets different attention weights'
+  const from = Math.max(0, k - 2)
+  const part = (t: string[]) => `"${from > 0 ? '… ' : ''}${t.slice(from, k + 4).join(' ')}${t.length > k + 4 ? ' …' : ''}"`
+  return `comes out differently from output token ${k + 1} on: alone ${part(alone)}, in the batch ${part(batched)}`
 }
 
 const fmt = (x: number) => (Math.abs(x) >= 100 || x === 0 ? x.toFixed(0) : x.toPrecision(3))
@@ -306,8 +334,9 @@ interface Rows {
  * gets weight, and local-p's gaussian is exp(−(s − p_t)² / (2σ²)), σ = D/2.
  */
 function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findings): void {
-  if (spec.attention === 'none') return
-  const local = spec.attention.startsWith('local')
+  const kind = KINDS[spec.attention]
+  if (!kind.attends) return
+  const local = kind.window !== null
   const D = spec.windowD
   const at = (t: number) => `at output step ${t + 1} of ${what}`
   for (let t = 0; t < r.attention.length; t++) {
@@ -325,10 +354,10 @@ function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findi
       return
     }
     const sum = row.reduce((a, b) => a + b, 0)
-    if (spec.attention !== 'local-p' && Math.abs(sum - 1) > SUM_TOL) {
+    if (kind.window !== 'predictive' && Math.abs(sum - 1) > SUM_TOL) {
       out.error(
         'attention',
-        `The attention weights ${at(t)} sum to ${sum.toFixed(3)}, not 1: "attention" must be ${spec.attention === 'transformer' ? "the mean of the cross-attention heads' weights" : 'the softmax over the source positions (0 on padding)'}.`,
+        `The attention weights ${at(t)} sum to ${sum.toFixed(3)}, not 1: "attention" must be ${kind.heads ? "the mean of the cross-attention heads' weights" : 'the softmax over the source positions (0 on padding)'}.`,
       )
       return
     }
@@ -340,11 +369,11 @@ function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findi
       out.error('local', `The position p_t ${at(t)} is ${p === undefined ? 'missing' : fmt(p)}, not a number.`)
       return
     }
-    const hi = spec.attention === 'local-p' ? S : S - 1
+    const hi = kind.window === 'predictive' ? S : S - 1
     if (p < -VALUE_TOL || p > hi + VALUE_TOL) {
       out.error(
         'local',
-        `p_t ${at(t)} is ${fmt(p)}, outside [0, ${hi}] for a source of S = ${S} tokens (with </s>): ${spec.attention === 'local-p' ? 'p_t = S·sigmoid(…)' : 'p_t = min(t·r, S−1)'}.`,
+        `p_t ${at(t)} is ${fmt(p)}, outside [0, ${hi}] for a source of S = ${S} tokens (with </s>): ${kind.window === 'predictive' ? 'p_t = S·sigmoid(…)' : 'p_t = min(t·r, S−1)'}.`,
       )
       return
     }
@@ -366,7 +395,7 @@ function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findi
     const align = r.align?.[t]
     const gauss = r.gaussian?.[t]
     if (!align || !gauss) continue
-    if (spec.attention === 'local-p') {
+    if (kind.window === 'predictive') {
       const sigma = D / 2
       const off = gauss.findIndex((g, s) => !(Math.abs(g - Math.exp(-((s - p) ** 2) / (2 * sigma * sigma))) <= VALUE_TOL))
       if (off >= 0) {
@@ -447,18 +476,26 @@ const sameRows = (a: number[][], b: number[][]) =>
 async function probeTranslation(model: LoadedModel, out: Findings): Promise<void> {
   const { spec } = model
   const words = probeWords(spec, 9)
-  const texts = [words.slice(0, 3).join(' '), words.join(' ')]
+  const texts: [string, string] = [words.slice(0, 3).join(' '), words.join(' ')]
+  // One step on both sentences at once, before any decode: a shape that cannot work is named in
+  // words (a state that grows with the source, an input fixed at export), not by onnxruntime. A
+  // batch size fixed at 1, already found in the graph, is not tried.
+  let shape: Problem | null = null
+  if (!out.list.some((f) => f.feature === 'batch' || f.feature === 'translate')) {
+    shape = await stateShapeProblem(model, texts).catch((e: unknown) => insideGraph('Encoding two sentences of different lengths', e))
+    if (shape?.fatal) return out.error('translate', shape)
+  }
   const singles: Translation[] = []
   for (const text of texts) {
     try {
       singles.push((await greedyBatch(model, [text], { topK: 1, encoderStates: false }))[0])
     } catch (e) {
-      // A fixed shape found in the graph already says why, better than onnxruntime does.
+      // A fixed shape found in the graph, or by the batch step above, already says why, better than onnxruntime does.
       // A transformer is fed head inputs shaped by its metadata: say so, as onnxruntime will not.
       const g = spec.heads
       const fed = g ? HEAD_INPUTS.filter((n) => model.stepInputs.has(n)) : []
       const hint = g && fed.length ? ` (fed ${fed.join(' and ')} as [B, ${g.layers}, ${g.heads}] from "al.layers" and "al.heads")` : ''
-      if (!out.has('translate')) out.error('translate', failure(`Translating ${quoteText(text)}${hint}`, e))
+      if (!out.has('translate')) out.error('translate', shape?.input ? shape : failure(`Translating ${quoteText(text)}${hint}`, e))
       return
     }
   }
@@ -466,35 +503,37 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
     const what = quoteText(texts[i])
     if (!checkLogProbs(t, what, 'translate', out)) return
     checkRows(spec, t, t.srcTokens.length, what, out)
-    if (t.tgtTokens.length > 1 && t.tgtTokens.every((x) => x === spec.tgtVocab[spec.special.pad])) {
-      out.warn(
-        'translate',
-        `The model writes only ${shown(spec.tgtVocab[spec.special.pad])} (the pad token) for ${what}: check the weights and "al.special_tokens".`,
-      )
-    }
   })
+  // No decoder writes <pad>, <s> or <unk>: a model whose best token is always one of them ends at once.
+  if (singles.every((t) => t.tgtTokens.length <= 1)) {
+    const never = neverGenerated(spec)
+      .map((id) => shown(spec.tgtVocab[id]))
+      .join(', ')
+    out.warn(
+      'translate',
+      `The model writes nothing for either ${quoteText(texts[0])} or ${quoteText(texts[1])} (${shown(spec.tgtVocab[spec.special.eos])} at once): it is never allowed to write ${never}, so check the weights and "al.special_tokens".`,
+    )
+  }
   if (out.has('translate')) return
   out.passed.push(`greedy decoding at two lengths (${singles.map((t) => t.srcTokens.length).join(' and ')} source tokens)`)
 
   // Two sentences of different lengths in one batch must come out as they do alone.
-  try {
-    const batch = await greedyBatch(model, texts, { topK: 1, encoderStates: false })
-    const differs = batch.findIndex((t, i) => t.tgtTokens.join(' ') !== singles[i].tgtTokens.join(' ') || !sameRows(t.attention, singles[i].attention))
-    if (differs >= 0 && !out.list.some((f) => f.feature === 'batch')) {
-      const a = batch[differs]
-      const b = singles[differs]
-      const how =
-        a.tgtTokens.join(' ') !== b.tgtTokens.join(' ')
-          ? `comes out ${quoteText(a.tgtTokens.join(' '))} instead of ${quoteText(b.tgtTokens.join(' '))}`
-          : 'gets different attention weights'
-      out.warn(
-        'batch',
-        `Decoded in one batch with a sentence of another length, ${quoteText(texts[differs])} ${how}: the model does not ignore padding (mask it with "src_mask"), so BLEU by length, which decodes in batches, differs from single translations.`,
-      )
-    } else if (differs < 0) out.passed.push('a batch of two sentences of different lengths, identical to decoding them alone')
-  } catch (e) {
-    if (!out.list.some((f) => f.feature === 'batch'))
-      out.warn('batch', `${failure('Decoding two sentences as one batch', e).replace(/\.$/, '')}; BLEU by length decodes one sentence at a time (slower).`)
+  const oneAtATime = 'BLEU by length decodes this model one sentence at a time (the same scores, slower)'
+  if (shape) out.warn('batch', goingOn(shape, `so ${oneAtATime}`))
+  else {
+    try {
+      const batch = await greedyBatch(model, texts, { topK: 1, encoderStates: false })
+      const differs = batch.findIndex((t, i) => t.tgtTokens.join(' ') !== singles[i].tgtTokens.join(' ') || !sameRows(t.attention, singles[i].attention))
+      if (differs >= 0 && !out.list.some((f) => f.feature === 'batch')) {
+        const cause = await paddingCause(model, texts).catch(() => 'the model does not ignore the padding of the shorter sentence')
+        out.warn(
+          'batch',
+          `Decoded in one batch with a sentence of another length, ${quoteText(texts[differs])} ${divergence(singles[differs].tgtTokens, batch[differs].tgtTokens)}: ${cause}. Meanwhile ${oneAtATime}.`,
+        )
+      } else if (differs < 0) out.passed.push('a batch of two sentences of different lengths, identical to decoding them alone')
+    } catch (e) {
+      if (!out.list.some((f) => f.feature === 'batch')) out.warn('batch', goingOn(failure('Decoding two sentences as one batch', e), `so ${oneAtATime}`))
+    }
   }
 
   try {
@@ -513,7 +552,7 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
     out.error('forced', failure('Scoring a given translation (forced decoding)', e))
   }
 
-  if (spec.attention !== 'none' && !out.has('what-if')) {
+  if (KINDS[spec.attention].attends && !out.has('what-if')) {
     try {
       const r = await whatIf(model, { modelId: '', text: texts[0], steps: [0], mode: 'uniform' })
       const row = r.modified.attention[0] ?? []
@@ -601,7 +640,7 @@ async function probeForecast(model: LoadedModel, out: Findings): Promise<void> {
     if (!out.has('forecast')) out.error('forecast', failure('Forecasting', e))
     return
   }
-  if (spec.attention !== 'none' && !out.has('what-if')) {
+  if (KINDS[spec.attention].attends && !out.has('what-if')) {
     const H = f.history
     try {
       const r = await forecastAt(model, s, H, (t, n) => (t === 0 ? new Float32Array(n).fill(1 / n) : null))
@@ -622,7 +661,7 @@ async function probeForecast(model: LoadedModel, out: Findings): Promise<void> {
     out.passed.push('a batch of two forecast origins')
   } catch (e) {
     if (!out.list.some((x) => x.feature === 'batch'))
-      out.warn('batch', `${failure('Forecasting from two origins as one batch', e).replace(/\.$/, '')}; forecast-eval runs one origin at a time (slower).`)
+      out.warn('batch', goingOn(failure('Forecasting from two origins as one batch', e), 'forecast-eval runs one origin at a time (slower)'))
   }
 }
 

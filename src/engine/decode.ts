@@ -1,10 +1,11 @@
 import * as ort from 'onnxruntime-node'
 import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
+import { KINDS } from '../shared/attention-kinds'
 import { beamTreeOf } from './beam-tree'
 import { CancelledError } from '../shared/errors'
 import { K_INPUT, LOOP_INPUTS, SEQ, seqName } from './graph-surgery'
-import { differing } from '../shared/charts/comparison'
-import { isHeadOf } from '../shared/charts/heads'
+import { differing } from '../shared/differing'
+import { isHeadOf } from '../shared/attention/heads'
 import { comparableTokens } from '../shared/end-token'
 import type { LoadedModel } from './model'
 import { clampK, encode, gatherRows, headRows, row, rowTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
@@ -49,8 +50,16 @@ function vocabIndex(vocab: string[]): Map<string, number> {
 
 /** Text to ids with `</s>` appended, cut to MAX_SOURCE_TOKENS. */
 export function encodeSource(model: LoadedModel, text: string): EncodedSource {
-  const { srcTokenizer, srcVocab, special } = model.spec
-  let tokens = tokenize(text, srcTokenizer)
+  return encodePieces(model, tokenize(text, model.spec.srcTokenizer), text)
+}
+
+/**
+ * Source pieces to ids with `</s>` appended, cut to MAX_SOURCE_TOKENS: the pieces of a text, or
+ * pieces made otherwise (an aligner tokenizes each gold word on its own).
+ */
+export function encodePieces(model: LoadedModel, pieces: string[], text: string): EncodedSource {
+  const { srcVocab, special } = model.spec
+  let tokens = pieces
   const truncated = tokens.length > MAX_SOURCE_TOKENS
   if (truncated) tokens = tokens.slice(0, MAX_SOURCE_TOKENS)
   const index = vocabIndex(srcVocab)
@@ -111,8 +120,9 @@ function toTranslation(
   started: number,
 ): Translation {
   const { spec } = model
-  const local = spec.attention.startsWith('local')
-  const transformer = spec.attention === 'transformer'
+  const kind = KINDS[spec.attention]
+  const local = kind.window !== null
+  const transformer = kind.heads
   const attention = steps.flatMap((s) => (s.capture.attention ? [s.capture.attention] : []))
   const replaced = replaceUnknowns(
     steps.map((s) => s.token === spec.special.unk),
@@ -440,14 +450,19 @@ export async function translate(model: LoadedModel, text: string, opts: DecodeOp
   return { ...t, beamTree: beamTreeOf(tried, best, model.spec.tgtVocab, model.spec.special.eos, beam, t.tgtTokens) }
 }
 
+/** Target pieces to ids, `<unk>` for a piece the vocabulary lacks. */
+export function targetIds(model: LoadedModel, pieces: string[]): number[] {
+  const index = vocabIndex(model.spec.tgtVocab)
+  return pieces.map((t) => index.get(t) ?? model.spec.special.unk)
+}
+
 /** The alignment and log-probabilities of a given target, token by token. */
 export async function forcedDecode(model: LoadedModel, text: string, target: string): Promise<Translation> {
   const started = performance.now()
-  const { tgtTokenizer, tgtVocab, special } = model.spec
+  const { tgtTokenizer, special } = model.spec
   const src = encodeSource(model, text)
   const toks = tokenize(target, tgtTokenizer).slice(0, stepLimit(model, src.ids.length) - 1)
-  const index = vocabIndex(tgtVocab)
-  const ids = [...toks.map((t) => index.get(t) ?? special.unk), special.eos]
+  const ids = [...targetIds(model, toks), special.eos]
   const { steps, memory } = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, forced: [ids] })
   const unknown = [...ids.slice(0, -1).map((id) => id === special.unk), false]
   return toTranslation(model, src, steps[0], { mode: 'forced', beam: 1, tgtUnknown: unknown, encoderStates: memory![0] }, started)
@@ -496,7 +511,7 @@ export function overrideWeights(req: Pick<WhatIfRequest, 'mode' | 'sourceIndex' 
  */
 export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<WhatIfResult> {
   const { spec, stepInputs } = model
-  if (spec.attention === 'none') throw new Error('This model has no attention to override.')
+  if (!KINDS[spec.attention].attends) throw new Error('This model has no attention to override.')
   const grid = spec.heads
   if (!grid && (req.mode === 'silence' || req.head))
     throw new Error(`${spec.name} has one attention, not several heads to ${req.mode === 'silence' ? 'silence' : 'choose from'}.`)

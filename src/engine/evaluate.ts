@@ -24,6 +24,8 @@ export interface EvalOptions {
   signal?: AbortSignal
   /** Folder for cached results, keyed by the model file's hash and the test set. */
   cacheDir?: string
+  /** Awaited before each batch: the engine holds batch work here while interactive calls run. */
+  turn?: () => Promise<void>
 }
 
 export async function fileHash(path: string): Promise<string> {
@@ -108,6 +110,7 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   const hyps = new Array<string>(srcs.length)
   const stats = new AttentionStats()
   for (let i = 0; i < order.length; i += batch) {
+    await opts.turn?.()
     if (opts.signal?.aborted) throw new CancelledError('The evaluation was cancelled.')
     const idx = order.slice(i, i + batch)
     const out = await greedyBatch(

@@ -42,7 +42,8 @@ export function pickExamples(sources: string[], references: string[], q: Example
   return { total: matches.length, sentences: pool.slice(0, limit) }
 }
 
-function mulberry32(seed: number): () => number {
+/** A small seeded generator: the same sequence for the same seed. */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

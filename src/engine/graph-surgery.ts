@@ -148,14 +148,14 @@ export function encoderGraph(graph: GraphProto, encoderOutputs: readonly string[
 
 export interface TopKOptions {
   vocabSize: number
-  /** Token id whose logit is set to −∞ before ranking (`<unk>`: decoding never emits it). */
-  masked: number
+  /** Token ids whose logits are set to −∞ before ranking (`<unk>`, `<pad>`, `<s>`…: decoding never emits them). */
+  masked: number[]
 }
 
-/** The <unk> mask the top-k nodes add to the logits. */
+/** The mask the top-k nodes add to the logits. */
 function topKInitializers(o: TopKOptions): TensorProto[] {
   const mask = new Float32Array(o.vocabSize)
-  if (o.masked >= 0 && o.masked < o.vocabSize) mask[o.masked] = -Infinity
+  for (const id of o.masked) if (id >= 0 && id < o.vocabSize) mask[id] = -Infinity
   return [tensor('al_unk_mask', DType.FLOAT, [o.vocabSize], mask)]
 }
 

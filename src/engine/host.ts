@@ -5,6 +5,7 @@
 import { encodeError, LensError, type EncodedError } from '../shared/errors'
 import { firstLine } from './model'
 import type { EngineMethods, EngineRequest, EngineResponse } from './protocol'
+import { Priority } from './priority'
 import { InferenceService } from './service'
 
 interface ParentPort {
@@ -23,6 +24,9 @@ function send(msg: EngineResponse): void {
 type Handlers = { [M in keyof EngineMethods]: (...args: Parameters<EngineMethods[M]>) => Promise<ReturnType<EngineMethods[M]>> }
 
 const running = new Map<number, AbortController>()
+/** Interactive calls (a keystroke's translation) go before batch runs (BLEU by length). */
+const priority = new Priority()
+const interactive = <T>(work: () => Promise<T>) => priority.interactiveCall(work)
 let current = 0 // the id of the request being dispatched, for progress messages
 
 /** Runs work that a cancel message for the current request id can stop. */
@@ -38,17 +42,23 @@ const handlers: Handlers = {
   open: (p) => service.open(p),
   providers: async () => service.providers(),
   setProvider: (name) => service.setProvider(name),
-  translate: (p, text, opts) => cancellable((signal) => service.translate(p, text, opts, signal)),
+  translate: (p, text, opts) => cancellable((signal) => interactive(() => service.translate(p, text, opts, signal))),
   translateBatch: (p, texts) => service.translateBatch(p, texts),
-  forced: (p, text, target) => service.forced(p, text, target),
-  whatIf: (p, req) => service.whatIf(p, req),
-  compare: (paths, text, opts) => service.compare(paths, text, opts),
+  forced: (p, text, target) => interactive(() => service.forced(p, text, target)),
+  whatIf: (p, req) => interactive(() => service.whatIf(p, req)),
+  compare: (paths, text, opts) => interactive(() => service.compare(paths, text, opts)),
   evaluate: (p, srcs, refs, cacheDir) => {
     const id = current
-    return cancellable((signal) => service.evaluate(p, srcs, refs, { cacheDir, signal, onProgress: (progress) => send({ id, progress }) }))
+    const turn = () => priority.turn()
+    return cancellable((signal) => service.evaluate(p, srcs, refs, { cacheDir, signal, turn, onProgress: (progress) => send({ id, progress }) }))
   },
-  forecast: (p, series, origin) => service.forecast(p, series, origin),
-  forecastWhatIf: (p, series, origin, req) => service.forecastWhatIf(p, series, origin, req),
+  alignBoard: (paths, input) => {
+    const id = current
+    return cancellable((signal) => service.alignBoard(paths, input, { signal, onProgress: (progress) => send({ id, progress }) }))
+  },
+  occlusion: (p, text) => cancellable((signal) => interactive(() => service.occlusion(p, text, signal))),
+  forecast: (p, series, origin) => interactive(() => service.forecast(p, series, origin)),
+  forecastWhatIf: (p, series, origin, req) => interactive(() => service.forecastWhatIf(p, series, origin, req)),
   evaluateForecast: (p, series, origins) => service.evaluateForecast(p, series, origins),
   close: (p) => service.close(p),
   crash: async () => {

@@ -1,12 +1,12 @@
 import { readFile, stat } from 'node:fs/promises'
 import * as ort from 'onnxruntime-node'
-import { checkContract, ContractError, ENCODER_OUTPUTS, type ModelSpec } from './contract'
+import { checkContract, ContractError, ENCODER_OUTPUTS, neverGenerated, type ModelSpec } from './contract'
 import { encoderGraph, greedyLoopGraph, K_INPUT, splitStep, stepGraph, valueInfo, type TopKOptions } from './graph-surgery'
 import { extractPart, OnnxParseError, parseOnnx, serializeWith, type OnnxFile } from './onnx-graph'
 import { TensorProto_DataType, type GraphProto, type ValueInfoProto } from './onnx-proto'
 
-/** Files above this size are refused before reading: the bundled models are under 10 MB. */
-export const MAX_MODEL_BYTES = 512 * 1024 * 1024
+import { MAX_MODEL_BYTES } from './limits'
+export { MAX_MODEL_BYTES }
 
 export interface OpenOptions {
   /**
@@ -154,7 +154,7 @@ async function rewritten(file: OnnxFile, spec: ModelSpec, options: ort.Inference
   const graph = file.model.graph as GraphProto
   const opset = Number(file.model.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 0)
   if (opset < 11) throw new Error(`opset ${opset} is older than 11`)
-  const topK: TopKOptions = { vocabSize: spec.tgtVocab.length, masked: spec.special.unk }
+  const topK: TopKOptions = { vocabSize: spec.tgtVocab.length, masked: neverGenerated(spec) }
   let keys = splitStep(graph, spec.stepOutputs, ENCODER_OUTPUTS).keys
   let [encoder] = await createAll([serializeWith(file, encoderGraph(graph, ENCODER_OUTPUTS, keys))], options)
   let keyInfo: ValueInfoProto[]

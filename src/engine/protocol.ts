@@ -1,5 +1,7 @@
 import type { DecodeOptions, EvalResult, ForecastEval, ForecastResult, ProviderInfo, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
 import type { EncodedError } from '../shared/errors'
+import type { OcclusionResult } from '../shared/alignment'
+import type { BoardInput, BuiltBoard } from './align/board'
 import type { ForecastOverrideRequest, ModelDescription } from './service'
 import type { ForecastWhatIfResult } from '../shared/teaching'
 
@@ -16,6 +18,9 @@ export interface EngineMethods {
   compare(paths: string[], text: string, opts?: DecodeOptions): Translation[]
   /** Corpus evaluation; sends progress messages and stops on a cancel message. */
   evaluate(path: string, srcs: string[], refs: string[], cacheDir?: string): EvalResult
+  /** The Alignment panel's scoreboard; sends progress messages and stops on a cancel message. */
+  alignBoard(paths: string[], input: BoardInput): BuiltBoard
+  occlusion(path: string, text: string): OcclusionResult
   forecast(path: string, series: { timestamps: string[]; values: number[] }, origin: number): ForecastResult
   forecastWhatIf(
     path: string,

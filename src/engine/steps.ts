@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node'
 import { K_INPUT, TOPK_IDS, TOPK_LOGP } from './graph-surgery'
-import type { HeadGrid } from './contract'
+import { neverGenerated, type HeadGrid } from './contract'
 import type { LoadedModel } from './model'
 
 /**
@@ -128,12 +128,12 @@ export async function step(model: LoadedModel, x: StepInput): Promise<ort.Infere
   return x.logits ? model.step.run(feeds) : model.step.run(feeds, withoutLogits(model))
 }
 
-/** k can rank every token but `<unk>`, no more. */
+/** k can rank every token that can be generated, no more. */
 export function clampK(model: LoadedModel, k: number): number {
-  return Math.max(1, Math.min(k, model.spec.tgtVocab.length - 1))
+  return Math.max(1, Math.min(k, model.spec.tgtVocab.length - neverGenerated(model.spec).length))
 }
 
-/** The k best tokens of one row, best first, `<unk>` never among them, and their log-probabilities. */
+/** The k best tokens of one row, best first, no special token but `</s>` among them, and their log-probabilities. */
 export interface RowTop {
   ids: number[]
   logp: number[]
@@ -141,8 +141,9 @@ export interface RowTop {
 
 /**
  * Row b's k best tokens: read from the graph's top-k outputs, or (a model opened plain) ranked
- * here over the logits with `<unk>` set to −∞ first — the same rule (training/README.md, "Decoding
- * rules shared with the app"): log-probabilities are renormalised over the tokens but `<unk>`.
+ * here over the logits with the tokens never generated (`<unk>`, `<pad>`, `<s>`…, contract.ts
+ * `neverGenerated`) set to −∞ first — the same rule (training/README.md, "Decoding rules shared
+ * with the app"): log-probabilities are renormalised over the other tokens.
  */
 export function rowTop(model: LoadedModel, o: ort.InferenceSession.ReturnType, b: number, k: number): RowTop {
   const ids = o[TOPK_IDS]
@@ -153,33 +154,34 @@ export function rowTop(model: LoadedModel, o: ort.InferenceSession.ReturnType, b
     const lp = o[TOPK_LOGP].data as Float32Array
     return { ids: Array.from({ length: n }, (_, i) => Number(idData[b * K + i])), logp: Array.from(lp.subarray(b * K, b * K + n)) }
   }
-  const r = logitRow(o.logits, b, model.spec.special.unk)
+  const r = logitRow(o.logits, b, neverGenerated(model.spec))
   const best = topK(r.x, clampK(model, k))
   return { ids: best, logp: best.map((i) => r.x[i] - r.lse) }
 }
 
 /**
  * The log-probability of a given token in row b (forced decoding; the step ran with `logits`):
- * renormalised over the tokens but `<unk>`, as the decoders rank them; `<unk>` itself, which they
- * never pick, gets its probability under the model's full distribution.
+ * renormalised over the tokens the decoders can pick, as they rank them; a token they never pick
+ * (a forced `<unk>`) gets its probability under the model's full distribution.
  */
 export function tokenLogProb(model: LoadedModel, o: ort.InferenceSession.ReturnType, b: number, token: number): number {
-  const { unk } = model.spec.special
+  const masked = neverGenerated(model.spec)
   const V = o.logits.dims[1]
   const x = (o.logits.data as Float32Array).subarray(b * V, (b + 1) * V)
-  return x[token] - logSumExp(x, token === unk ? -1 : unk)
+  return x[token] - logSumExp(x, masked.includes(token) ? [] : masked)
 }
 
-function logSumExp(x: Float32Array, skip: number): number {
+function logSumExp(x: Float32Array, skip: readonly number[]): number {
+  const skipped = (i: number) => skip.includes(i)
   let m = -Infinity
-  for (let i = 0; i < x.length; i++) if (i !== skip && x[i] > m) m = x[i]
+  for (let i = 0; i < x.length; i++) if (!skipped(i) && x[i] > m) m = x[i]
   let s = 0
-  for (let i = 0; i < x.length; i++) if (i !== skip) s += Math.exp(x[i] - m)
+  for (let i = 0; i < x.length; i++) if (!skipped(i)) s += Math.exp(x[i] - m)
   return m + Math.log(s)
 }
 
 /**
- * Row b of a [B, V] logits tensor with token `masked` set to −∞ (in place: the tensor is this
+ * Row b of a [B, V] logits tensor with the `masked` tokens set to −∞ (in place: the tensor is this
  * step's own output), and its log-sum-exp: log P(i) = x[i] − lse.
  */
 export interface LogitRow {
@@ -187,10 +189,10 @@ export interface LogitRow {
   lse: number
 }
 
-export function logitRow(logits: ort.Tensor, b: number, masked: number): LogitRow {
+export function logitRow(logits: ort.Tensor, b: number, masked: readonly number[]): LogitRow {
   const V = logits.dims[1]
   const x = (logits.data as Float32Array).subarray(b * V, (b + 1) * V)
-  if (masked >= 0 && masked < V) x[masked] = -Infinity
+  for (const id of masked) if (id >= 0 && id < V) x[id] = -Infinity
   return { x, lse: logSumExp(x, masked) }
 }
 

@@ -1,17 +1,18 @@
 /**
- * The tokenizers of the model contract (docs/model-format.md, "Tokenizers"): `word`, `char` and
- * `bpe`, twins of training/tokenizer.py (pinned by test/fixtures/tokenizer-vectors.json and
- * bpe-tokenizer-vectors.json, written by Python), and `hf`, a Hugging Face tokenizer.json run by
+ * The tokenizers of the model contract (docs/model-format.md, "Tokenizers"): `word`, `char`,
+ * `bpe` and `jieba`, twins of training/tokenizer.py (pinned by test/fixtures/tokenizer-vectors.json,
+ * bpe-tokenizer-vectors.json and jieba-tokenizer-vectors.json, written by Python), and `hf`, a Hugging Face tokenizer.json run by
  * @huggingface/tokenizers (pinned by test/fixtures/spm-vectors.json, written by SentencePiece).
  * Every tokenizer turns text into pieces (strings); the engine maps pieces to ids through the
  * model's vocabulary.
  */
 import { tokenizeBpe } from './tokenizers/bpe'
+import { detokenizeJieba } from './tokenizers/jieba'
 import { detokenizeHf, hfPieces, hfTokenizer, normalizeHf, tokenizeHf } from './tokenizers/hf'
 import { parseSpec, type TokenizerSpec } from './tokenizers/spec'
 import { detokenizeChar, detokenizeWords, normalizeText, tokenizeChar, tokenizeWord } from './tokenizers/words'
 
-export type { BpeSpec, CharSpec, HfSpec, TokenizerSpec, WordSpec } from './tokenizers/spec'
+export type { BpeSpec, CharSpec, HfSpec, JiebaSpec, TokenizerSpec, WordSpec } from './tokenizers/spec'
 export { TokenizerSpecError } from './tokenizers/spec'
 export { SPACE_TOKEN } from './tokenizers/words'
 
@@ -31,13 +32,14 @@ export function tokenize(text: string, spec: TokenizerSpec): string[] {
   if (spec.type === 'hf') return tokenizeHf(text, spec)
   const t = normalizeText(text, spec)
   if (spec.type === 'char') return tokenizeChar(t, spec)
-  if (spec.type === 'bpe') return tokenizeBpe(t, spec)
+  if (spec.type === 'bpe' || spec.type === 'jieba') return tokenizeBpe(t, spec)
   return tokenizeWord(t, spec)
 }
 
 export function detokenize(tokens: string[], spec: TokenizerSpec): string {
   if (spec.type === 'hf') return detokenizeHf(tokens, spec)
   if (spec.type === 'char') return detokenizeChar(tokens, spec)
+  if (spec.type === 'jieba') return detokenizeJieba(tokens, spec.joiner)
   return detokenizeWords(tokens, spec)
 }
 

@@ -12,9 +12,17 @@ export interface Transport {
   copyPng(png: Buffer): Promise<void>
 }
 
-/** The one handler per route, shared by Electron main and browser mode. */
-export function lensHandlers(host: LensHost, transport: Transport): Handlers {
-  return {
+/**
+ * Who made a call: the page or window's client id (browser mode: the page's x-al-client header;
+ * Electron: the sender's webContents), or null for a caller without one (a script, the CLI).
+ */
+export interface Caller {
+  client: string | null
+}
+
+/** The one handler per route, shared by Electron main and browser mode, for one caller. */
+export function lensHandlers(host: LensHost, transport: Transport): (caller: Caller) => Handlers {
+  return ({ client }) => ({
     'models:list': () => host.listModels(),
     'models:open': (id) => host.openModel(id),
     'models:open-dialog': async () => {
@@ -24,16 +32,18 @@ export function lensHandlers(host: LensHost, transport: Transport): Handlers {
     // Electron: the path comes from the preload's webUtils.getPathForFile on a real drop. Browser
     // mode never routes this channel from the page: it writes the upload and passes its own path.
     'models:open-dropped': (path) => host.openPath(path),
-    'translate:run': (req) => host.translate(req),
-    'translate:cancel': () => host.cancelTranslate(),
+    'translate:run': (req) => host.translate(req, client),
+    'translate:cancel': () => host.cancelTranslate(client),
     'compare:run': (req) => host.compare(req),
     'whatif:run': (req) => host.whatIf(req),
     'forced:run': (req) => host.forced(req),
     'score:sentence': async (req) => host.scoreSentence(req),
     'examples:list': (req) => host.listExamples(req),
     'translate:each': (req) => host.translateEach(req),
-    'corpus:run': (req) => host.runCorpus(req),
-    'corpus:cancel': () => host.cancelCorpus(),
+    'corpus:run': (req) => host.runCorpus(req, client),
+    'corpus:cancel': () => host.cancelCorpus(client),
+    'alignment:run': (req) => host.runAlignment(req, client),
+    'occlusion:run': (req) => host.occlusion(req),
     'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
     'export:copy': async (data, spec) => transport.copyPng(await host.renderFigure(data, { ...spec, format: 'png' })),
     'export:data': (name, text) => transport.save(name.replace(/[^\w.-]/g, '_'), text),
@@ -43,7 +53,7 @@ export function lensHandlers(host: LensHost, transport: Transport): Handlers {
     'forecast:whatif': (req) => host.forecastWhatIf(req),
     'providers:list': () => host.listProviders(),
     'providers:set': (name) => host.setProvider(name),
-  }
+  })
 }
 
 /** Forwards the host's events to a transport's `emit` (IPC send, server-sent events). */

@@ -19,6 +19,7 @@ import type {
   WhatIfResult,
 } from '../shared/api'
 import type { FigureData, FigureSpec } from '../shared/figure'
+import type { AlignmentBoard, AlignmentRequest, OcclusionResult } from '../shared/alignment'
 import { CancelledError, LensError } from '../shared/errors'
 import type { Engine } from './engine-client'
 import { FigureWorker } from './export/pool'
@@ -29,6 +30,7 @@ import { BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from './paths'
 import type { ExampleList, ExampleQuery, ForecastWhatIfRequest, ForecastWhatIfResult, SentenceScore } from '../shared/teaching'
 import { pickExamples } from '../engine/examples'
 import { scoreSentence } from '../engine/sentence-score'
+import { ClientCalls } from './client-calls'
 
 const MAX_RECENT = 8
 
@@ -47,8 +49,8 @@ export class LensHost {
   notice?: string
 
   private modelsDir: string
-  private corpusAbort: AbortController | null = null
-  private translateAbort: AbortController | null = null
+  /** Each client's translation and corpus run in flight: its next one (or its cancel) stops it. */
+  private calls = new ClientCalls()
   private progressListeners = new Set<(p: CorpusProgress) => void>()
 
   constructor(
@@ -179,20 +181,26 @@ export class LensHost {
     return path
   }
 
-  async translate(req: TranslateRequest): Promise<Translation> {
+  /**
+   * `client` is the page or window that asked (null: a script or the CLI). A newer sentence from
+   * the same client supersedes the one still decoding: that one stops instead of finishing.
+   */
+  async translate(req: TranslateRequest, client: string | null = null): Promise<Translation> {
     const path = this.pathOf(req.modelId)
-    if (typeof req.text !== 'string') throw new Error('The text to translate must be a string.')
-    // A newer sentence supersedes the one still decoding: stop that one instead of finishing it.
-    this.translateAbort?.abort()
-    const abort = new AbortController()
-    this.translateAbort = abort
+    const call = this.calls.start('translate', client)
     const opts = { beam: req.beam, lengthPenalty: req.lengthPenalty, topK: req.topK, encoderStates: req.encoderStates }
-    const t = await this.engine.callWith({ signal: abort.signal }, 'translate', path, req.text, opts)
-    return { ...t, modelId: req.modelId }
+    try {
+      const t = await this.engine.callWith({ signal: call.signal }, 'translate', path, req.text, opts)
+      // A decode that finished as its cancel arrived is stale all the same: the newer one wins.
+      if (call.signal.aborted) throw new CancelledError('The translation was cancelled.')
+      return { ...t, modelId: req.modelId }
+    } finally {
+      call.done()
+    }
   }
 
-  async cancelTranslate(): Promise<void> {
-    this.translateAbort?.abort()
+  async cancelTranslate(client: string | null = null): Promise<void> {
+    this.calls.cancel('translate', client)
   }
 
   async compare(req: { modelIds: string[]; text: string }): Promise<Translation[]> {
@@ -255,7 +263,7 @@ export class LensHost {
    * or, without one, on the bundled test set of their (common) language pair. Results are cached
    * by the engine under the hash of the model file and the test set's text.
    */
-  async runCorpus(req: CorpusRequest): Promise<CorpusResult> {
+  async runCorpus(req: CorpusRequest, client: string | null = null): Promise<CorpusResult> {
     const ids = req.modelIds.map(String)
     if (ids.length === 0) throw new Error('Choose at least one model.')
     const infos = await Promise.all(ids.map((id) => this.engine.call('describe', this.pathOf(id))))
@@ -264,20 +272,22 @@ export class LensHost {
     const pair = `${infos[0].srcLang}-${infos[0].tgtLang}`
     if (infos.some((d) => `${d.srcLang}-${d.tgtLang}` !== pair)) throw new Error('The models must share one language pair.')
     const { srcs, refs, testSet } = await this.testSet(pair, infos[0].srcLang, infos[0].tgtLang, req)
-    this.corpusAbort?.abort()
-    const abort = new AbortController()
-    this.corpusAbort = abort
-    const results: CorpusResult['results'] = []
-    for (let i = 0; i < ids.length; i++) {
-      if (abort.signal.aborted) throw new CancelledError('The evaluation was cancelled.')
-      const onProgress = (p: { done: number; total: number }) => {
-        for (const l of this.progressListeners) l({ ...p, modelId: ids[i], index: i, count: ids.length })
+    const call = this.calls.start('corpus', client)
+    try {
+      const results: CorpusResult['results'] = []
+      for (let i = 0; i < ids.length; i++) {
+        if (call.signal.aborted) throw new CancelledError('The evaluation was cancelled.')
+        const onProgress = (p: { done: number; total: number }) => {
+          for (const l of this.progressListeners) l({ ...p, modelId: ids[i], index: i, count: ids.length })
+        }
+        const r = await this.engine.callWith({ signal: call.signal, onProgress }, 'evaluate', this.pathOf(ids[i]), srcs, refs, this.dirs.cache)
+        results.push({ ...r, hypotheses: [], modelId: ids[i], attention: infos[i].attention })
+        onProgress({ done: srcs.length, total: srcs.length })
       }
-      const r = await this.engine.callWith({ signal: abort.signal, onProgress }, 'evaluate', this.pathOf(ids[i]), srcs, refs, this.dirs.cache)
-      results.push({ ...r, hypotheses: [], modelId: ids[i], attention: infos[i].attention })
-      onProgress({ done: srcs.length, total: srcs.length })
+      return { pair, testSet, results }
+    } finally {
+      call.done()
     }
-    return { pair, testSet, results }
   }
 
   /** The sentences to score: the user's files when given, else the pair's bundled test set. */
@@ -304,6 +314,41 @@ export class LensHost {
       })
     const [srcs, refs] = await Promise.all([read(src), read(tgt)])
     return { srcs, refs, testSet: pair === 'en-fr' ? 'Multi30K test_2016_flickr' : pair === 'zh-en' ? 'Tatoeba cmn-eng test split' : pair }
+  }
+
+  /**
+   * The Alignment panel's scoreboard: the gold set against the chosen models (every one of the
+   * gold's language pair), the statistical aligner trained on the gold pairs plus the pair's
+   * bundled test set (the training corpora are not shipped), and awesome-align's file if given.
+   */
+  async runAlignment(req: AlignmentRequest, client: string | null = null): Promise<AlignmentBoard> {
+    const ids = req.modelIds.map(String)
+    if (ids.length === 0) throw new Error('Choose at least one model.')
+    const infos = await Promise.all(ids.map((id) => this.engine.call('describe', this.pathOf(id))))
+    const other = infos.find((d) => d.task !== 'translation' || `${d.srcLang}-${d.tgtLang}` !== `${infos[0].srcLang}-${infos[0].tgtLang}`)
+    if (other) throw new Error(`${other.name} is not a model of the pair ${infos[0].srcLang}-${infos[0].tgtLang}: score one language pair at a time.`)
+    const { srcLang, tgtLang } = infos[0]
+    const pair = `${srcLang}-${tgtLang}`
+    const corpus = await this.testSet(pair, srcLang, tgtLang, { modelIds: ids }).then(
+      ({ srcs, refs, testSet }) => ({ name: testSet, src: srcs, tgt: refs, srcLang, tgtLang }),
+      () => null,
+    )
+    const call = this.calls.start('alignment', client)
+    try {
+      const board = await this.engine.callWith(
+        { signal: call.signal },
+        'alignBoard',
+        ids.map((id) => this.pathOf(id)),
+        { pair, pairs: req.pairs, gold: req.gold, ...(req.awesome ? { awesome: req.awesome } : {}), corpus },
+      )
+      return { ...board, models: board.models.map((m, i) => ({ ...m, modelId: ids[i] })) }
+    } finally {
+      call.done()
+    }
+  }
+
+  async occlusion(req: { modelId: string; text: string }): Promise<OcclusionResult> {
+    return this.engine.call('occlusion', this.pathOf(req.modelId), req.text)
   }
 
   async forecastSeries(): Promise<SeriesData> {
@@ -338,8 +383,8 @@ export class LensHost {
     return this.figures.render(data, spec)
   }
 
-  async cancelCorpus(): Promise<void> {
-    this.corpusAbort?.abort()
+  async cancelCorpus(client: string | null = null): Promise<void> {
+    this.calls.cancel('corpus', client)
   }
 
   onCorpusProgress(listener: (p: CorpusProgress) => void): () => void {

@@ -1,11 +1,12 @@
 /** Electron main: window, menu, dialogs and IPC wiring. The work happens in LensHost and the engine. */
-import { app, BrowserWindow, clipboard, ClipboardItem, dialog, ipcMain, Menu, session, utilityProcess } from 'electron'
+import { app, BrowserWindow, clipboard, ClipboardItem, dialog, ipcMain, Menu, session, utilityProcess, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
-import { envelope } from '../shared/errors'
+import { pathToFileURL } from 'node:url'
+import { encodeError, envelope, LensError } from '../shared/errors'
 import { dispatch, routes, type EventChannel, type Handlers, type Payload } from '../shared/routes'
 import { writeAtomic } from '../host/export/atomic'
 import { EngineClient, type EngineChannel } from '../host/engine-client'
-import { forwardEvents, lensHandlers, type Transport } from '../host/handlers'
+import { forwardEvents, lensHandlers, type Caller, type Transport } from '../host/handlers'
 import type { EngineRequest, EngineResponse } from '../engine/protocol'
 import { LensHost } from '../host/lens-host'
 import { appPaths } from '../host/paths'
@@ -21,10 +22,42 @@ function utilityEngine(): EngineChannel {
   }
 }
 
-/** Every route on ipcMain.handle, answering {result} or {error}; the arguments are checked first. */
-export function registerRoutes(handlers: Handlers): void {
+/** The page the app's windows load: the built renderer, or electron-vite's dev server. */
+function rendererUrl(): string {
+  return process.env.ELECTRON_RENDERER_URL ?? pathToFileURL(join(__dirname, '../renderer/index.html')).href
+}
+
+/**
+ * Whether an IPC call comes from the app itself: the main frame of one of its own windows, showing
+ * its own page. A frame inside the page, or a window navigated elsewhere, gets no answer.
+ */
+export function isAppSender(e: Pick<IpcMainInvokeEvent, 'sender' | 'senderFrame'>, windows: () => BrowserWindow[]): boolean {
+  const frame = e.senderFrame
+  if (!frame || frame !== e.sender.mainFrame) return false
+  if (!windows().some((w) => w.webContents === e.sender)) return false
+  const page = new URL(rendererUrl())
+  let from: URL
+  try {
+    from = new URL(frame.url)
+  } catch {
+    return false
+  }
+  return page.protocol === 'file:' ? from.href.split(/[?#]/)[0] === page.href : from.origin === page.origin
+}
+
+/**
+ * Every route on ipcMain.handle, answering {result} or {error}: a sender that is not the app's own
+ * window is refused, the arguments are checked, and the window is the caller (its id keys "the
+ * latest translation wins", so two windows never cancel each other's work).
+ */
+export function registerRoutes(handlers: (caller: Caller) => Handlers, windows: () => BrowserWindow[] = () => BrowserWindow.getAllWindows()): void {
   for (const channel of Object.keys(routes)) {
-    ipcMain.handle(channel, (_e, ...args: unknown[]) => envelope(() => dispatch(handlers, channel, args)))
+    ipcMain.handle(channel, (e, ...args: unknown[]) => {
+      if (!isAppSender(e, windows)) {
+        return { error: encodeError(new LensError(`The ${channel} call came from outside the app's window.`, { name: 'ForbiddenError', code: 'forbidden' })) }
+      }
+      return envelope(() => dispatch(handlers({ client: `window:${e.sender.id}` }), channel, args))
+    })
   }
 }
 

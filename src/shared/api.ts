@@ -84,6 +84,8 @@ export interface CheckFinding {
   level: 'error' | 'warning'
   feature: CheckFeature
   message: string
+  /** onnxruntime's own message where it caused the finding (`attention-lens check --verbose`); the message never quotes it. */
+  detail?: string
 }
 
 export interface DecodeOptions {
@@ -186,6 +188,11 @@ export interface Translation {
   beam: number
   /** Beam search only: every hypothesis the search tried, as a tree (src/shared/teaching.ts). */
   beamTree?: BeamTree
+  /**
+   * Set when the tokens are whole words merged from subword pieces (src/shared/attention/word-translation.ts):
+   * each source word's and each output word's [first, last] piece, so a word still addresses its pieces.
+   */
+  words?: { src: [number, number][]; tgt: [number, number][] }
   /** Sum of the chosen tokens' log-probabilities. */
   logProb: number
   truncated: boolean

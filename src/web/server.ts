@@ -14,10 +14,11 @@ import { encodeError, envelope, LensError } from '../shared/errors'
 import { dispatch, parseArgs, type EventChannel, type Payload } from '../shared/routes'
 import { EngineClient } from '../host/engine-client'
 import { forkEngine } from '../host/engine-fork'
-import { forwardEvents, lensHandlers, type Transport } from '../host/handlers'
+import { forwardEvents, lensHandlers, type Caller, type Transport } from '../host/handlers'
 import { LensHost } from '../host/lens-host'
 import { defaultCacheDir, defaultConfigDir, SettingsStore } from '../host/settings-store'
 import { appPaths } from '../host/paths'
+import { bodyLimit, sizeText } from './limits'
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -27,7 +28,6 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.woff2': 'font/woff2',
 }
-const MAX_BODY = 600 * 1024 * 1024
 const FIGURE_TYPES: Record<string, string> = { png: 'image/png', svg: 'image/svg+xml', pdf: 'application/pdf' }
 /** The port `npm run web` listens on unless AL_PORT says otherwise: a fixed one keeps the page's origin, and with it its saved session. */
 export const DEFAULT_PORT = 5177
@@ -63,12 +63,39 @@ export async function browserToken(configDir: string): Promise<string> {
   return token
 }
 
-async function body(req: IncomingMessage): Promise<Buffer> {
+/**
+ * Every response says what it is and where it may run: the renderer's own policy (as in its
+ * index.html) and no MIME sniffing, so an upload or an API answer is never run as a page.
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+}
+
+/** The tab's icon: a small attention heatmap (without it the browser asks for /favicon.ico on every load and gets a 404). */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="2" fill="#440154"/>' +
+  '<rect x="1" y="1" width="4" height="4" fill="#fde725"/><rect x="6" y="6" width="4" height="4" fill="#fde725"/>' +
+  '<rect x="11" y="11" width="4" height="4" fill="#fde725"/><rect x="6" y="1" width="4" height="4" fill="#21918c"/>' +
+  '<rect x="11" y="6" width="4" height="4" fill="#21918c"/><rect x="1" y="6" width="4" height="4" fill="#3b528b"/></svg>'
+
+class TooLargeError extends LensError {
+  constructor(channel: string, limit: number) {
+    super(`The ${channel} request is larger than the ${sizeText(limit)} it may have.`, { name: 'TooLargeError', code: 'too-large' })
+  }
+}
+
+/** The request body, refused as soon as it passes `limit`: by its Content-Length, else as the bytes arrive. */
+async function body(req: IncomingMessage, channel: string): Promise<Buffer> {
+  const limit = bodyLimit(channel)
+  if (Number(req.headers['content-length'] ?? 0) > limit) throw new TooLargeError(channel, limit)
   const chunks: Buffer[] = []
   let size = 0
   for await (const c of req) {
     size += (c as Buffer).length
-    if (size > MAX_BODY) throw new LensError('The upload is larger than 600 MB.', { name: 'RefusedError', code: 'refused' })
+    if (size > limit) throw new TooLargeError(channel, limit)
     chunks.push(c as Buffer)
   }
   return Buffer.concat(chunks)
@@ -77,6 +104,25 @@ async function body(req: IncomingMessage): Promise<Buffer> {
 function send(res: ServerResponse, status: number, payload: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
   res.end(JSON.stringify(payload))
+}
+
+/** 413 for a body over its route's limit (the rest is not read: the connection closes), else 400 or 200. */
+function sendError(res: ServerResponse, e: unknown, status = 400): void {
+  if (e instanceof TooLargeError) {
+    res.setHeader('connection', 'close')
+    return send(res, 413, { error: encodeError(e) })
+  }
+  send(res, status, { error: encodeError(e) })
+}
+
+/** A page's client id (x-al-client): letters, digits, - and _, at most 64; a script sends none. */
+function callerOf(req: IncomingMessage): Caller {
+  const id = req.headers['x-al-client']
+  if (id === undefined) return { client: null }
+  if (typeof id !== 'string' || !/^[\w-]{1,64}$/.test(id)) {
+    throw new LensError('The x-al-client header must be 1 to 64 letters, digits, - or _.', { name: 'RefusedError', code: 'refused' })
+  }
+  return { client: `page:${id}` }
 }
 
 function forbidden(res: ServerResponse, message: string): void {
@@ -139,7 +185,7 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     }
   }
 
-  async function upload(req: IncomingMessage): Promise<unknown> {
+  async function upload(req: IncomingMessage, caller: Caller): Promise<unknown> {
     let name = String(req.headers['x-file-name'] ?? '')
     try {
       name = decodeURIComponent(name)
@@ -152,9 +198,9 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     const entry = { dir, pending: true }
     uploads.set(file, entry)
     try {
-      await writeFile(file, await body(req))
+      await writeFile(file, await body(req, 'models:open-dropped'))
       // The server's own path for the file: the page never names one.
-      return await dispatch(handlers, 'models:open-dropped', [file])
+      return await dispatch(handlers(caller), 'models:open-dropped', [file])
     } finally {
       entry.pending = false
     }
@@ -172,24 +218,33 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     if (channel === 'export:figure') {
       // The figure's bytes themselves; the page turns them into a download or a clipboard item.
       try {
-        const [data, spec] = parseArgs(channel, JSON.parse((await body(req)).toString('utf8')))
+        const [data, spec] = parseArgs(channel, JSON.parse((await body(req, channel)).toString('utf8')))
         const bytes = await host.renderFigure(data, spec)
         res.writeHead(200, { 'content-type': FIGURE_TYPES[spec.format] ?? 'application/octet-stream', 'cache-control': 'no-store' })
         return void res.end(bytes)
       } catch (e) {
-        return send(res, 400, { error: encodeError(e) })
+        return sendError(res, e)
       }
     }
+    let caller: Caller
+    let text = ''
+    try {
+      caller = callerOf(req)
+      if (channel !== 'models:open-dropped') text = (await body(req, channel)).toString('utf8')
+    } catch (e) {
+      return sendError(res, e)
+    }
     const answer = await envelope(async () => {
-      if (channel === 'models:open-dropped') return upload(req)
-      const text = (await body(req)).toString('utf8')
-      return dispatch(handlers, channel, JSON.parse(text || '[]'))
+      if (channel === 'models:open-dropped') return upload(req, caller)
+      return dispatch(handlers(caller), channel, JSON.parse(text || '[]'))
     })
     await sweepUploads()
+    if ('error' in answer && answer.error.name === 'TooLargeError') return sendError(res, new TooLargeError(channel, bodyLimit(channel)))
     send(res, 200, answer)
   }
 
   const server = createServer((req, res) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1')
       // Only pages served from this very address may talk to it: a foreign Host is a DNS-rebinding
@@ -199,6 +254,10 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
       const origin = req.headers.origin
       if (!allowed.includes(req.headers.host ?? '') || (origin !== undefined && !allowed.some((a) => origin === `http://${a}`))) {
         return forbidden(res, 'Requests must come from the page this server serves.')
+      }
+      if (req.method === 'GET' && (url.pathname === '/favicon.ico' || url.pathname === '/favicon.svg')) {
+        res.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' })
+        return void res.end(FAVICON)
       }
       const cookieName = `al_token_${port}`
       // The terminal's link: the token becomes a cookie the page cannot read, and leaves the address bar.

@@ -28,7 +28,7 @@ describe('comparison, what-if and corpus views', () => {
   })
 
   it('runs the same sentence through the models with and without attention and marks where they differ', async () => {
-    await page.getByTestId('tab-compare').click()
+    await page.getByTestId('tab-comparison').click()
     const rows = page.getByTestId('compare-row')
     await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(PAIR_MODELS)
     expect(await rows.first().getAttribute('data-attention')).toBe('none')

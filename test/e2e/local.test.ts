@@ -81,7 +81,7 @@ describe('local attention view', () => {
     await plot.click({ position: { x: xs[1], y: box.height / 2 } })
     await expect.poll(() => attr('local-pt', 'data-step')).toBe('1')
     // Steps are numbered from 1 in the interface: data-step 1 is the second step.
-    expect(await page.getByTestId('local-pt').innerText()).toContain(`Step 2: “${await steps.nth(1).innerText()}”`)
+    expect(await page.getByTestId('local-pt').innerText()).toContain(`Step 2: "${await steps.nth(1).innerText()}"`)
 
     // Hovering the charts shows their tooltips without errors.
     const spot = page.getByTestId('local-spotlight')

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, screenshot, startBrowserMode, type Running } from './harness'
-import { FIXTURE_MODELS, tiny } from '../helpers'
+import { FIXTURE_MODELS, ROOT, tiny } from '../helpers'
+import { join } from 'node:path'
+
+const unusual = (name: string) => readFileSync(join(ROOT, 'test', 'fixtures', 'unusual', `${name}.onnx`))
 
 let app: Running
 let browser: Browser
@@ -28,6 +31,26 @@ describe('opening model files: picker, file input (drop/Open… path), errors, r
     await expect.poll(() => page.getByTestId('error').textContent()).toMatch(/^The file is not an ONNX model/)
     expect(await page.getByTestId('model-name').textContent()).toBe('tiny-bahdanau')
     await screenshot(page, 'open-file-refused')
+  })
+
+  it('a model whose state grows with the source is refused at open with the cause, no onnxruntime node names', async () => {
+    await page.getByTestId('file-input').setInputFiles({ name: 'coverage.onnx', mimeType: 'application/octet-stream', buffer: unusual('coverage-state') })
+    await expect
+      .poll(() => page.getByTestId('error').textContent())
+      .toMatch(/^The model opens but cannot be used: The decoder state's width depends on the source length: 26 floats for a 10-token source, 20 for 4\./)
+    expect(await page.getByTestId('error').textContent()).not.toMatch(/Name:'|node|Loop/)
+    expect(await page.getByTestId('model-name').textContent()).toBe('tiny-bahdanau')
+    await screenshot(page, 'open-file-coverage-refused')
+  })
+
+  it('a bidirectional encoder that reads padding opens with a note: where, why, the fix, the cost', async () => {
+    await page.getByTestId('file-input').setInputFiles({ name: 'bidi.onnx', mimeType: 'application/octet-stream', buffer: unusual('bidi-padding') })
+    await expect.poll(() => page.getByTestId('model-name').textContent()).toBe('bidi-padding')
+    const note = page.getByTestId('model-findings').locator('li[data-feature="batch"]')
+    await expect.poll(() => note.textContent()).toMatch(/backward direction reads the padding.*pack_padded_sequence.*one sentence at a time/s)
+    // A note only: the list stays folded until opened.
+    await page.getByTestId('model-findings').locator('summary').click()
+    await screenshot(page, 'open-file-bidi-note')
   })
 
   it('opens a model file, translates with it and lists it under recent files', async () => {

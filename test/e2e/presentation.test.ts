@@ -47,7 +47,7 @@ describe('presentation mode and consistent interaction', () => {
     await page.getByTestId('tgt-tokens').locator('button').nth(2).click()
     const token = await page.getByTestId('tgt-tokens').locator('button').nth(2).innerText()
     await page.getByTestId('tab-local').click()
-    await expect.poll(() => page.getByTestId('local-step-label').innerText()).toBe(`Step 3: “${token}”`)
+    await expect.poll(() => page.getByTestId('local-step-label').innerText()).toBe(`Step 3: "${token}"`)
     await page.getByTestId('tab-step').click()
     await expect
       .poll(() => page.getByTestId('step-label').innerText())
@@ -98,12 +98,12 @@ describe('presentation mode and consistent interaction', () => {
     await expect.poll(async () => Number(await heatmap.getAttribute('data-font'))).toBeGreaterThanOrEqual(20)
 
     const views = await page.locator('[data-testid^="tab-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.slice(4)))
-    expect(views).toEqual(expect.arrayContaining(['heatmap', 'local', 'step', 'lines', 'compare', 'sidebyside', 'beam', 'whatif', 'corpus']))
+    expect(views).toEqual(expect.arrayContaining(['heatmap', 'local', 'step', 'lines', 'comparison', 'sidebyside', 'beam', 'whatif', 'corpus']))
     for (const view of views) {
       await page.getByTestId(`tab-${view}`).click()
       await page.getByTestId(`view-${view}`).waitFor()
       // Views that ask the engine: wait for what they draw.
-      if (view === 'compare') await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 20_000 }).toBeGreaterThan(1)
+      if (view === 'comparison') await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 20_000 }).toBeGreaterThan(1)
       if (view === 'sidebyside') await expect.poll(() => page.getByTestId('sbs-difference').count(), { timeout: 30_000 }).toBe(1)
       if (view === 'beam') {
         await page.getByTestId('beam-width-3').click()
@@ -127,10 +127,10 @@ describe('presentation mode and consistent interaction', () => {
   it('the Chinese interface: chart axis names, tab names and view labels in Chinese', async () => {
     await page.getByTestId('lang-select').selectOption('zh')
     const cjk = /[\u3000-\u9fff]/
-    for (const view of ['compare', 'local', 'step', 'sidebyside', 'beam']) {
+    for (const view of ['comparison', 'local', 'step', 'sidebyside', 'beam']) {
       await page.getByTestId(`tab-${view}`).click()
       await page.getByTestId(`view-${view}`).waitFor()
-      if (view === 'compare') await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 20_000 }).toBeGreaterThan(1)
+      if (view === 'comparison') await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 20_000 }).toBeGreaterThan(1)
       const names = await page
         .locator('main .chart[data-axis-names]')
         .evaluateAll((els) => els.flatMap((e) => (e.getAttribute('data-axis-names') || '').split('|').filter(Boolean)))

@@ -1,4 +1,5 @@
-import type { BpeSpec } from './spec'
+import { jiebaWords } from './jieba'
+import type { BpeSpec, JiebaSpec } from './spec'
 import { units } from './words'
 
 /**
@@ -59,12 +60,14 @@ class Bpe {
 
 const models = new WeakMap<string[], Bpe>()
 
-/** Normalized text → BPE pieces; the merge table is built once per spec's merge list. */
-export function tokenizeBpe(text: string, spec: BpeSpec): string[] {
+/** Normalized text → BPE pieces; the merge table is built once per spec's merge list. The units
+ * are the word tokenizer's, or jieba's words (none joined) for a `jieba` spec. */
+export function tokenizeBpe(text: string, spec: BpeSpec | JiebaSpec): string[] {
   let bpe = models.get(spec.merges)
   if (!bpe) {
     bpe = new Bpe(spec.merges, spec.joiner, spec.end_of_word_suffix ?? '</w>')
     models.set(spec.merges, bpe)
   }
-  return units(text).flatMap(([u, joined]) => bpe.segment(u, joined))
+  const us: [string, boolean][] = spec.type === 'jieba' ? jiebaWords(text).map((w) => [w, false]) : units(text)
+  return us.flatMap(([u, joined]) => bpe.segment(u, joined))
 }

@@ -29,6 +29,17 @@ export interface BpeSpec {
   end_of_word_suffix?: string
 }
 
+/** Chinese words as jieba cuts them (dictionary only, no HMM), each split by BPE merges as a
+ * `bpe` unit that is never joined: a word the merges leave in pieces is `高@@ 兴`. */
+export interface JiebaSpec {
+  type: 'jieba'
+  lowercase: boolean
+  capitalize?: boolean
+  joiner: string
+  merges: string[]
+  end_of_word_suffix?: string
+}
+
 /** A Hugging Face tokenizer.json, run by @huggingface/tokenizers. */
 export interface HfSpec {
   type: 'hf'
@@ -37,9 +48,9 @@ export interface HfSpec {
   config?: Record<string, unknown>
 }
 
-export type TokenizerSpec = WordSpec | CharSpec | BpeSpec | HfSpec
+export type TokenizerSpec = WordSpec | CharSpec | BpeSpec | JiebaSpec | HfSpec
 
-export const TOKENIZER_TYPES = ['word', 'char', 'bpe', 'hf'] as const
+export const TOKENIZER_TYPES = ['word', 'char', 'bpe', 'jieba', 'hf'] as const
 
 /** What is wrong with a spec, as the end of a sentence that names the metadata key. */
 export class TokenizerSpecError extends Error {}
@@ -76,7 +87,7 @@ export function parseSpec(raw: unknown): TokenizerSpec {
   }
   const eow = raw.end_of_word_suffix ?? '</w>'
   if (typeof eow !== 'string' || eow === '') throw new TokenizerSpecError('has an "end_of_word_suffix" that is not a non-empty string')
-  return { type: 'bpe', ...base, joiner: j ?? '@@', merges: merges as string[], end_of_word_suffix: eow }
+  return { type: raw.type === 'jieba' ? 'jieba' : 'bpe', ...base, joiner: j ?? '@@', merges: merges as string[], end_of_word_suffix: eow }
 }
 
 function hfSpec(raw: Record<string, unknown>): HfSpec {

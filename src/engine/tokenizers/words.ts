@@ -1,4 +1,4 @@
-import type { BpeSpec, CharSpec, WordSpec } from './spec'
+import type { BpeSpec, CharSpec, JiebaSpec, WordSpec } from './spec'
 
 /**
  * The word and char tokenizers and the units BPE splits further: the twin of
@@ -16,7 +16,7 @@ const NO_SPACE_AFTER = new Set('([{')
 /** What a char tokenizer with keep_spaces writes for a run of spaces. */
 export const SPACE_TOKEN = '\u2581'
 
-type Plain = WordSpec | CharSpec | BpeSpec
+type Plain = WordSpec | CharSpec | BpeSpec | JiebaSpec
 
 export function normalizeText(text: string, spec: Plain): string {
   const t = text.normalize('NFKC').replace(APOSTROPHES, "'")

@@ -16,6 +16,7 @@ import { SVGRenderer } from 'echarts/renderers'
 import { CHART_PARTS } from '../../shared/charts/echarts-parts'
 import { fitFigure, type FittedFigure } from '../../shared/charts/fit'
 import { normaliseText } from '../../shared/charts/text-boxes'
+import { unitsNote } from '../../shared/attention/word-figure'
 import { pngPixels, type FigureData, type FigureSpec } from '../../shared/figure'
 import { CJK_FAMILY, face, fontFiles, LATIN_FAMILY, measureCssFont, measureText, textRuns } from './fonts'
 
@@ -63,9 +64,10 @@ export function renderSvg(data: FigureData, spec: FigureSpec): string {
   return fitted(data, spec).svg
 }
 
-/** The SVG file: its size in points, so it is placed at its physical size. */
-export function svgFile(svg: string, spec: FigureSpec): string {
-  return svg.replace(/^<svg width="[\d.]+" height="[\d.]+"/, `<svg width="${spec.width}pt" height="${spec.height}pt"`)
+/** The SVG file: its size in points, so it is placed at its physical size; `description` (what its rows and columns are) as its <desc>. */
+export function svgFile(svg: string, spec: FigureSpec, description: string | null = null): string {
+  const sized = svg.replace(/^<svg width="[\d.]+" height="[\d.]+"/, `<svg width="${spec.width}pt" height="${spec.height}pt"`)
+  return description ? sized.replace(/^(<svg\b[^>]*>)/, `$1<desc>${escape(description)}</desc>`) : sized
 }
 
 /** A PNG's pHYs chunk: its resolution, so a page layout program places it at its physical size. */
@@ -81,6 +83,16 @@ function withResolution(png: Buffer, dpi: number): Buffer {
   body.copy(chunk, 4)
   chunk.writeUInt32BE(crc32(body) >>> 0, 17)
   // Right after the signature (8 bytes) and IHDR (25 bytes).
+  return Buffer.concat([png.subarray(0, 33), chunk, png.subarray(33)])
+}
+
+/** A PNG iTXt chunk (UTF-8 text under a keyword) right after IHDR. */
+function withText(png: Buffer, keyword: string, text: string): Buffer {
+  const body = Buffer.concat([Buffer.from(`iTXt${keyword}\0\0\0\0\0`, 'latin1'), Buffer.from(text, 'utf8')])
+  const chunk = Buffer.alloc(body.length + 8)
+  chunk.writeUInt32BE(body.length - 4, 0)
+  body.copy(chunk, 4)
+  chunk.writeUInt32BE(crc32(body) >>> 0, body.length + 4)
   return Buffer.concat([png.subarray(0, 33), chunk, png.subarray(33)])
 }
 
@@ -135,9 +147,10 @@ export function splitFontRuns(svg: string, all = false): string {
   })
 }
 
-export async function renderPdf(svg: string, spec: Pick<FigureSpec, 'width' | 'height'>): Promise<Buffer> {
+export async function renderPdf(svg: string, spec: Pick<FigureSpec, 'width' | 'height'>, description: string | null = null): Promise<Buffer> {
   const { width, height } = spec
-  const doc = new PDFDocument({ size: [width, height], margin: 0, info: { Title: 'Attention Lens figure', Creator: 'Attention Lens' } })
+  const info = { Title: 'Attention Lens figure', Creator: 'Attention Lens', ...(description ? { Subject: description } : {}) }
+  const doc = new PDFDocument({ size: [width, height], margin: 0, info })
   const registered = new Set<string>()
   for (const script of ['latin', 'cjk'] as const) {
     for (const weight of ['regular', 'bold'] as const) {
@@ -204,7 +217,9 @@ export function locateCell(data: FigureData, spec: FigureSpec, s: number, t: num
 /** One figure file's bytes. */
 export async function renderFigure(data: FigureData, asked: FigureSpec): Promise<Buffer> {
   const { svg, spec } = fitted(data, asked)
-  if (spec.format === 'svg') return Buffer.from(svgFile(svg, spec), 'utf8')
-  if (spec.format === 'png') return renderPng(svg, spec)
-  return renderPdf(svg, spec)
+  // The caption metadata: whether the labels are words or subword pieces, and the rule that made words.
+  const note = unitsNote(data, spec.lang)
+  if (spec.format === 'svg') return Buffer.from(svgFile(svg, spec, note), 'utf8')
+  if (spec.format === 'png') return note ? withText(await renderPng(svg, spec), 'Description', note) : renderPng(svg, spec)
+  return renderPdf(svg, spec, note)
 }

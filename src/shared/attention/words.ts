@@ -48,16 +48,22 @@ export function pieceText(token: string): string {
 
 /** The words' texts: each span's pieces joined without their marks ("play@@ house" → "playhouse"). */
 export function wordLabels(tokens: readonly string[], spans: readonly Span[] = wordSpans(tokens)): string[] {
-  return spans.map(([a, b]) => tokens.slice(a, b + 1).map(pieceText).join(''))
+  return spans.map(([a, b]) => {
+    const pieces = tokens.slice(a, b + 1)
+    // A character tokenizer's space token "▁" starts the word after it: dropped from its label.
+    return (pieces.length > 1 && pieces[0] === '\u2581' ? pieces.slice(1) : pieces).map(pieceText).join('')
+  })
 }
 
 /** Columns of a [rows][pieces] matrix summed per span: the weight each word receives. */
 export function sumColumns(matrix: readonly (readonly number[])[], spans: readonly Span[]): number[][] {
-  return matrix.map((row) => spans.map(([a, b]) => {
-    let s = 0
-    for (let j = a; j <= b; j++) s += row[j] ?? 0
-    return s
-  }))
+  return matrix.map((row) =>
+    spans.map(([a, b]) => {
+      let s = 0
+      for (let j = a; j <= b; j++) s += row[j] ?? 0
+      return s
+    }),
+  )
 }
 
 /** Rows of a [pieces][cols] matrix averaged per span: the weight each word gives. */
@@ -74,11 +80,7 @@ export function meanRows(matrix: readonly (readonly number[])[], spans: readonly
  * Attention [output pieces][source pieces] → [output words][source words]: source pieces summed,
  * output pieces averaged. A row that was a distribution stays one.
  */
-export function wordAttention(
-  attention: readonly (readonly number[])[],
-  srcSpans: readonly Span[],
-  tgtSpans: readonly Span[],
-): number[][] {
+export function wordAttention(attention: readonly (readonly number[])[], srcSpans: readonly Span[], tgtSpans: readonly Span[]): number[][] {
   if (attention.length === 0) return []
   return meanRows(sumColumns(attention, srcSpans), tgtSpans)
 }
@@ -99,4 +101,18 @@ export function pieceToWord(spans: readonly Span[]): number[] {
     for (let i = a; i <= b; i++) out[i] = w
   })
   return out
+}
+
+/**
+ * Spans of words given how many pieces each has, in order: the map an aligner keeps when it
+ * tokenizes each gold word on its own (a word of 0 pieces gets none and covers nothing).
+ */
+export function spansOfLengths(lengths: readonly number[]): Span[] {
+  const spans: Span[] = []
+  let at = 0
+  for (const n of lengths) {
+    spans.push([at, at + n - 1])
+    at += n
+  }
+  return spans
 }

@@ -1,29 +1,9 @@
 import type { Translation } from '../api'
+import { differing } from '../differing'
 import { comparableTokens } from '../end-token'
 import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, keyElements, keyHeight, tokenRowElements, type Frame, type KeyItem } from './frame'
-
-/** Positions of `a` that are not part of a longest common subsequence with `b`. */
-export function differing(a: string[], b: string[]): boolean[] {
-  const n = a.length
-  const m = b.length
-  const L = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0))
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) L[i][j] = a[i] === b[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1])
-  }
-  const out = new Array<boolean>(n).fill(true)
-  let i = 0
-  let j = 0
-  while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      out[i] = false
-      i++
-      j++
-    } else if (L[i + 1][j] >= L[i][j + 1]) i++
-    else j++
-  }
-  return out
-}
+import { modelColours } from './model-colours'
 
 export interface ComparisonInput {
   translations: Translation[]
@@ -39,9 +19,6 @@ export function referenceIndex(translations: Translation[]): number {
   return none >= 0 ? none : 0
 }
 
-// No orange: it marks the words that differ.
-const PALETTE = ['#6b7280', '#2563eb', '#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04']
-
 /**
  * Per-token probability of each model's output, one line per model over output positions: the
  * no-attention model's confidence falls as the sentence goes on, the attention models' holds.
@@ -51,7 +28,8 @@ export function buildComparisonOption(input: ComparisonInput): Record<string, un
   const T = Math.max(0, ...input.translations.map((t) => t.tgtTokens.length))
   return {
     animation: false,
-    color: PALETTE,
+    // Each model in its colour in every view and figure (model-colours.ts).
+    color: modelColours(input.names),
     title: input.title ? { text: input.title, left: 'center' } : undefined,
     legend: { top: input.title ? 28 : 0, data: input.names },
     grid: { left: 48, right: 16, top: input.title ? 64 : 36, bottom: 36 },
@@ -103,7 +81,8 @@ function comparisonFigure(input: ComparisonInput, f: Frame): Record<string, unkn
   const ref = referenceIndex(translations)
   const T = Math.max(1, ...translations.map((t) => t.tgtTokens.length))
   const dashed = (k: number) => translations[k].attention.length === 0
-  const symbol = (k: number): KeyItem => ({ label: names[k], symbol: dashed(k) ? 'dashed' : 'line', color: PALETTE[k % PALETTE.length] })
+  const colours = modelColours(names)
+  const symbol = (k: number): KeyItem => ({ label: names[k], symbol: dashed(k) ? 'dashed' : 'line', color: colours[k] })
   const rows = translations.map((t, k) => {
     const marks = k === ref ? t.tgtTokens.map(() => false) : differing(comparableTokens(t), comparableTokens(translations[ref]))
     return { head: names[k], symbol: symbol(k), tokens: t.tgtTokens.map((text, i) => ({ text, mark: marks[i] })) }
@@ -119,7 +98,7 @@ function comparisonFigure(input: ComparisonInput, f: Frame): Record<string, unkn
   const axes = cartesianAxes(chart, lay, { n: T })
   return {
     animation: false,
-    color: PALETTE,
+    color: colours,
     grid: { ...lay.grid, containLabel: false },
     cramped: lay.cramped || words.overflow,
     graphic: { elements: [...words.elements, ...key.elements, ...lay.elements] },

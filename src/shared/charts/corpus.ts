@@ -1,15 +1,12 @@
 import type { CorpusResult } from '../api'
+import { KINDS } from '../attention-kinds'
 import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, type Frame } from './frame'
+import { modelLooks, type ModelLook } from './model-colours'
 
-// No orange: it marks the words that differ. Ten colours; past ten models the marker changes too,
-// so no two lines look alike (the bundled en→fr models alone are eight).
-const PALETTE = ['#6b7280', '#2563eb', '#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04', '#dc2626', '#1e3a8a', '#65a30d']
-const MARKERS = ['circle', 'rect', 'triangle', 'diamond'] as const
-
-/** Series k's colour and marker: each pair is used once for up to 40 models. */
-export function corpusStyle(k: number): { color: string; symbol: (typeof MARKERS)[number] } {
-  return { color: PALETTE[k % PALETTE.length], symbol: MARKERS[Math.floor(k / PALETTE.length) % MARKERS.length] }
+/** Each model's line: its colour in every view (model-colours.ts); past fourteen models the marker changes too, so no two lines look alike. */
+export function corpusStyles(corpus: CorpusResult): ModelLook[] {
+  return modelLooks(corpus.results.map((r) => ({ name: r.model, attention: r.attention })))
 }
 
 /** The legend's text width (px): the longest bundled name, "en-fr-luong-general (47.0)", fits. */
@@ -20,6 +17,7 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
   const buckets = [...new Set(corpus.results.flatMap((r) => r.byLength.map((b) => b.bucket)))]
   const counts = new Map(corpus.results[0]?.byLength.map((b) => [b.bucket, b.sentences]) ?? [])
   if (frame) return corpusFigure(corpus, buckets, counts, frame)
+  const looks = corpusStyles(corpus)
   return {
     animation: false,
     title: title ? { text: title, left: 'center' } : undefined,
@@ -46,9 +44,9 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
     series: corpus.results.map((r, k) => ({
       type: 'line',
       name: `${r.model} (${r.bleu.toFixed(1)})`,
-      ...corpusStyle(k),
+      ...looks[k],
       symbolSize: 8,
-      lineStyle: { width: r.attention === 'none' ? 3 : 2, type: r.attention === 'none' ? 'dashed' : 'solid' },
+      lineStyle: { width: KINDS[r.attention].attends ? 2 : 3, type: KINDS[r.attention].attends ? 'solid' : 'dashed' },
       data: buckets.map((b) => r.byLength.find((x) => x.bucket === b)?.bleu ?? null),
     })),
   }
@@ -58,11 +56,12 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
 function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<string, number>, f: Frame): Record<string, unknown> {
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
-  const none = (k: number) => corpus.results[k].attention === 'none'
+  const none = (k: number) => !KINDS[corpus.results[k].attention].attends
+  const looks = corpusStyles(corpus)
   const key = corpus.results.map((r, k) => ({
     label: `${r.model} (${r.bleu.toFixed(1)})`,
     symbol: none(k) ? ('dashed' as const) : ('line' as const),
-    color: corpusStyle(k).color,
+    color: looks[k].color,
   }))
   const max = Math.max(1, ...corpus.results.flatMap((r) => r.byLength.map((b) => b.bleu)))
   const xLabels = buckets.map((b) => ({ text: `${b} (${counts.get(b) ?? 0})` }))
@@ -78,7 +77,7 @@ function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<strin
     series: corpus.results.map((r, k) => ({
       type: 'line',
       name: r.model,
-      ...corpusStyle(k),
+      ...looks[k],
       symbolSize: Math.max(4, fs * 0.45),
       lineStyle: { width: Math.max(1.5, fs / 10) * (none(k) ? 1.3 : 1), type: none(k) ? 'dashed' : 'solid' },
       data: buckets.map((b) => r.byLength.find((x) => x.bucket === b)?.bleu ?? null),

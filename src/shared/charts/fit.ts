@@ -120,6 +120,8 @@ function tokensOf(data: FigureData): number | null {
       return data.result.modified.srcTokens.length
     case 'sidebyside':
       return Math.max(data.a.srcTokens.length, data.b.srcTokens.length)
+    case 'goldlinks':
+      return data.srcWords.length
     default:
       return data.translation.srcTokens.length
   }
@@ -138,6 +140,7 @@ const VIEW_NAMES: Record<FigureData['view'], string> = {
   sidebyside: 'Side by side',
   beam: 'The beam tree',
   heads: 'The heads figure',
+  goldlinks: 'The gold alignment figure',
 }
 
 /** What else would fit, for the refusal. */

@@ -1,7 +1,7 @@
 import { COLORMAPS, colorAt, textColorOn, type ColormapName } from './colormaps'
 import { FIGURE_TEXT } from './figure-text'
 import { columnLabelElements, columnLabels, keyElements, keyHeight, textElement, textHeight, triangleDown, widest, type Frame, type KeyItem } from './frame'
-import { pieceGroups } from './tokens'
+import { pieceGroups } from '../attention/pieces'
 import { escapeHtml } from './html'
 
 export type HeatmapScale = 'linear' | 'log'

@@ -1,11 +1,17 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { naiveBaselineLabel } from '../../../src/cli/baseline'
-import { BUNDLED_MODELS, editedModel, ROOT, setMeta, tiny } from '../../helpers'
-import { BATCH_TENSORS, fixAxis, nanOf } from '../engine/check-edits'
+import { BUNDLED_MODELS, editedModel, ROOT, setMeta, tempDir, tiny } from '../../helpers'
+import { itWithTorch, PY } from '../../torch'
+import { after, BATCH_TENSORS, constant, fixAxis, nanOf, node } from '../engine/check-edits'
+import { TensorProto_DataType } from '../../../src/engine/onnx-proto'
+import { copyFileSync, existsSync } from 'node:fs'
+
+const UNUSUAL = join(ROOT, 'test', 'fixtures', 'unusual')
+const STATE_WIDTH =
+  "The decoder state's width depends on the source length: 26 floats for a 10-token source, 20 for 4. Attention Lens needs a fixed-width state: keep what grows with the source (a coverage vector, say) in a fixed-size buffer of max_source floats (padded to that width in the encoder, its first S read in the step), or compute it in the step from encoder_states and src_mask."
 
 // The command as users get it: package.json's bin, which loads the build in out/main/cli.js.
 const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
@@ -67,6 +73,24 @@ describe('attention-lens check', () => {
     expect(report.findings[0].message).toMatch(/^The logits hold NaN or infinite values at output step 1/)
   })
 
+  it('a decoder state that grows with the source (coverage): the cause in words, no onnxruntime node names', () => {
+    const r = run(['check', join(UNUSUAL, 'coverage-state.onnx')])
+    expect(r.code).toBe(1)
+    expect(r.out).toBe(`coverage-state.onnx: coverage-state (bahdanau, en→fr) — 1 feature will not work\n  ✗ translation: ${STATE_WIDTH}\n`)
+  })
+
+  it("--verbose adds onnxruntime's own message under a finding it caused; without it, no node names", () => {
+    // The state reshaped to a batch of 1 inside the graph: beam search fails in a Reshape node.
+    const model = editedModel(tiny('bahdanau'), (m) =>
+      after(m, 'next_state', (raw) => node(m, 'Reshape', [raw, constant(m, [1, 32], [2], TensorProto_DataType.INT64)], ['next_state'])),
+    )
+    const plain = run(['check', model])
+    expect(plain.out).not.toMatch(/Name:'|onnxruntime:/)
+    const verbose = run(['check', '--verbose', model])
+    expect(verbose.out).toMatch(/\n {6}onnxruntime: .*node/)
+    expect(verbose.out.replace(/\n {6}onnxruntime: [^\n]*/g, '')).toBe(plain.out)
+  })
+
   it('without a file: usage, exit 2', () => {
     const r = run(['check'])
     expect(r.code).toBe(2)
@@ -74,11 +98,8 @@ describe('attention-lens check', () => {
   })
 })
 
-const PY = '/usr/bin/python3'
-const hasTorch = existsSync(PY) && spawnSync(PY, ['-c', 'import torch, onnx'], { timeout: 120_000 }).status === 0
-
-describe.skipIf(!hasTorch)('the Python export helper runs this check', () => {
-  it('run_check calls attention-lens check and returns its exit code', () => {
+describe('the Python export helper runs this check', () => {
+  itWithTorch('run_check calls attention-lens check and returns its exit code', () => {
     const model = editedModel(tiny('bahdanau'), (m) => fixAxis(m, BATCH_TENSORS, 0, 1))
     const code = 'import sys; sys.path.insert(0, "training"); from attention_lens_export import run_check; sys.exit(run_check(sys.argv[1]))'
     const r = spawnSync(PY, ['-c', code, model], {
@@ -89,6 +110,47 @@ describe.skipIf(!hasTorch)('the Python export helper runs this check', () => {
     })
     expect(r.status).toBe(1)
     expect(r.stdout).toMatch(/^edited\.onnx: tiny-bahdanau \(bahdanau, en→fr\) — 1 feature will not work\n {2}✗ beam search: /)
+  })
+})
+
+describe('the Python export helper refuses what the app refuses, and says when it cannot find the app', () => {
+  const python = (code: string, env: NodeJS.ProcessEnv = {}) =>
+    spawnSync(PY, ['-c', code], { cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, OMP_NUM_THREADS: '1', ...env } })
+
+  itWithTorch("refuses the coverage-state model before writing it, in the app's words", () => {
+    const out = join(tempDir(), 'coverage.onnx')
+    const r = python(
+      [
+        'import sys',
+        'sys.path.insert(0, "test/fixtures/unusual")',
+        'import make_fixtures as f, attention_lens_export as ale',
+        'try:',
+        `    f.export_to(${JSON.stringify(out)}, f.Bahdanau(coverage=True))`,
+        'except ale.ExportError as e:',
+        '    print("refused:", e)',
+      ].join('\n'),
+    )
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(
+      /^refused: the decoder state's width depends on the source length: \d+ floats for a 5-token source, \d+ for 9\. Attention Lens needs a fixed-width state: keep what grows with the source \(a coverage vector, say\) in a fixed-size buffer of max_source floats/,
+    )
+    expect(existsSync(out)).toBe(false)
+  })
+
+  itWithTorch("copied next to a user's code, away from the app: a loud note on how to set ATTENTION_LENS, then the Python checks", () => {
+    const dir = tempDir()
+    copyFileSync(join(ROOT, 'training', 'attention_lens_export.py'), join(dir, 'attention_lens_export.py'))
+    const code = `import sys; sys.path.insert(0, ${JSON.stringify(dir)}); from attention_lens_export import run_check; sys.exit(run_check(sys.argv[1]))`
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: '/usr/bin:/bin' }
+    delete env.ATTENTION_LENS
+    const r = spawnSync(PY, ['-c', code, tiny('bahdanau')], { cwd: dir, encoding: 'utf8', timeout: 240_000, env })
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stderr).toContain('the Attention Lens app was not found, so only the Python checks ran')
+    expect(r.stderr).toContain('export ATTENTION_LENS="node /path/to/attention-lens/bin/attention-lens.mjs"')
+    expect(r.stdout).toContain('tiny-bahdanau.onnx: the Python checks passed')
+    // Asked for on purpose, the Python checks run without the note.
+    const quiet = spawnSync(PY, ['-c', code, tiny('bahdanau')], { cwd: dir, encoding: 'utf8', timeout: 240_000, env: { ...env, ATTENTION_LENS: 'python' } })
+    expect(quiet.stderr).not.toContain('was not found')
   })
 })
 

@@ -68,8 +68,8 @@ describe('tokenizer specs in the model metadata', () => {
 
   it('refuses a malformed spec with one sentence naming the key', async () => {
     const key = 'The model\'s tokenizer "al.src_tokenizer"'
-    expect(await refusal(withSrcTokenizer({ type: 'sentencepiece' }))).toBe(`${key} has no type "word", "char", "bpe", "hf".`)
-    expect(await refusal(withSrcTokenizer('[1, 2]'))).toBe(`${key} has no type "word", "char", "bpe", "hf".`)
+    expect(await refusal(withSrcTokenizer({ type: 'sentencepiece' }))).toBe(`${key} has no type "word", "char", "bpe", "jieba", "hf".`)
+    expect(await refusal(withSrcTokenizer('[1, 2]'))).toBe(`${key} has no type "word", "char", "bpe", "jieba", "hf".`)
     expect(await refusal(withSrcTokenizer({ type: 'char', keep_spaces: 'yes' }))).toBe(`${key} has "keep_spaces" that is not true or false.`)
     expect(await refusal(withSrcTokenizer({ type: 'word', joiner: '' }))).toBe(`${key} has a "joiner" that is not a non-empty string without spaces.`)
     expect(await refusal(withSrcTokenizer({ type: 'bpe', merges: ['a b c'] }))).toBe(`${key} has "merges" that are not a list of "left right" strings.`)

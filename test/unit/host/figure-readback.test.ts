@@ -14,6 +14,7 @@ import type { Translation } from '../../../src/shared/api'
 import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
 import { FONT_PRESETS, fontForSize, SIZE_PRESETS, DEFAULT_FIGURE, type FigureData, type FigureSpec } from '../../../src/shared/figure'
 import { renderFigure } from '../../../src/host/export/figure'
+import { figureInUnits } from '../../../src/shared/attention/word-figure'
 import { InferenceService } from '../../../src/engine/service'
 import { LoadedModel } from '../../../src/engine/model'
 import { tokenize } from '../../../src/engine/tokenizer'
@@ -158,7 +159,8 @@ beforeAll(async () => {
     await svc.closeAll()
   }
   let i = 0
-  for (const d of data.filter((x) => VIEWS.includes(x.data.view)))
+  // In words, as the app exports whole-sentence views by default (the step views keep pieces).
+  for (const d of data.filter((x) => VIEWS.includes(x.data.view)).map((x) => ({ ...x, data: figureInUnits(x.data, 'words') })))
     for (const size of SIZES) {
       const fontSize = FONT_PRESETS[fontForSize(size)]
       const spec: FigureSpec = {

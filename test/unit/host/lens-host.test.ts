@@ -157,16 +157,39 @@ describe('LensHost', () => {
   it('a newer sentence supersedes the translation still running: that one fails with a CancelledError', async () => {
     const { host, engine } = setup()
     const [a] = await host.listModels()
-    const first = host.translate({ modelId: a.id, text: 'A dog' }).catch((e: unknown) => e)
+    const first = host.translate({ modelId: a.id, text: 'A dog' }, 'page:1').catch((e: unknown) => e)
     await vi.waitFor(() => expect(engine.waiting).toHaveLength(1))
-    const second = host.translate({ modelId: a.id, text: 'A dog runs.' })
+    const second = host.translate({ modelId: a.id, text: 'A dog runs.' }, 'page:1')
     // Only the newer one is still running in the engine.
     await vi.waitFor(() => expect(engine.waiting.map((p) => p.args[1])).toEqual(['A dog runs.']))
     expect(await first).toBeInstanceOf(CancelledError)
     const running = engine.next('translate')
     running.resolve({ srcTokens: ['a', 'dog', 'runs', '.'] })
     expect(await second).toMatchObject({ modelId: a.id, srcTokens: ['a', 'dog', 'runs', '.'] })
-    await host.cancelTranslate() // nothing running: nothing to cancel, no error
+    await host.cancelTranslate('page:1') // nothing running: nothing to cancel, no error
+  })
+
+  it("another client's sentence, or one without a client id, cancels nothing; a client's cancel stops only its own", async () => {
+    const { host, engine } = setup()
+    const [a] = await host.listModels()
+    const settled: Record<string, unknown> = {}
+    const start = (text: string, client: string | null) =>
+      void host.translate({ modelId: a.id, text }, client).then(
+        (t) => (settled[text] = t.modelId),
+        (e: unknown) => (settled[text] = e),
+      )
+    start('page one', 'page:1')
+    start('page two', 'page:2')
+    start('script a', null)
+    start('script b', null)
+    await vi.waitFor(() => expect(engine.waiting).toHaveLength(4))
+    expect(settled).toEqual({})
+    await host.cancelTranslate(null) // a script has nothing of its own to cancel
+    await host.cancelTranslate('page:2')
+    await vi.waitFor(() => expect(settled['page two']).toBeInstanceOf(CancelledError))
+    while (engine.waiting.length) engine.next('translate').resolve({ srcTokens: [] })
+    await vi.waitFor(() => expect(Object.keys(settled)).toHaveLength(4))
+    expect(settled).toMatchObject({ 'page one': a.id, 'script a': a.id, 'script b': a.id })
   })
 
   it('corpus evaluation reports progress and stops with a CancelledError when cancelled', async () => {
@@ -175,7 +198,7 @@ describe('LensHost', () => {
     const progress: number[] = []
     host.onCorpusProgress((p) => progress.push(p.done))
     let outcome: unknown = 'running'
-    void host.runCorpus({ modelIds: [a.id, b.id] }).then(
+    void host.runCorpus({ modelIds: [a.id, b.id] }, 'page:1').then(
       () => (outcome = 'finished'),
       (e: unknown) => (outcome = e),
     )
@@ -183,7 +206,7 @@ describe('LensHost', () => {
     expect(evaluating.args[1]).toEqual(['A dog.', 'A cat.'])
     evaluating.onProgress?.({ done: 1, total: 2 })
     expect(progress).toEqual([1])
-    await host.cancelCorpus()
+    await host.cancelCorpus('page:1')
     await vi.waitFor(() => expect(outcome).toBeInstanceOf(CancelledError))
     // The second model never started.
     expect(engine.log.filter(([m]) => m === 'evaluate')).toHaveLength(1)

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { EngineRequest, EngineResponse } from '../../../src/engine/protocol'
 import type { EncodedError, Envelope } from '../../../src/shared/errors'
@@ -18,7 +19,13 @@ const fake = vi.hoisted(() => {
   const appEvents = new Map<string, Listener>()
   const windows: {
     options: Record<string, unknown>
-    webContents: { send: ReturnType<typeof vi.fn>; on: ReturnType<typeof vi.fn>; setWindowOpenHandler: ReturnType<typeof vi.fn> }
+    webContents: {
+      id: number
+      mainFrame: { url: string }
+      send: ReturnType<typeof vi.fn>
+      on: ReturnType<typeof vi.fn>
+      setWindowOpenHandler: ReturnType<typeof vi.fn>
+    }
     loadFile: ReturnType<typeof vi.fn>
     loadURL: ReturnType<typeof vi.fn>
   }[] = []
@@ -29,8 +36,9 @@ const fake = vi.hoisted(() => {
 
 vi.mock('electron', () => {
   class BrowserWindow {
-    webContents = { send: vi.fn(), on: vi.fn(), setWindowOpenHandler: vi.fn() }
-    loadFile = vi.fn(async () => undefined)
+    webContents = { id: fake.windows.length + 1, mainFrame: { url: '' }, send: vi.fn(), on: vi.fn(), setWindowOpenHandler: vi.fn() }
+    // The page loaded is the frame's address, as in Electron.
+    loadFile = vi.fn(async (file: string) => void (this.webContents.mainFrame.url = pathToFileURL(file).href))
     loadURL = vi.fn(async () => undefined)
     constructor(public options: Record<string, unknown>) {
       fake.windows.push(this)
@@ -123,8 +131,10 @@ async function answer(child: { listeners: Map<string, (...a: unknown[]) => unkno
   }
 }
 
-const invoke = async (channel: string, ...args: unknown[]) => (await fake.ipc.get(channel)!({ sender: {} }, ...args)) as Envelope<unknown>
 const win = () => fake.windows[0]
+/** A call from the app's window: its webContents, from its main frame. */
+const invoke = async (channel: string, ...args: unknown[]) =>
+  (await fake.ipc.get(channel)!({ sender: win().webContents, senderFrame: win().webContents.mainFrame }, ...args)) as Envelope<unknown>
 let lensHost: typeof import('../../../src/host/lens-host')
 
 describe('Electron main', () => {
@@ -185,6 +195,35 @@ describe('Electron main', () => {
       error: { name: 'CancelledError', code: 'cancelled', message: 'The translation was cancelled.' },
     })
     expect(await invoke('models:open-dropped', '/somewhere/broken.onnx')).toMatchObject({ error: { name: 'ContractError', code: 'contract' } })
+  })
+
+  it('answers only the main frame of its own window showing its own page', async () => {
+    const from = (sender: unknown, senderFrame: unknown) => fake.ipc.get('models:list')!({ sender, senderFrame }) as Promise<Envelope<unknown>>
+    const own = win().webContents
+    const forbidden = { error: expect.objectContaining({ name: 'ForbiddenError', message: "The models:list call came from outside the app's window." }) }
+    expect(await from(own, own.mainFrame)).toHaveProperty('result')
+    // A frame inside the page (an iframe), another webContents, the window navigated elsewhere.
+    expect(await from(own, { url: own.mainFrame.url })).toEqual(forbidden)
+    const stranger = { id: 99, mainFrame: { url: own.mainFrame.url } }
+    expect(await from(stranger, stranger.mainFrame)).toEqual(forbidden)
+    const away = own.mainFrame.url
+    own.mainFrame.url = 'file:///tmp/other.html'
+    try {
+      expect(await from(own, own.mainFrame)).toEqual(forbidden)
+    } finally {
+      own.mainFrame.url = away
+    }
+  })
+
+  it("the window is the caller: its translations and cancels are its own (keyed by its webContents' id)", async () => {
+    const translate = vi.spyOn(lensHost.LensHost.prototype, 'translate')
+    const cancel = vi.spyOn(lensHost.LensHost.prototype, 'cancelTranslate')
+    await invoke('translate:run', { modelId: 'bundled:tiny-none.onnx', text: 'A dog.' })
+    await invoke('translate:cancel')
+    expect(translate.mock.calls.at(-1)?.[1]).toBe(`window:${win().webContents.id}`)
+    expect(cancel.mock.calls.at(-1)?.[0]).toBe(`window:${win().webContents.id}`)
+    translate.mockRestore()
+    cancel.mockRestore()
   })
 
   it('refuses arguments that are not what the route takes, before the host sees them', async () => {

@@ -291,13 +291,14 @@ describe('LensState: models', () => {
 })
 
 describe('LensState: the session survives a restart', () => {
-  it('saves the model, text, reference, view, heatmap style, beam and history, and a new start restores them', async () => {
+  it('saves the model, text, reference, view, heatmap style, beam, history and units, and a new start restores them', async () => {
     f.setModels([summary('a'), summary('b')])
     const lens = await opened('b')
     lens.setText('A dog runs')
     lens.setView('step')
     lens.setBeam(4)
     lens.setHeatmapStyle({ colormap: 'greys', norm: 'row' })
+    lens.setUnits('pieces')
     expect(JSON.parse(localStorage.getItem(SAVED)!)).toEqual({
       model: 'b',
       text: 'A dog runs',
@@ -306,6 +307,7 @@ describe('LensState: the session survives a restart', () => {
       heatmap: { colormap: 'greys', scale: 'linear', norm: 'row', labels: 'auto' },
       beam: 4,
       history: [],
+      units: 'pieces',
     })
 
     const again = new LensState()
@@ -314,12 +316,19 @@ describe('LensState: the session survives a restart', () => {
     expect(f.openModel.at(-1)!.args).toEqual(['b'])
     f.openModel.at(-1)!.resolve(info('b'))
     await started
-    expect([again.text, again.view, again.beam, again.heatmapStyle.colormap, again.heatmapStyle.norm]).toEqual(['A dog runs', 'step', 4, 'greys', 'row'])
+    expect([again.text, again.view, again.beam, again.heatmapStyle.colormap, again.heatmapStyle.norm, again.units]).toEqual([
+      'A dog runs',
+      'step',
+      4,
+      'greys',
+      'row',
+      'pieces',
+    ])
   })
 
   it('a damaged or out-of-range saved session starts fresh with the first model', async () => {
     f.setModels([summary('a'), summary('b')])
-    for (const saved of ['{not json', JSON.stringify({ model: 'gone', view: 'nowhere', beam: 40 })]) {
+    for (const saved of ['{not json', JSON.stringify({ model: 'gone', view: 'nowhere', beam: 40, units: 'letters' })]) {
       localStorage.setItem(SAVED, saved)
       const before = f.openModel.length
       const lens = new LensState()
@@ -328,7 +337,7 @@ describe('LensState: the session survives a restart', () => {
       expect(f.openModel.at(-1)!.args).toEqual(['a'])
       f.openModel.at(-1)!.resolve(info('a'))
       await started
-      expect([lens.view, lens.beam, lens.text]).toEqual(['heatmap', 1, ''])
+      expect([lens.view, lens.beam, lens.text, lens.units]).toEqual(['heatmap', 1, '', 'words'])
     }
   })
 })
@@ -372,5 +381,21 @@ describe('LensState: a Transformer head opened large', () => {
     f.openModel.at(-1)!.resolve(transformer('other-transformer'))
     await done
     expect(lens.head).toBeNull()
+  })
+})
+
+describe('LensState: words or pieces', () => {
+  it('draws the translation in words by default and in pieces one switch away; the translation itself stays in pieces', async () => {
+    const lens = await opened()
+    await type(lens, 'A wooden play@@ house')
+    f.translate[0].resolve(translation('en-fr', 'A wooden play@@ house'))
+    await settle()
+    expect(lens.units).toBe('words')
+    expect(lens.current!.srcTokens).toEqual(['a', 'wooden', 'play@@', 'house', '</s>'])
+    expect(lens.drawn!.srcTokens).toEqual(['a', 'wooden', 'playhouse', '</s>'])
+    expect(lens.drawn!.words!.src[2]).toEqual([2, 3])
+    expect(lens.drawn!.attention[0][2]).toBeCloseTo(2 / 5, 12)
+    lens.setUnits('pieces')
+    expect(lens.drawn).toBe(lens.current)
   })
 })

@@ -9,7 +9,7 @@ vi.mock('../../../src/renderer/src/lib/api', () => ({
   },
 }))
 
-const { DEBOUNCE_MS, HISTORY_MS, MAX_HISTORY, LensState, SELECTION_ON_ENTER, VIEWS } = await import('../../../src/renderer/src/state/lens.svelte')
+const { DEBOUNCE_MS, HISTORY_MS, MAX_HISTORY, LensState, selectionOnEnter, VIEWS } = await import('../../../src/renderer/src/state/lens.svelte')
 
 const SAVED = 'attention-lens:session'
 let f: ReturnType<typeof fakeApi>
@@ -176,7 +176,7 @@ describe('LensState: history of sentences', () => {
 describe('LensState: consistent interaction', () => {
   it('views that show every step start unselected; views about one step keep the selected step', async () => {
     const lens = await opened()
-    expect(VIEWS.every((v) => SELECTION_ON_ENTER[v] === 'reset' || SELECTION_ON_ENTER[v] === 'keep')).toBe(true)
+    expect(VIEWS.map(selectionOnEnter)).toEqual(['reset', 'keep', 'keep', 'reset', 'keep', 'keep', 'keep', 'keep', 'keep', 'keep'])
     lens.setView('step')
     lens.select(3, 1)
     lens.setView('local')

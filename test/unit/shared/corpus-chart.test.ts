@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CorpusResult } from '../../../src/shared/api'
-import { buildCorpusOption, corpusStyle } from '../../../src/shared/charts/corpus'
+import { buildCorpusOption, corpusStyles } from '../../../src/shared/charts/corpus'
 import { estimateWidth, INKS, type Frame } from '../../../src/shared/charts/frame'
 
 const BUCKETS = ['1-10', '11-15', '16-20', '21-25', '26+']
@@ -37,8 +37,8 @@ describe('BLEU by length: one line per model', () => {
     expect(new Set(looks).size).toBe(n)
   })
 
-  it('the eight bundled en→fr models get eight colours', () => {
-    expect(new Set(Array.from({ length: 8 }, (_, k) => corpusStyle(k).color)).size).toBe(8)
+  it('eight models get eight colours', () => {
+    expect(new Set(corpusStyles(corpus(8)).map((l) => l.color)).size).toBe(8)
   })
 
   it('the key is a column on the right, beside the plot, not over it or the axis name', () => {
@@ -52,6 +52,6 @@ describe('BLEU by length: one line per model', () => {
   it('the exported figure keys each model in its line colour', () => {
     const frame: Frame = { x: 0, y: 0, width: 700, height: 420, fontSize: 12, measure: estimateWidth, lang: 'en', ink: INKS.light, highlightRow: null }
     const o = buildCorpusOption(corpus(9), undefined, frame) as { series: Series[] }
-    expect(o.series.map((s) => s.color)).toEqual(Array.from({ length: 9 }, (_, k) => corpusStyle(k).color))
+    expect(o.series.map((s) => s.color)).toEqual(corpusStyles(corpus(9)).map((l) => l.color))
   })
 })

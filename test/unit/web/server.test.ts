@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,11 +20,21 @@ const upload = (name: string, bytes: Buffer | string) =>
 /** The files under the upload folder, however deep. */
 const uploaded = () => (existsSync(web.uploadDir) ? readdirSync(web.uploadDir, { recursive: true }).filter((f) => String(f).endsWith('.onnx')) : null)
 
+/** The page's cookie, from the terminal's link. */
+async function signedIn(): Promise<string> {
+  const login = await fetch(web.loginUrl, { redirect: 'manual' })
+  return login.headers.get('set-cookie')!.split(';')[0]
+}
+
 describe('browser-mode host', () => {
   beforeAll(async () => {
     configDir = tempDir()
     process.env.AL_CONFIG_DIR = configDir
-    rendererDir = tempDir()
+    // A file beside the renderer's folder, which no address may reach.
+    const outside = tempDir()
+    writeFileSync(join(outside, 'secret.txt'), 'not for the page')
+    rendererDir = join(outside, 'renderer')
+    mkdirSync(rendererDir)
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><html><head><title>Attention Lens</title></head><body></body></html>')
     web = await startWebServer({ modelsDir: FIXTURE_MODELS, rendererDir, configDir })
   })
@@ -114,6 +124,73 @@ describe('browser-mode host', () => {
     expect(refused.error.name).toBe('RefusedError')
   })
 
+  it('serves no file outside the renderer folder, however the path is encoded', async () => {
+    const cookie = await signedIn()
+    const get = (path: string) => fetch(`${web.url}${path}`, { headers: { cookie } })
+    expect((await get('index.html')).status).toBe(200)
+    for (const path of ['..%2fsecret.txt', '%2e%2e%2fsecret.txt', '..%2f..%2f..%2f..%2f..%2f..%2fetc%2fpasswd', 'x%2f..%2f..%2fsecret.txt']) {
+      const r = await get(path)
+      const text = await r.text()
+      expect(r.status, path).toBe(404)
+      expect(text).not.toContain('not for the page')
+      expect(text).not.toContain('root:')
+    }
+  })
+
+  it('every response carries the content security policy and nosniff, refusals and errors included', async () => {
+    const cookie = await signedIn()
+    const responses = [
+      await fetch(web.url, { headers: { cookie } }),
+      await fetch(web.url),
+      await call('models:list', []),
+      await call('models:list', [], {}),
+      await fetch(`${web.url}missing.js`, { headers: { cookie } }),
+      await fetch(`${web.url}favicon.ico`),
+    ]
+    for (const r of responses) {
+      expect(r.headers.get('x-content-type-options'), r.url).toBe('nosniff')
+      expect(r.headers.get('content-security-policy'), r.url).toMatch(/default-src 'self'; script-src 'self';.*frame-ancestors 'none'/)
+    }
+  })
+
+  it('has a favicon, so the page load asks for nothing that is not there', async () => {
+    const r = await fetch(`${web.url}favicon.ico`)
+    expect(r.status).toBe(200)
+    expect(r.headers.get('content-type')).toBe('image/svg+xml')
+    expect(await r.text()).toMatch(/^<svg /)
+  })
+
+  it("refuses a body over its route's limit with 413 as soon as it says or sends too much, before reading the rest", async () => {
+    // 20 MB of text to translate, with a Content-Length: refused from the header alone.
+    const big = JSON.stringify([{ modelId: 'bundled:tiny-bahdanau.onnx', text: 'a'.repeat(20 * 1024 * 1024) }])
+    const sized = await fetch(`${web.url}api/translate:run`, { method: 'POST', headers: { 'x-al-token': web.token }, body: big })
+    expect(sized.status).toBe(413)
+    expect(((await sized.json()) as { error: { name: string; message: string } }).error).toMatchObject({
+      name: 'TooLargeError',
+      message: 'The translate:run request is larger than the 2 MB it may have.',
+    })
+    // The same without a length (chunked): refused once 2 MB have arrived.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${web.url}api/translate:run`, { method: 'POST', headers: { 'x-al-token': web.token } }, (res) => resolve(res.statusCode!))
+      req.on('error', reject)
+      const chunk = Buffer.alloc(256 * 1024, 'a')
+      let sent = 0
+      const more = () => {
+        while (sent < 80 && !req.destroyed) {
+          sent++
+          if (!req.write(chunk)) return void req.once('drain', more)
+        }
+        req.end()
+      }
+      more()
+    })
+    expect(status).toBe(413)
+    // A route with a larger limit reads past 2 MB (and browser mode answers that the page saves files itself).
+    const csv = await call('export:data', ['a.csv', 'x'.repeat(3 * 1024 * 1024)], { 'x-al-token': web.token })
+    expect(csv.status).toBe(200)
+    expect(((await csv.json()) as { error: { name: string } }).error.name).toBe('UnsupportedError')
+  })
+
   it('an uploaded file that is not a model is refused with one sentence (a ContractError) and deleted', async () => {
     const r = await upload('notes.onnx', 'definitely not protobuf '.repeat(10))
     const body = (await r.json()) as { error: { name: string; message: string } }
@@ -146,5 +223,60 @@ describe('browser-mode host', () => {
     expect(readdirSync(other.uploadDir, { recursive: true }).filter((f) => String(f).endsWith('kept.onnx'))).toHaveLength(1)
     await other.close()
     expect(existsSync(other.uploadDir)).toBe(false)
+  })
+})
+
+describe('browser mode with several clients at once', () => {
+  let server: WebServer
+  const MODEL = 'bundled:tiny-bahdanau.onnx'
+  const translate = async (text: string, client?: string, extra: Record<string, unknown> = {}) => {
+    const headers: Record<string, string> = { 'x-al-token': server.token, ...(client ? { 'x-al-client': client } : {}) }
+    const r = await fetch(`${server.url}api/translate:run`, { method: 'POST', headers, body: JSON.stringify([{ modelId: MODEL, text, ...extra }]) })
+    return (await r.json()) as { result?: { text: string }; error?: { name: string } }
+  }
+  beforeAll(async () => {
+    server = await startWebServer({ modelsDir: FIXTURE_MODELS, rendererDir: tempDir(), configDir: tempDir() })
+    await fetch(`${server.url}api/models:list`, { method: 'POST', headers: { 'x-al-token': server.token }, body: '[]' })
+  })
+  afterAll(() => server?.close())
+
+  it('two pages, each translating 100 sentences one after another while the other does, lose none', async () => {
+    const page = async (client: string) => {
+      const errors: string[] = []
+      for (let i = 0; i < 100; i++) {
+        const r = await translate(`A dog number ${i} runs.`, client)
+        if (!r.result) errors.push(r.error?.name ?? 'no answer')
+      }
+      return errors
+    }
+    const [a, b] = await Promise.all([page('page-a'), page('page-b')])
+    expect([...a, ...b]).toEqual([])
+  }, 120_000)
+
+  it('within one page a newer sentence still cancels the older one', async () => {
+    // Beam 16 over 200 tokens runs for seconds: the newer sentence arrives while it decodes.
+    const slow = translate('a dog runs on the beach near the water while a man watches '.repeat(20), 'page-c', {
+      modelId: 'bundled:tiny-local-p.onnx',
+      beam: 16,
+    })
+    await new Promise((r) => setTimeout(r, 300))
+    const fast = translate('A dog.', 'page-c')
+    expect((await slow).error?.name).toBe('CancelledError')
+    expect((await fast).result?.text).toBeTypeOf('string')
+  }, 60_000)
+
+  it('a script without a client id sending 20 at once gets 20 answers', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => translate(`A cat number ${i} sleeps.`)))
+    expect(answers.filter((a) => a.result).length).toBe(20)
+  }, 60_000)
+
+  it('refuses a client id that is not a short token', async () => {
+    const r = await fetch(`${server.url}api/translate:run`, {
+      method: 'POST',
+      headers: { 'x-al-token': server.token, 'x-al-client': 'a b/c' },
+      body: JSON.stringify([{ modelId: MODEL, text: 'A dog.' }]),
+    })
+    expect(r.status).toBe(400)
+    expect(((await r.json()) as { error: { name: string } }).error.name).toBe('RefusedError')
   })
 })

@@ -8,8 +8,11 @@ import { callsOver, type Channel, type EventChannel, type LensApi, type Payload 
  * the browser sends it with every same-origin request.
  */
 export function createHttpApi(): LensApi {
+  // This page's id: its newer translation stops its older one, never another page's (or a script's).
+  const client = crypto.randomUUID()
   async function post(channel: Channel, init: RequestInit): Promise<Response> {
-    const res = await fetch(`/api/${channel}`, { method: 'POST', credentials: 'same-origin', ...init })
+    const headers = { ...(init.headers as Record<string, string>), 'x-al-client': client }
+    const res = await fetch(`/api/${channel}`, { method: 'POST', credentials: 'same-origin', ...init, headers })
     if (res.status === 403)
       throw decodeError({
         name: 'ForbiddenError',

@@ -1,8 +1,12 @@
+import { capabilitiesOf } from '../../../shared/attention-kinds'
+import { TAB_VIEWS, viewDef, viewOffered, type TabView } from '../../../shared/charts/views'
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
-import { isHeadOf, type HeadRef } from '../../../shared/charts/heads'
+import { inUnits, UNITS, type Units } from '../../../shared/attention/word-translation'
+import { isHeadOf, type HeadRef } from '../../../shared/attention/heads'
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
 import { api } from '../lib/api'
+import { Latest } from '../lib/latest'
 
 /** Typing pauses this long before a sentence is sent: short enough to follow the typing. */
 export const DEBOUNCE_MS = 100
@@ -10,26 +14,16 @@ export const DEBOUNCE_MS = 100
 export const HISTORY_MS = 1500
 export const MAX_HISTORY = 50
 
-export type ViewName = 'heatmap' | 'local' | 'step' | 'lines' | 'compare' | 'sidebyside' | 'beam' | 'whatif' | 'corpus'
-export const VIEWS: ViewName[] = ['heatmap', 'local', 'step', 'lines', 'compare', 'sidebyside', 'beam', 'whatif', 'corpus']
+/** A tab of the translation window (the view registry, src/shared/charts/views, lists them). */
+export type ViewName = TabView
+export const VIEWS: readonly ViewName[] = TAB_VIEWS
 const SAVED_KEY = 'attention-lens:session'
+/** Tab ids saved by earlier versions, as they are called now. */
+const RENAMED: Record<string, ViewName> = { compare: 'comparison' }
 
-/**
- * What a view does with the selected output step and source token when it is opened. Views that
- * show every step at once (heatmap, alignment lines) start from nothing selected, so a step picked
- * in the step-through does not dim them; views about one step (local, step-through, what-if) keep
- * it, so the same step is on show as you move between them. The rest have no selection.
- */
-export const SELECTION_ON_ENTER: Record<ViewName, 'reset' | 'keep'> = {
-  heatmap: 'reset',
-  lines: 'reset',
-  local: 'keep',
-  step: 'keep',
-  whatif: 'keep',
-  compare: 'keep',
-  sidebyside: 'keep',
-  beam: 'keep',
-  corpus: 'keep',
+/** What a view does with the selected step and source token when opened (its registry entry says why). */
+export function selectionOnEnter(v: ViewName): 'reset' | 'keep' {
+  return viewDef(v)?.tab?.selection ?? 'keep'
 }
 
 /** Which decoding the single-translation views draw: the model's own output, or the reference forced through it. */
@@ -39,14 +33,15 @@ interface Saved {
   model?: string
   text?: string
   reference?: string
-  view?: ViewName
+  view?: string
   heatmap?: HeatmapStyle
   beam?: number
   history?: string[]
+  units?: Units
 }
 
 /** Views that draw the encoder states h_j; the others do without shipping them from the engine. */
-const NEEDS_ENCODER_STATES = new Set<ViewName>(['step'])
+const needsEncoderStates = (v: ViewName): boolean => !!viewDef(v)?.tab?.encoderStates
 
 /** What the main view shows: the model, the sentence, its translation and the selection. */
 export class LensState {
@@ -75,12 +70,16 @@ export class LensState {
   heatmapStyle = $state<HeatmapStyle>({ colormap: 'viridis', scale: 'linear', norm: 'fixed', labels: 'auto' })
   /** A Transformer's cross-attention head opened large (the heatmap shows it, what-if offers it first); null: the average of every head. */
   head = $state.raw<HeadRef | null>(null)
+  /** Whole words (source pieces summed, output pieces averaged) or the model's subword pieces, in the views that draw a whole sentence. */
+  units = $state<Units>('words')
   providers = $state.raw<ProviderInfo[]>([])
   provider = $state('cpu')
 
-  private seq = 0
-  private refSeq = 0
-  private scoreSeq = 0
+  /** The latest request of each kind wins: a decode, a forced reference, a score, a model to open. */
+  private decodes = new Latest()
+  private references = new Latest()
+  private scores = new Latest()
+  private openings = new Latest()
   private timer: ReturnType<typeof setTimeout> | undefined
   private historyTimer: ReturnType<typeof setTimeout> | undefined
 
@@ -88,6 +87,16 @@ export class LensState {
   get current(): Translation | null {
     return this.shown === 'reference' && this.forced ? this.forced : this.translation
   }
+
+  /**
+   * The translation on show in the units chosen: what the whole-sentence views (heatmap, heads,
+   * alignment lines) draw. Selections stay in pieces (`words` maps a word to its pieces), so the
+   * views of one decoder step, which draw pieces, keep the step picked in a word view.
+   */
+  readonly drawn = $derived.by<Translation | null>(() => {
+    const t = this.current
+    return t && inUnits(t, this.units)
+  })
 
   async init(): Promise<void> {
     this.loading = true
@@ -107,7 +116,9 @@ export class LensState {
     if (Array.isArray(saved.history)) this.history = saved.history.filter((h) => typeof h === 'string').slice(0, MAX_HISTORY)
     if (saved.beam && saved.beam >= 1 && saved.beam <= 16) this.beam = saved.beam
     if (saved.heatmap) this.heatmapStyle = { ...this.heatmapStyle, ...saved.heatmap }
-    if (saved.view && VIEWS.includes(saved.view)) this.view = saved.view
+    const view = saved.view && (RENAMED[saved.view] ?? saved.view)
+    if (view && (VIEWS as readonly string[]).includes(view)) this.view = view as ViewName
+    if (saved.units && UNITS.includes(saved.units)) this.units = saved.units
     await this.refreshModels()
     api.appNotice().then(
       (n) => n && (this.notice = n),
@@ -133,16 +144,17 @@ export class LensState {
     }
   }
 
-  private opening = 0
-
   private async adopt(p: Promise<ModelInfo | null>): Promise<void> {
     this.error = null
     // The last model asked for wins: the first model opened at start can finish after the user's pick.
-    const seq = ++this.opening
     this.loading = true
+    const o = await this.openings.run(() => p)
+    if (!o.current) return
     try {
-      const info = await p
-      if (!info || seq !== this.opening) return
+      // The previous model stays loaded; only the message changes.
+      if ('error' in o) throw o.error
+      const info = o.value
+      if (!info) return
       this.model = info
       // Another model's heads are other heads (or none).
       this.head = null
@@ -154,10 +166,10 @@ export class LensState {
       await this.refreshModels()
       this.schedule(0)
     } catch (e) {
-      // The previous model stays loaded; only the message changes.
-      if (seq === this.opening) this.error = (e as Error).message
+      this.error = (e as Error).message
     } finally {
-      if (seq === this.opening) this.loading = false
+      // Unless another model was asked for meanwhile.
+      if (!this.openings.pending) this.loading = false
     }
   }
 
@@ -179,7 +191,7 @@ export class LensState {
 
   /** Stops a slow decode (a long sentence with a wide beam). */
   async cancel(): Promise<void> {
-    this.seq++
+    this.decodes.cancel()
     this.busy = false
     await api.cancelTranslate()
   }
@@ -189,8 +201,8 @@ export class LensState {
     this.save()
     // The decode in flight is for an older text: its result is dropped from now on, and the engine
     // stops it when the next sentence arrives (the host aborts the translation it supersedes).
-    this.seq++
-    this.refSeq++
+    this.decodes.cancel()
+    this.references.cancel()
     clearTimeout(this.historyTimer)
     this.schedule(DEBOUNCE_MS)
   }
@@ -199,7 +211,7 @@ export class LensState {
   setReference(reference: string): void {
     this.reference = reference
     this.save()
-    this.refSeq++
+    this.references.cancel()
     this.scheduleReference(DEBOUNCE_MS)
   }
 
@@ -235,10 +247,9 @@ export class LensState {
 
   /** Views that mean something for the open model (local attention needs a local model, …). */
   viewAvailable(v: ViewName): boolean {
-    const kind = this.model?.attention
-    if (v === 'local') return kind === 'local-m' || kind === 'local-p'
-    if (v === 'whatif' || v === 'step' || v === 'lines') return kind !== undefined && kind !== 'none'
-    return true
+    const def = viewDef(v)
+    // Before a model is open: what a translation model without attention offers.
+    return !!def && viewOffered(def, capabilitiesOf(this.model ?? { task: 'translation', attention: 'none' }))
   }
 
   setBeam(beam: number): void {
@@ -252,12 +263,17 @@ export class LensState {
     this.save()
   }
 
+  setUnits(units: Units): void {
+    this.units = units
+    this.save()
+  }
+
   setView(v: ViewName): void {
-    if (v !== this.view && SELECTION_ON_ENTER[v] === 'reset') this.select(null, null)
+    if (v !== this.view && selectionOnEnter(v) === 'reset') this.select(null, null)
     this.view = v
     this.save()
     // The translation on show was decoded without the encoder states this view draws.
-    if (NEEDS_ENCODER_STATES.has(v) && this.translation && this.translation.encoderStates.length === 0) this.schedule(0)
+    if (needsEncoderStates(v) && this.translation && this.translation.encoderStates.length === 0) this.schedule(0)
   }
 
   /** Opens one head of a Transformer large, or (null) goes back to the average of every head. A head the open model does not have (or a model without heads) is the average. */
@@ -298,26 +314,25 @@ export class LensState {
     const model = this.model
     const text = this.text
     const reference = this.reference
-    const seq = ++this.refSeq
     if (!model || model.task !== 'translation' || !text.trim() || !reference.trim()) {
+      this.references.cancel()
       this.forced = null
       this.score = null
       if (this.shown === 'reference') this.shown = 'model'
       return
     }
-    try {
-      const f = await api.forced({ modelId: model.id, text, target: reference })
-      if (seq !== this.refSeq) return
-      this.forced = f
-      this.clampSelection()
-      void this.updateScore()
-    } catch (e) {
-      if (seq !== this.refSeq) return
+    const o = await this.references.run(() => api.forced({ modelId: model.id, text, target: reference }))
+    if (!o.current) return
+    if ('error' in o) {
       // A stale forced decoding would be mistaken for this reference's.
       this.forced = null
       this.score = null
-      this.error = (e as Error).message
+      this.error = o.error.message
+      return
     }
+    this.forced = o.value
+    this.clampSelection()
+    void this.updateScore()
   }
 
   /** BLEU and chrF of the output on show against the reference, once both are for the same sentence. */
@@ -325,53 +340,47 @@ export class LensState {
     const t = this.translation
     const f = this.forced
     const reference = this.reference
-    const seq = ++this.scoreSeq
     if (!t || !f || t.source !== f.source || !reference.trim()) {
+      this.scores.cancel()
       this.score = null
       return
     }
-    try {
-      const s = await api.scoreSentence({ hypothesis: t.text, reference })
-      if (seq === this.scoreSeq) this.score = s
-    } catch (e) {
-      if (seq === this.scoreSeq) {
-        this.score = null
-        this.error = (e as Error).message
-      }
-    }
+    const o = await this.scores.run(() => api.scoreSentence({ hypothesis: t.text, reference }))
+    if (!o.current) return
+    this.score = 'error' in o ? null : o.value
+    if ('error' in o) this.error = o.error.message
   }
 
   /** Translate the current text; a result that arrives after a newer request is dropped. */
   private async run(): Promise<void> {
     const model = this.model
     const text = this.text
-    const seq = ++this.seq
     if (!model || model.task !== 'translation' || text.trim() === '') {
+      this.decodes.cancel()
       this.translation = null
       this.busy = false
       return
     }
     this.busy = true
-    try {
-      const t = await api.translate({ modelId: model.id, text, beam: this.beam, encoderStates: NEEDS_ENCODER_STATES.has(this.view) })
-      if (seq !== this.seq) return
-      this.translation = t
-      this.error = null
-      this.clampSelection()
-      void this.updateScore()
-      clearTimeout(this.historyTimer)
-      this.historyTimer = setTimeout(() => this.text === text && this.remember(text), HISTORY_MS)
-    } catch (e) {
+    const o = await this.decodes.run(() => api.translate({ modelId: model.id, text, beam: this.beam, encoderStates: needsEncoderStates(this.view) }))
+    if (!o.current) return
+    this.busy = false
+    if ('error' in o) {
       // A superseded decode is cancelled on purpose; only the latest request's failure is news, and
       // it replaces the translation on show, which was of another sentence or setting.
-      if (seq === this.seq && (e as Error).name !== 'CancelledError') {
-        this.error = (e as Error).message
+      if (o.error.name !== 'CancelledError') {
+        this.error = o.error.message
         this.translation = null
         this.score = null
       }
-    } finally {
-      if (seq === this.seq) this.busy = false
+      return
     }
+    this.translation = o.value
+    this.error = null
+    this.clampSelection()
+    void this.updateScore()
+    clearTimeout(this.historyTimer)
+    this.historyTimer = setTimeout(() => this.text === text && this.remember(text), HISTORY_MS)
   }
 
   private save(): void {
@@ -383,6 +392,7 @@ export class LensState {
       heatmap: this.heatmapStyle,
       beam: this.beam,
       history: this.history,
+      units: this.units,
     }
     localStorage.setItem(SAVED_KEY, JSON.stringify(saved))
   }

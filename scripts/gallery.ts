@@ -1,0 +1,186 @@
+/**
+ * Regenerates every picture in docs/images, the README's first one included, from the current
+ * code: figures through the command-line exporter, app screenshots through browser mode in
+ * Chromium (the e2e harness), all from real sentences of the bundled test sets (16 words or more;
+ * a Chinese character counts as a word, as the example picker counts).
+ *
+ *   npm run build && npm run gallery        # needs poppler-utils (pdftoppm) and /usr/bin/chromium
+ *
+ * A figure the exporter refuses (it cannot fit) is reported with the exporter's reason and the
+ * rest still run; the exit status is 1 when anything failed.
+ */
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { launchChromium, openAndType, screenshot, startBrowserMode } from '../test/e2e/harness'
+
+const ROOT = join(__dirname, '..')
+const OUT = join(ROOT, 'docs', 'images')
+const M = join(ROOT, 'resources', 'models')
+const T = join(ROOT, 'resources', 'testsets')
+const model = (name: string) => join(M, `${name}.onnx`)
+
+/** Multi30K test 2016, lines 4 and 71 (16 and 18 words); Tatoeba zh, line 102 (22 characters). */
+const EN = 'Five people wearing winter jackets and helmets stand in the snow, with snowmobiles in the background.'
+const EN2 = 'A man in a black t-shirt, cap and jeans is playing drums on an upside down yellow pail.'
+const ZH = '由于我以前见过他一次，所以我马上就认出他了。'
+
+const failures: string[] = []
+
+function lens(file: string, args: string[]): void {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'attention-lens.mjs'), 'export', ...args, '--out', join(OUT, file)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+  if (r.status === 0) console.log(`  ${file}`)
+  else failures.push(`${file}: ${(r.stderr || r.stdout).trim()}`)
+}
+
+/** A PDF's first page as a PNG at `dpi`, as pdftoppm (poppler) renders it. */
+function pdfPage(pdf: string, png: string, dpi: number): void {
+  const r = spawnSync('pdftoppm', ['-png', '-r', String(dpi), '-singlefile', join(OUT, pdf), join(OUT, png.replace(/\.png$/, ''))], { encoding: 'utf8' })
+  if (r.status === 0) console.log(`  ${png}`)
+  else failures.push(`${png}: ${r.error?.message ?? r.stderr.trim()}`)
+}
+
+function figures(): void {
+  console.log('figures (attention-lens export):')
+  const slide = ['--size', 'slide-16x9', '--scale', '1']
+  lens('figure-heatmap.png', [
+    '--model',
+    model('en-fr-luong-general'),
+    '--src',
+    EN,
+    ...slide,
+    '--font',
+    'lecture',
+    '--title',
+    'Luong (general) attention, en→fr',
+  ])
+  lens('figure-local-p.svg', ['--model', model('en-fr-local-p'), '--src', EN, '--view', 'local', '--step', '14', '--size', 'slide-16x9', '--font', 'lecture'])
+  lens('figure-step.png', ['--model', model('en-fr-local-p'), '--src', EN, '--view', 'step', '--step', '14', ...slide, '--font', 'screen'])
+  lens('figure-lines.png', ['--model', model('en-fr-luong-general'), '--src', EN2, '--view', 'lines', ...slide, '--font', 'screen'])
+  lens('figure-whatif.png', [
+    '--model',
+    model('en-fr-bahdanau'),
+    '--src',
+    EN,
+    '--view',
+    'whatif',
+    '--mode',
+    'onehot',
+    '--at',
+    '3',
+    '--source',
+    '5',
+    ...slide,
+    '--font',
+    'screen',
+  ])
+  lens('figure-corpus.png', [
+    ...['none', 'bahdanau', 'luong-general', 'local-p', 'transformer'].flatMap((k) => ['--model', model(`en-fr-${k}`)]),
+    ...['--src', join(T, 'en-fr.en'), '--ref', join(T, 'en-fr.fr'), '--view', 'corpus', ...slide, '--font', 'lecture'],
+  ])
+  lens('figure-zh-en.png', ['--model', model('zh-en-local-p'), '--src', ZH, '--lang', 'zh', '--size', 'slide-4x3', '--scale', '1', '--font', 'lecture'])
+  lens('figure-sidebyside.png', [
+    '--model',
+    model('en-fr-bahdanau'),
+    '--model',
+    model('en-fr-luong-general'),
+    '--src',
+    EN,
+    '--view',
+    'sidebyside',
+    ...slide,
+    '--font',
+    'screen',
+  ])
+  lens('figure-beam.png', [
+    '--model',
+    model('en-fr-luong-general'),
+    '--src',
+    EN,
+    '--view',
+    'beam',
+    '--beam',
+    '3',
+    '--size',
+    'paper-double',
+    '--font',
+    'paper',
+    '--scale',
+    '2',
+  ])
+  lens('figure-comparison.pdf', [
+    ...['none', 'bahdanau', 'local-p'].flatMap((k) => ['--model', model(`en-fr-${k}`)]),
+    ...['--src', EN2, '--view', 'comparison', '--size', 'paper-double', '--font', 'paper'],
+  ])
+  pdfPage('figure-comparison.pdf', 'figure-comparison-pdf-page.png', 150)
+  lens('figure-paper-single.pdf', ['--model', model('en-fr-local-p'), '--src', EN, '--size', 'paper-single', '--font', 'paper'])
+  pdfPage('figure-paper-single.pdf', 'figure-paper-single-pdf-page.png', 300)
+  // Words (the default) against pieces: "snowmobiles" is one column or three.
+  lens('figure-pieces.png', ['--model', model('en-fr-luong-general'), '--src', EN, '--size', 'paper-double', '--font', 'paper', '--scale', '2', '--pieces'])
+  lens('figure-words.png', ['--model', model('en-fr-luong-general'), '--src', EN, '--size', 'paper-double', '--font', 'paper', '--scale', '2'])
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  copyFileSync(await screenshot(page, `gallery-${name}`), join(OUT, `${name}.png`))
+  console.log(`  ${name}.png`)
+}
+
+async function screenshots(): Promise<void> {
+  console.log('app screenshots (browser mode, Chromium):')
+  const app = await startBrowserMode({ AL_MODELS_DIR: M })
+  const browser = await launchChromium()
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 940 } })
+    // tsx keeps function names with an __name helper, which functions sent to the page then call.
+    await page.addInitScript({ content: 'window.__name = (f) => f' })
+    await page.goto(app.url)
+    await openAndType(page, 'bundled:en-fr-luong-general.onnx', EN)
+    await shot(page, 'heatmap-en-fr')
+    await openAndType(page, 'bundled:en-fr-local-p.onnx', EN2)
+    await shot(page, 'heatmap-local-p')
+
+    await page.getByTestId('lang-select').selectOption('zh')
+    await openAndType(page, 'bundled:zh-en-local-p.onnx', ZH)
+    await shot(page, 'app-zh-en')
+    await page.getByTestId('lang-select').selectOption('en')
+
+    // Tuesday 15 August, 10:00; the first forecast step picked in the heatmap.
+    await page.getByTestId('model-select').selectOption('bundled:taylor-luong-general.onnx')
+    await page.getByTestId('origin-next-day').waitFor({ timeout: 30_000 })
+    await page.getByTestId('origin-next-day').click()
+    await page.getByTestId('origin-time').filter({ hasText: 'Tue 15 Aug' }).waitFor()
+    await page.getByTestId('origin-slider').evaluate((el: HTMLInputElement) => {
+      el.value = String(Number(el.value) + 20)
+      el.dispatchEvent(new Event('change', { bubbles: true }))
+    })
+    await page.getByTestId('origin-time').filter({ hasText: 'Tue 15 Aug 10:00' }).waitFor()
+    const box = (await page.getByTestId('forecast-chart').boundingBox())!
+    await page.mouse.click(box.x + box.width * 0.4, box.y + box.height * 0.56 + 6)
+    await page.getByTestId('forecast-selection').waitFor()
+    await page.mouse.move(2, 2)
+    await shot(page, 'forecast-view')
+  } catch (e) {
+    failures.push(`screenshots: ${(e as Error).message.split('\n')[0]}`)
+  } finally {
+    await browser.close()
+    await app.stop()
+  }
+}
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true })
+  // `npm run gallery -- --screenshots` (or `-- --figures`) remakes only those.
+  const only = process.argv[2]
+  if (only !== '--screenshots') figures()
+  if (only !== '--figures') await screenshots()
+  if (failures.length) {
+    console.error(`\n${failures.length} failed:\n${failures.map((f) => `  ${f}`).join('\n')}`)
+    process.exitCode = 1
+  }
+}
+
+void main()

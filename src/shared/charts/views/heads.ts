@@ -1,0 +1,17 @@
+import { buildHeadFigure, buildHeadsGridOption } from '../heads'
+import { always, defineView } from './view'
+
+/** A model's cross-attention heads: the layer × head grid (under the heatmap in the app), or one head large. */
+export const heads = defineView({
+  id: 'heads',
+  names: { en: 'Heads', zh: '注意力头' },
+  needs: ['translation', 'heads'],
+  cli: 'heads',
+  export: { colormap: always, translation: (d) => d.translation },
+  figure: ({ translation: t, head, reference }, spec, frame) => {
+    const common = { srcTokens: t.srcTokens, tgtTokens: t.tgtTokens, crossAttention: t.crossAttention!, reference: reference ?? null }
+    return head
+      ? buildHeadFigure({ ...common, head, colormap: spec.colormap, colorScale: spec.legend, frame })
+      : buildHeadsGridOption({ ...common, colormap: spec.colormap, colorScale: spec.legend, frame })
+  },
+})

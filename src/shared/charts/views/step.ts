@@ -1,0 +1,46 @@
+import { KINDS } from '../../attention-kinds'
+import { buildStepHeadsFigure } from '../heads'
+import { buildStepFigure } from '../step'
+import { defineView } from './view'
+
+/** The step-through stages of one output step: scores, softmax, (Gaussian,) context vector; for a model with heads, its heads' weights. */
+export const step = defineView({
+  id: 'step',
+  names: { en: 'Step-through', zh: '逐步计算' },
+  needs: ['translation', 'attention'],
+  tab: { selection: 'keep', encoderStates: true },
+  cli: 'step',
+  export: { colormap: (d) => KINDS[d.attention].heads, translation: (d) => d.translation },
+  figure: (data, spec, frame) => {
+    const t = data.translation
+    const i = data.step
+    const kind = KINDS[data.attention]
+    // Heads have no raw scores and no single context vector: the step is their weights.
+    if (kind.heads && t.crossAttention?.[i])
+      return buildStepHeadsFigure({
+        srcTokens: t.srcTokens,
+        tgtTokens: t.tgtTokens,
+        step: i,
+        heads: t.crossAttention[i],
+        average: t.attention[i] ?? [],
+        colormap: spec.colormap,
+        colorScale: spec.legend,
+        frame,
+      })
+    const local = t.align !== null && kind.window !== null
+    return buildStepFigure({
+      srcTokens: t.srcTokens,
+      tgtTokens: t.tgtTokens,
+      step: i,
+      scores: t.scores[i] ?? [],
+      alpha: local ? (t.align![i] ?? []) : (t.attention[i] ?? []),
+      final: t.attention[i] ?? [],
+      gaussian: kind.window === 'predictive' ? (t.gaussian?.[i] ?? null) : null,
+      window: local ? (t.windows?.[i] ?? null) : null,
+      position: local ? (t.positions?.[i] ?? null) : null,
+      states: t.encoderStates,
+      dims: 48,
+      frame,
+    })
+  },
+})

@@ -1,0 +1,48 @@
+/**
+ * What a view declares about itself, once: the registry (index.ts) lists these and the app's tabs,
+ * the CLI's `--view`, the export dialog and the figure dispatcher read them.
+ */
+import type { Translation } from '../../api'
+import type { Capability } from '../../attention-kinds'
+import type { FigureData, FigureSpec, FigureView } from '../../figure'
+import type { Frame } from '../frame'
+
+export type ViewData<K extends FigureView> = Extract<FigureData, { view: K }>
+
+export interface ViewDef<K extends FigureView = FigureView> {
+  /** The figure data's `view`, the app's tab id and the CLI's `--view` name. */
+  id: K
+  names: { en: string; zh: string }
+  /** What the open model must output for the view to be offered (every one of them). */
+  needs: readonly Capability[]
+  /**
+   * A tab of the translation window, and what it does with the selected step and source token when
+   * opened: views showing every step at once start from nothing selected ('reset'), so a step
+   * picked in the step-through does not dim them; views about one step keep it. `encoderStates`:
+   * the view draws h_j, which the other views do without shipping from the engine. Absent: the view
+   * is drawn inside another tab (p_t inside local attention, the heads under the heatmap) or is a
+   * window of its own (the forecast).
+   */
+  tab?: { selection: 'reset' | 'keep'; encoderStates?: boolean }
+  /** `attention-lens export --view <name>`; absent: the CLI draws it another way (`forecast --out`). */
+  cli?: string
+  export: {
+    /** The export dialog offers a colour map and the colour-scale legend. */
+    colormap: (data: ViewData<K>) => boolean
+    /** The export dialog offers the local window and p_t drawn over it. */
+    overlay?: (data: ViewData<K>) => boolean
+    /** The decoding whose matrix the CSV and JSON buttons save; absent: no single matrix to save. */
+    translation?: (data: ViewData<K>) => Translation
+  }
+  /** The figure on a page: the view's data and the export settings handed to its own chart builder (the one the app draws with). */
+  figure: (data: ViewData<K>, spec: FigureSpec, frame: Frame) => Record<string, unknown>
+}
+
+type Tab = NonNullable<ViewDef['tab']>
+
+/** Checks a view's declaration against its data's type, keeping in the type whether it is a tab (the identity at run time). */
+export const defineView = <K extends FigureView, T extends Tab | undefined = undefined>(def: ViewDef<K> & { tab?: T }): ViewDef<K> & { tab: T } =>
+  def as ViewDef<K> & { tab: T }
+
+export const always = (): boolean => true
+export const never = (): boolean => false

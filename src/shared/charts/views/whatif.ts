@@ -1,0 +1,56 @@
+import { comparableTokens } from '../../end-token'
+import type { FigureSpec } from '../../figure'
+import { differing } from '../../differing'
+import { FIGURE_TEXT } from '../figure-text'
+import { keyElements, keyHeight, tokenRowElements, type Frame, type KeyItem } from '../frame'
+import { buildHeatmapOption } from '../heatmap'
+import { always, defineView, type ViewData } from './view'
+
+/** What-if: the sentence decoded again with forced weights, before and after. */
+export const whatif = defineView({
+  id: 'whatif',
+  names: { en: 'What-if', zh: '假如注意力…' },
+  needs: ['translation', 'attention'],
+  tab: { selection: 'keep' },
+  cli: 'whatif',
+  export: { colormap: always, translation: (d) => d.result.modified },
+  figure: whatIfFigure,
+})
+
+/**
+ * What-if on a page: the output before and after the override (changed words marked), and under
+ * them the weights the new decoding used, as a heatmap.
+ */
+function whatIfFigure(data: ViewData<'whatif'>, spec: FigureSpec, f: Frame): Record<string, unknown> {
+  const L = FIGURE_TEXT[f.lang]
+  const { original, modified } = data.result
+  // Changed words by the view's rule: outside a longest common subsequence of the two outputs.
+  const [a, b] = [comparableTokens(original), comparableTokens(modified)]
+  const marks = { original: differing(a, b), modified: differing(b, a) }
+  const fs = f.fontSize
+  const named = data.mode === 'onehot' ? `${L.modes.onehot} ${original.srcTokens[data.sourceIndex ?? 0] ?? ''}` : L.modes[data.mode]
+  // A Transformer's override or silence names its head.
+  const mode = data.head ? `${named} (${L.heads.name(data.head.layer + 1, data.head.head + 1)})` : named
+  const at = data.at === 'all' ? L.everyStep : L.stepN(data.at + 1, original.tgtTokens[data.at] ?? '')
+  const rows = [
+    { head: L.before, tokens: original.tgtTokens.map((text, i) => ({ text, mark: marks.original[i] })) },
+    { head: L.after, tokens: modified.tgtTokens.map((text, i) => ({ text, mark: marks.modified[i] })) },
+  ]
+  const key: KeyItem[] = [{ label: `${L.override(mode, at)} · ${L.changed(marks.modified.filter(Boolean).length)}`, symbol: 'underline', color: f.ink.accent }]
+  const keyH = keyHeight(key, f.width, fs, f.measure)
+  const words = tokenRowElements(rows, f.x, f.y, f.width, f.height * 0.5 - keyH, f)
+  const below = words.height + fs * 0.2 + keyH + fs * 0.6
+  const k = keyElements(key, f.x, f.y + words.height + fs * 0.2, f.width, f, 'left')
+  const t = modified
+  const heat = buildHeatmapOption({
+    srcTokens: t.srcTokens,
+    tgtTokens: t.tgtTokens,
+    attention: t.attention,
+    colormap: spec.colormap,
+    colorScale: spec.legend,
+    labels: 'auto',
+    frame: { ...f, y: f.y + below, height: f.height - below },
+  })
+  const own = (heat.graphic as { elements: Record<string, unknown>[] }).elements
+  return { ...heat, cramped: !!heat.cramped || words.overflow, graphic: { elements: [...words.elements, ...k.elements, ...own] } }
+}
