@@ -52,7 +52,7 @@ describe('the Export dialog', () => {
     // The preview draws the figure itself: its title, the tokens, the key.
     await expect
       .poll(() => preview.locator('svg text').allTextContents())
-      .toEqual(expect.arrayContaining(['local-p: where each word looks', 'girl', 'source', 'p_t']))
+      .toEqual(expect.arrayContaining(['local-p: where each word looks', 'girl', 'source', 'pₜ']))
     await screenshot(page, 'export-dialog')
     const path = await saveDownload(() => page.getByTestId('export-save').click(), 'export-heatmap.png')
     const img = PNG.sync.read(readFileSync(path))
@@ -164,7 +164,7 @@ describe('the Export dialog', () => {
   it.each([
     ['local', 'export-open', 'source'],
     ['local', 'export-open-positions', 'output step'],
-    ['step', 'export-open', '1  scores e_tj'],
+    ['step', 'export-open', '1  scores eₜⱼ'],
     ['lines', 'export-open', 'output'],
   ])('the %s view (%s) exports its figure', async (tab, button, text) => {
     await page.getByTestId(`tab-${tab}`).click()
