@@ -10,5 +10,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // The engine runs native code with its own threads; one test file at a time on a 2-core machine.
     fileParallelism: false,
+    // The default report, and every skipped test by name with its reason.
+    reporters: ['default', './test/skip-reporter.ts'],
   },
 })

@@ -9,7 +9,7 @@
  */
 import { LoadedModel } from '../engine/model'
 import { isKnownProvider } from '../engine/providers'
-import { ablationScore, type Ablation } from '../engine/align/ablation'
+import { ablationScore, canAblate, type Ablation } from '../engine/align/ablation'
 import { formatAer, scoreSet } from '../engine/align/aer'
 import { pairAttentions, readingName, readingsOf, wordMatrix, type Reading } from '../engine/align/attention'
 import { readParallel, readTatoeba, type Language } from '../engine/align/corpus'
@@ -201,6 +201,8 @@ export async function evalAblate(argv: string[]): Promise<void> {
   const refs = lines(readableFile(v.ref, '--ref Y'))
   for (const path of v.model) {
     const model = await openModel(path, v.provider!)
+    const why = canAblate(model)
+    if (why) throw new Error(why.replace(/\.$/, ''))
     const progress = (what: string) => (done: number, total: number) => process.stderr.write(`\rattention-lens: ${what} ${done}/${total}`)
     const own = await ablationScore(model, srcs, refs, 'none', { onProgress: progress('own attention') })
     const ab = await ablationScore(model, srcs, refs, mode, { seed, onProgress: progress(`${mode} attention`) })

@@ -20,7 +20,7 @@ import { inUnits, type Units } from '../shared/attention/word-translation'
 import { CLI_VIEWS } from '../shared/charts/views'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
-import { renderFigure, type FigureData } from '../host/export/figure'
+import type { FigureData } from '../shared/figure'
 import {
   DEFAULT_FIGURE,
   DPI_PER_SCALE,
@@ -73,7 +73,16 @@ async function translate(argv: string[]): Promise<void> {
   if (info.providerNote) console.error(`attention-lens: ${info.providerNote}`)
   const input = createInterface({ input: v.input ? createReadStream(v.input) : process.stdin })
   const records: string[] = []
+  let n = 0
   for await (const line of input) {
+    n++
+    // As in the app, an empty line is not a sentence: its output line stays empty (one line out per line in) and stderr says so.
+    if (!line.trim()) {
+      console.error(`attention-lens: line ${n} is empty: nothing to translate`)
+      process.stdout.write('\n')
+      if (v.attention) records.push(JSON.stringify({ source: line, translation: '', srcTokens: [], tgtTokens: [], attention: [] }))
+      continue
+    }
     const t = await service.translate(model, line, { beam })
     process.stdout.write(t.text + '\n')
     if (v.attention) {
@@ -212,6 +221,8 @@ function index(value: string | undefined, n: number, what: string, fallback: num
 
 /** Renders and writes the figure, and says what was written: its size in pixels (CSS) and inches, and a PNG's resolution. */
 async function writeFigure(out: string, data: FigureData, spec: FigureSpec): Promise<void> {
+  // Loaded when a figure is drawn: ECharts, resvg and PDFKit take most of the CLI's start-up otherwise.
+  const { renderFigure } = await import('../host/export/figure')
   await writeAtomic(out, await renderFigure(data, spec))
   const px = (pt: number) => Math.round(pt / 0.75)
   const inch = (pt: number) => +(pt / 72).toFixed(2)
@@ -243,6 +254,10 @@ async function exportFigure(argv: string[]): Promise<void> {
   const view = String(v.view)
   if (!CLI_VIEWS.includes(view)) throw new UsageError(`--view must be ${CLI_VIEWS.slice(0, -1).join(', ')} or ${CLI_VIEWS[CLI_VIEWS.length - 1]}`)
   if (v.src === undefined) throw new UsageError(view === 'corpus' ? '--src TEST-SET (a file, one sentence a line) is missing' : '--src "sentence" is missing')
+  if (view !== 'corpus' && !v.src.trim()) throw new UsageError('--src is empty: there is no sentence to translate')
+  // --head picks a head to draw large (heads) or to override (whatif); other views draw the heads' average.
+  if (v.head !== undefined && view !== 'heads' && view !== 'whatif')
+    throw new UsageError(`--head applies to --view heads and --view whatif, not ${view}; for one head's map use --view heads --head ${v.head}`)
   const format = outFormat(v.out)
   const spec = figureSpec({ ...v, model: undefined } as Record<string, string | boolean | undefined>, format)
   const threshold = v.threshold === undefined ? 0.1 : Number(v.threshold)

@@ -1,7 +1,7 @@
 /** What every command shares: reading options and files, and the usage error that points to --help. */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { isHeadOf } from '../shared/charts/heads'
+import { isHeadOf } from '../shared/attention/heads'
 
 export class UsageError extends Error {}
 

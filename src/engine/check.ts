@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import type { CheckFeature, CheckFinding, Translation } from '../shared/api'
+import { KINDS } from '../shared/attention-kinds'
 import { contractProblems, ContractError, ENCODER_OUTPUTS, FORECAST_STEP_REQUIRED_INPUTS, HEAD_INPUTS, shown, STEP_INPUTS, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateForecast, forecastAt, FORECAST_ENCODER_FEEDS } from './forecast'
@@ -138,7 +139,7 @@ function fixedDimensions(file: OnnxFile, spec: ModelSpec, out: Findings): void {
           example.set(name, `${where} "${name}" is ${dimsText(v.dims)}`)
         } else if (axes[i] === 'S') {
           // The no-attention model's one fixed context, and a forecaster's history, may be static.
-          const oneContext = spec.attention === 'none' && (name === 'encoder_states' || name === 'encoder_out') && d === 1
+          const oneContext = !KINDS[spec.attention].attends && (name === 'encoder_states' || name === 'encoder_out') && d === 1
           const history = forecasting && d === spec.forecast?.history
           if (!oneContext && !history) {
             fixedS.push(name)
@@ -186,7 +187,7 @@ function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
   const encoderReads = nodesFor(graph, [...ENCODER_OUTPUTS]).names
   const stepReads = nodesFor(graph, spec.stepOutputs).names
   const encoderFeeds = new Set<string>(forecasting ? FORECAST_ENCODER_FEEDS : ['src_ids', 'src_mask'])
-  const transformer = spec.attention === 'transformer'
+  const transformer = KINDS[spec.attention].heads
   const stepFeeds = new Set<string>(
     forecasting
       ? [...FORECAST_STEP_REQUIRED_INPUTS, 'src_mask', 'step', 'attn_override', 'override_on']
@@ -214,7 +215,7 @@ function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
       'No part of the model reads "src_mask", so padding is not masked: sentences decoded together in a batch (BLEU by length, beam search) can come out differently from the same sentences decoded alone.',
     )
   }
-  if (spec.attention === 'none') return
+  if (!KINDS[spec.attention].attends) return
   const override = ['attn_override', 'override_on']
   const missing = override.filter((n) => !declared(n))
   if (missing.length) {
@@ -253,7 +254,7 @@ function inputUse(file: OnnxFile, spec: ModelSpec, out: Findings): void {
       )
     }
   }
-  if (!forecasting && spec.attention === 'local-m' && !stepReads.has('step')) {
+  if (!forecasting && KINDS[spec.attention].window === 'monotonic' && !stepReads.has('step')) {
     out.warn('local', 'The local-m model does not read the input "step" (the output position t), so it cannot compute p_t = min(t·r, S−1) from it.')
   }
 }
@@ -323,8 +324,9 @@ interface Rows {
  * gets weight, and local-p's gaussian is exp(−(s − p_t)² / (2σ²)), σ = D/2.
  */
 function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findings): void {
-  if (spec.attention === 'none') return
-  const local = spec.attention.startsWith('local')
+  const kind = KINDS[spec.attention]
+  if (!kind.attends) return
+  const local = kind.window !== null
   const D = spec.windowD
   const at = (t: number) => `at output step ${t + 1} of ${what}`
   for (let t = 0; t < r.attention.length; t++) {
@@ -342,10 +344,10 @@ function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findi
       return
     }
     const sum = row.reduce((a, b) => a + b, 0)
-    if (spec.attention !== 'local-p' && Math.abs(sum - 1) > SUM_TOL) {
+    if (kind.window !== 'predictive' && Math.abs(sum - 1) > SUM_TOL) {
       out.error(
         'attention',
-        `The attention weights ${at(t)} sum to ${sum.toFixed(3)}, not 1: "attention" must be ${spec.attention === 'transformer' ? "the mean of the cross-attention heads' weights" : 'the softmax over the source positions (0 on padding)'}.`,
+        `The attention weights ${at(t)} sum to ${sum.toFixed(3)}, not 1: "attention" must be ${kind.heads ? "the mean of the cross-attention heads' weights" : 'the softmax over the source positions (0 on padding)'}.`,
       )
       return
     }
@@ -357,11 +359,11 @@ function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findi
       out.error('local', `The position p_t ${at(t)} is ${p === undefined ? 'missing' : fmt(p)}, not a number.`)
       return
     }
-    const hi = spec.attention === 'local-p' ? S : S - 1
+    const hi = kind.window === 'predictive' ? S : S - 1
     if (p < -VALUE_TOL || p > hi + VALUE_TOL) {
       out.error(
         'local',
-        `p_t ${at(t)} is ${fmt(p)}, outside [0, ${hi}] for a source of S = ${S} tokens (with </s>): ${spec.attention === 'local-p' ? 'p_t = S·sigmoid(…)' : 'p_t = min(t·r, S−1)'}.`,
+        `p_t ${at(t)} is ${fmt(p)}, outside [0, ${hi}] for a source of S = ${S} tokens (with </s>): ${kind.window === 'predictive' ? 'p_t = S·sigmoid(…)' : 'p_t = min(t·r, S−1)'}.`,
       )
       return
     }
@@ -383,7 +385,7 @@ function checkRows(spec: ModelSpec, r: Rows, S: number, what: string, out: Findi
     const align = r.align?.[t]
     const gauss = r.gaussian?.[t]
     if (!align || !gauss) continue
-    if (spec.attention === 'local-p') {
+    if (kind.window === 'predictive') {
       const sigma = D / 2
       const off = gauss.findIndex((g, s) => !(Math.abs(g - Math.exp(-((s - p) ** 2) / (2 * sigma * sigma))) <= VALUE_TOL))
       if (off >= 0) {
@@ -538,7 +540,7 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
     out.error('forced', failure('Scoring a given translation (forced decoding)', e))
   }
 
-  if (spec.attention !== 'none' && !out.has('what-if')) {
+  if (KINDS[spec.attention].attends && !out.has('what-if')) {
     try {
       const r = await whatIf(model, { modelId: '', text: texts[0], steps: [0], mode: 'uniform' })
       const row = r.modified.attention[0] ?? []
@@ -626,7 +628,7 @@ async function probeForecast(model: LoadedModel, out: Findings): Promise<void> {
     if (!out.has('forecast')) out.error('forecast', failure('Forecasting', e))
     return
   }
-  if (spec.attention !== 'none' && !out.has('what-if')) {
+  if (KINDS[spec.attention].attends && !out.has('what-if')) {
     const H = f.history
     try {
       const r = await forecastAt(model, s, H, (t, n) => (t === 0 ? new Float32Array(n).fill(1 / n) : null))

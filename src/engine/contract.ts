@@ -1,4 +1,5 @@
 import { LensError } from '../shared/errors'
+import { KINDS } from '../shared/attention-kinds'
 import { TensorProto_DataLocation, TensorProto_DataType, type TensorProto } from './onnx-proto'
 import { ATTENTION_KINDS, type AttentionKind, type ForecastScore, type ForecastSpec, type LocalScore, type ModelTask, type TestScore } from '../shared/api'
 import type { OnnxFile } from './onnx-graph'
@@ -359,7 +360,7 @@ function header(file: OnnxFile, p: Problems): { task: ModelTask; attention: Atte
     return { task: task as ModelTask, attention }
   })
   if (!gate) return null
-  const local = gate.attention.startsWith('local')
+  const local = KINDS[gate.attention].window !== null
   const rawD = file.metadata.get('al.window_d')
   const windowD = local
     ? (p.run(() => {
@@ -393,7 +394,7 @@ function checkOutputs(file: OnnxFile, p: Problems, attention: AttentionKind, ste
     )
   }
   for (const name of stepOutputs.filter((o) => isLocal(o) && file.outputs.has(o))) p.run(() => checkDtype(file, name, 'output'))
-  if (attention === 'none') {
+  if (!KINDS[attention].attends) {
     const extra = [...STEP_OUTPUTS_ATTENTION, ...STEP_OUTPUTS_LOCAL, STEP_OUTPUT_CROSS].filter((o) => file.outputs.has(o))
     if (extra.length) {
       p.list.push(
@@ -429,7 +430,7 @@ function translationContract(file: OnnxFile, p: Problems, attention: AttentionKi
   const tgtVocab = p.run(() => vocab(file, 'al.tgt_vocab'))
   const special = p.run(() => specialTokens(file, srcVocab, tgtVocab))
   const stateSize = p.run(() => stateSizeOf(file))
-  const transformer = attention === 'transformer'
+  const transformer = KINDS[attention].heads
   const heads = transformer
     ? p.run(() => ({ layers: positiveInt(file, 'al.layers', 'decoder layers'), heads: positiveInt(file, 'al.heads', 'heads per layer') }))
     : null
@@ -556,9 +557,10 @@ function stateSizeOf(file: OnnxFile): number {
 function stepOutputsFor(attention: AttentionKind, first: string): string[] {
   const out = [first, 'next_state']
   // Each head has its own scores: a transformer exports the heads' weights instead.
-  if (attention === 'transformer') out.push('attention', STEP_OUTPUT_CROSS)
-  else if (attention !== 'none') out.push(...STEP_OUTPUTS_ATTENTION)
-  if (attention.startsWith('local')) out.push(...STEP_OUTPUTS_LOCAL)
+  const kind = KINDS[attention]
+  if (kind.heads) out.push('attention', STEP_OUTPUT_CROSS)
+  else if (kind.attends) out.push(...STEP_OUTPUTS_ATTENTION)
+  if (kind.window) out.push(...STEP_OUTPUTS_LOCAL)
   return out
 }
 

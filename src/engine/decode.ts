@@ -1,10 +1,11 @@
 import * as ort from 'onnxruntime-node'
 import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
+import { KINDS } from '../shared/attention-kinds'
 import { beamTreeOf } from './beam-tree'
 import { CancelledError } from '../shared/errors'
 import { K_INPUT, LOOP_INPUTS, SEQ, seqName } from './graph-surgery'
-import { differing } from '../shared/charts/comparison'
-import { isHeadOf } from '../shared/charts/heads'
+import { differing } from '../shared/differing'
+import { isHeadOf } from '../shared/attention/heads'
 import { comparableTokens } from '../shared/end-token'
 import type { LoadedModel } from './model'
 import { clampK, encode, gatherRows, headRows, row, rowTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
@@ -119,8 +120,9 @@ function toTranslation(
   started: number,
 ): Translation {
   const { spec } = model
-  const local = spec.attention.startsWith('local')
-  const transformer = spec.attention === 'transformer'
+  const kind = KINDS[spec.attention]
+  const local = kind.window !== null
+  const transformer = kind.heads
   const attention = steps.flatMap((s) => (s.capture.attention ? [s.capture.attention] : []))
   const replaced = replaceUnknowns(
     steps.map((s) => s.token === spec.special.unk),
@@ -509,7 +511,7 @@ export function overrideWeights(req: Pick<WhatIfRequest, 'mode' | 'sourceIndex' 
  */
 export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<WhatIfResult> {
   const { spec, stepInputs } = model
-  if (spec.attention === 'none') throw new Error('This model has no attention to override.')
+  if (!KINDS[spec.attention].attends) throw new Error('This model has no attention to override.')
   const grid = spec.heads
   if (!grid && (req.mode === 'silence' || req.head))
     throw new Error(`${spec.name} has one attention, not several heads to ${req.mode === 'silence' ? 'silence' : 'choose from'}.`)

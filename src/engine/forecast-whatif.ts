@@ -1,4 +1,5 @@
 import type { ForecastResult } from '../shared/api'
+import { KINDS } from '../shared/attention-kinds'
 import type { ForecastWhatIfRequest, ForecastWhatIfResult } from '../shared/teaching'
 import { ContractError } from './contract'
 import { forecastAt, type AttentionOverride, type SeriesInput } from './forecast'
@@ -45,7 +46,7 @@ export async function forecastWhatIf(
   origin: number,
   req: Pick<ForecastWhatIfRequest, 'steps' | 'mode' | 'lag' | 'lags'>,
 ): Promise<ForecastWhatIfResult<ForecastResult>> {
-  if (model.spec.attention === 'none') throw new ContractError(`${model.spec.name} has no attention to override.`)
+  if (!KINDS[model.spec.attention].attends) throw new ContractError(`${model.spec.name} has no attention to override.`)
   if (!model.stepInputs.has('attn_override') || !model.stepInputs.has('override_on')) {
     throw new ContractError(`${model.spec.name}'s step has no attn_override/override_on inputs, so its attention cannot be overridden.`)
   }

@@ -5,7 +5,9 @@
  * signal or report progress, and are written out in host.ts.
  */
 import type { DecodeOptions, EvalResult, ProviderInfo, Translation } from '../shared/api'
+import type { OcclusionResult } from '../shared/alignment'
 import type { Request, Response } from '../shared/rpc'
+import type { BoardInput, BuiltBoard } from './align/board'
 import type { InferenceService } from './service'
 
 /** Service methods the engine answers with the same arguments and result. */
@@ -30,6 +32,10 @@ export type EngineMethods = Pick<InferenceService, Forwarded> & {
   translate(path: string, text: string, opts?: DecodeOptions): Promise<Translation>
   /** Corpus evaluation; reports progress and stops when the caller cancels. */
   evaluate(path: string, srcs: string[], refs: string[], cacheDir?: string): Promise<EvalResult>
+  /** The Alignment panel's scoreboard; reports progress and stops when the caller cancels. */
+  alignBoard(paths: string[], input: BoardInput): Promise<BuiltBoard>
+  /** Stops when the caller cancels. */
+  occlusion(path: string, text: string): Promise<OcclusionResult>
   /** Test hook, honoured only when AL_ENGINE_TEST_HOOKS=1: kills the process with SIGSEGV, like a native crash. */
   crash(): Promise<void>
 }

@@ -14,6 +14,9 @@ import type {
   WhatIfResult,
 } from '../shared/api'
 import { LensError } from '../shared/errors'
+import type { OcclusionResult } from '../shared/alignment'
+import { buildBoard, type BoardInput, type BoardProgress, type BuiltBoard } from './align/board'
+import { occlusion } from './align/occlusion'
 import { blocked, FEATURE_NAMES, openingFindings } from './check'
 import { checkContract, ContractError, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
@@ -191,6 +194,16 @@ export class InferenceService {
   async evaluate(path: string, srcs: string[], refs: string[], opts: EvalOptions = {}): Promise<EvalResult> {
     const batchSize = (await this.batchSize(path)) ?? opts.batchSize
     return this.translating(path, (m) => evaluateCorpus(m, srcs, refs, { ...opts, batchSize }))
+  }
+
+  /** The Alignment panel's scoreboard: every model on a gold set, the statistical aligner, awesome-align's file (src/engine/align/board.ts). */
+  async alignBoard(paths: string[], input: BoardInput, opts: { signal?: AbortSignal; onProgress?: (p: BoardProgress) => void } = {}): Promise<BuiltBoard> {
+    return buildBoard(paths, input, (p, work) => this.translating(p, work), opts)
+  }
+
+  /** Leave-one-word-out importance beside attention for one sentence (src/engine/align/occlusion.ts). */
+  async occlusion(path: string, text: string, signal?: AbortSignal): Promise<OcclusionResult> {
+    return this.translating(path, (m) => occlusion(m, text, signal))
   }
 
   async forecast(path: string, series: SeriesInput, origin: number): Promise<ForecastResult> {

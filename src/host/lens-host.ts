@@ -19,6 +19,7 @@ import type {
   WhatIfResult,
 } from '../shared/api'
 import type { FigureData, FigureSpec } from '../shared/figure'
+import type { AlignmentBoard, AlignmentRequest, OcclusionResult } from '../shared/alignment'
 import { CancelledError, LensError } from '../shared/errors'
 import type { Engine } from './engine-client'
 import { FigureWorker } from './export/pool'
@@ -316,6 +317,42 @@ export class LensHost {
     return { srcs, refs, testSet: pair === 'en-fr' ? 'Multi30K test_2016_flickr' : pair === 'zh-en' ? 'Tatoeba cmn-eng test split' : pair }
   }
 
+  /**
+   * The Alignment panel's scoreboard: the gold set against the chosen models (every one of the
+   * gold's language pair), the statistical aligner trained on the gold pairs plus the pair's
+   * bundled test set (the training corpora are not shipped), and awesome-align's file if given.
+   */
+  async runAlignment(req: AlignmentRequest, client: string | null = null): Promise<AlignmentBoard> {
+    const ids = req.modelIds.map(String)
+    if (ids.length === 0) throw new Error('Choose at least one model.')
+    const infos = await Promise.all(ids.map((id) => this.engine.call('describe', this.pathOf(id))))
+    const other = infos.find((d) => d.task !== 'translation' || `${d.srcLang}-${d.tgtLang}` !== `${infos[0].srcLang}-${infos[0].tgtLang}`)
+    if (other) throw new Error(`${other.name} is not a model of the pair ${infos[0].srcLang}-${infos[0].tgtLang}: score one language pair at a time.`)
+    const { srcLang, tgtLang } = infos[0]
+    const pair = `${srcLang}-${tgtLang}`
+    const corpus = await this.testSet(pair, srcLang, tgtLang, { modelIds: ids }).then(
+      ({ srcs, refs, testSet }) => ({ name: testSet, src: srcs, tgt: refs, srcLang, tgtLang }),
+      () => null,
+    )
+    // Its own kind of call: the client's next alignment run (or alignment:cancel) stops it, BLEU by length does not.
+    const call = this.calls.start('alignment', client)
+    try {
+      const board = await this.engine.callWith(
+        { signal: call.signal },
+        'alignBoard',
+        ids.map((id) => this.pathOf(id)),
+        { pair, pairs: req.pairs, gold: req.gold, ...(req.awesome ? { awesome: req.awesome } : {}), corpus },
+      )
+      return { ...board, models: board.models.map((m, i) => ({ ...m, modelId: ids[i] })) }
+    } finally {
+      call.done()
+    }
+  }
+
+  async occlusion(req: { modelId: string; text: string }): Promise<OcclusionResult> {
+    return this.engine.call('occlusion', this.pathOf(req.modelId), req.text)
+  }
+
   async forecastSeries(): Promise<SeriesData> {
     const text = await readFile(join(this.dirs.series, BUNDLED_SERIES), 'utf8').catch(() => {
       throw new Error('The bundled series (resources/series) is missing from this installation.')
@@ -346,6 +383,10 @@ export class LensHost {
   /** Renders a figure from data the renderer sent; the worker checks it against the figure schema first (a RefusedError). */
   async renderFigure(data: FigureData, spec: FigureSpec): Promise<Buffer> {
     return this.figures.render(data, spec)
+  }
+
+  async cancelAlignment(client: string | null = null): Promise<void> {
+    this.calls.cancel('alignment', client)
   }
 
   async cancelCorpus(client: string | null = null): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot'
 import { ATTENTION_KINDS } from './attention-kinds'
-import { COLORMAP_NAMES } from './charts/colormaps'
+import { COLORMAP_NAMES } from './colormap-names'
 import { RefusedError } from './errors'
 
 /** Points (1/72 in): the unit a figure is laid out in, so a PDF page and its text have physical sizes. */
@@ -68,7 +68,21 @@ export const MAX_STEPS = 10_000
 const FORMATS = ['png', 'svg', 'pdf'] as const
 const THEMES = ['light', 'dark', 'transparent'] as const
 const OVERRIDE_MODES = ['uniform', 'onehot', 'diagonal', 'custom', 'silence'] as const
-const VIEWS = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'forecast', 'sidebyside', 'beam', 'heads'] as const
+const VIEWS = [
+  'heatmap',
+  'local',
+  'positions',
+  'step',
+  'lines',
+  'comparison',
+  'whatif',
+  'corpus',
+  'forecast',
+  'sidebyside',
+  'beam',
+  'heads',
+  'goldlinks',
+] as const
 
 /** 'a, b or c' */
 const oneOf = (xs: readonly string[]) => `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`
@@ -307,6 +321,9 @@ const ForecastResultSchema = v.pipe(
   ),
 )
 
+/** An alignment link: source word i, target word j, sure or possible. */
+const LinkSchema = obj({ i: whole(0, MAX_TOKENS), j: whole(0, MAX_TOKENS), sure: v.boolean() })
+
 /** The data behind a figure, one variant per view: what the view drew, sent as plain data. */
 export const FigureDataSchema = v.variant(
   'view',
@@ -457,6 +474,27 @@ export const FigureDataSchema = v.variant(
       ),
     ),
     obj({ view: v.literal('corpus'), corpus: CorpusResultSchema }),
+    /** The Alignment score panel: one gold sentence's attention over its words, with gold, extracted and statistical links. */
+    v.pipe(
+      obj({
+        view: v.literal('goldlinks'),
+        title: label(256),
+        srcWords: list(label(200), MAX_TOKENS, 'source words'),
+        tgtWords: list(label(200), MAX_TOKENS, 'target words'),
+        matrix: list(v.nullable(list(between(0, 1), MAX_TOKENS, 'weights')), MAX_TOKENS, 'rows'),
+        gold: list(LinkSchema, MAX_TOKENS * 4, 'links'),
+        extracted: list(LinkSchema, MAX_TOKENS * 4, 'links'),
+        statistical: v.nullable(list(LinkSchema, MAX_TOKENS * 4, 'links')),
+      }),
+      v.forward(
+        v.partialCheck(
+          [['matrix'], ['srcWords'], ['tgtWords']],
+          (d) => d.matrix.length === d.tgtWords.length && d.matrix.every((r) => r === null || r.length === d.srcWords.length),
+          'must have one row per target word and one column per source word',
+        ),
+        ['matrix'],
+      ),
+    ),
     /** The forecasting view: series above, attention heatmap below, a selected step or none. */
     v.pipe(
       obj({ view: v.literal('forecast'), forecast: ForecastResultSchema, step: v.nullable(whole(0, MAX_STEPS)) }),

@@ -17,6 +17,7 @@ import type {
   Translation,
   WhatIfResult,
 } from './api'
+import type { AlignmentBoard, OcclusionResult } from './alignment'
 import type { ExampleList, ForecastWhatIfResult, SentenceScore } from './teaching'
 import { RefusedError, type Envelope } from './errors'
 import { FigureArgs } from './figure'
@@ -126,6 +127,15 @@ export const routes = {
     v.strictTuple([v.strictObject({ modelIds: ids, source: v.optional(testFile), reference: v.optional(testFile) })]),
   ),
   'corpus:cancel': call<void>()('cancelCorpus', none),
+  /** The Alignment panel: a gold set (`src-tgt` pairs and 1-based links) against the chosen models, the statistical aligner and awesome-align's file; alignment:cancel stops it. */
+  'alignment:run': call<AlignmentBoard>()(
+    'runAlignment',
+    v.strictTuple([v.strictObject({ modelIds: ids, pairs: testFile, gold: testFile, awesome: v.optional(testFile) })]),
+  ),
+  /** Stops this client's alignment run; its call then fails with a CancelledError. */
+  'alignment:cancel': call<void>()('cancelAlignment', none),
+  /** Leave-one-word-out importance of one sentence beside its attention. */
+  'occlusion:run': call<OcclusionResult>()('occlusion', v.strictTuple([v.strictObject({ modelId: id, text })])),
   /** Renders a figure and saves it (a save dialog); null when cancelled. Browser mode answers the figure's bytes instead. */
   'export:figure': call<string | null>()('exportFigure', figure),
   /** Renders the figure as PNG onto the clipboard. */

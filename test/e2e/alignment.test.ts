@@ -109,7 +109,7 @@ describe('alignment lines view', () => {
     await unhover()
     await screenshot(page, 'alignment-view-target')
 
-    // Views that show every step start unselected (lens.svelte.ts, SELECTION_ON_ENTER): the heatmap
+    // Views that show every step start unselected (each view's tab.selection in the view registry, src/shared/charts/views): the heatmap
     // opens with no row singled out, and so do the lines when you come back.
     await page.getByTestId('tab-heatmap').click()
     await expect.poll(() => page.getByTestId('tgt-tokens').locator('button.selected').count()).toBe(0)

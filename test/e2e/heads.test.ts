@@ -97,10 +97,17 @@ describe('a Transformer: the heads of its cross-attention', () => {
     await page.getByTestId('heads-back').click()
   })
 
-  it('exports the grid: the dialog previews the figure', async () => {
+  it('exports the grid: the dialog previews the figure, every head named and titled with its entropy', async () => {
+    const layers = await num('heads-grid', 'data-layers')
+    const heads = await num('heads-grid', 'data-heads')
     await page.getByTestId('export-open-heads').click()
     await page.getByTestId('export-dialog').waitFor()
     await page.getByTestId('export-preview').locator('svg').waitFor({ timeout: 10_000 })
+    const texts = await page.getByTestId('export-preview').locator('svg text').allTextContents()
+    for (let l = 1; l <= layers; l++) expect(texts).toContain(`layer ${l}`)
+    for (let h = 1; h <= heads; h++) expect(texts).toContain(`head ${h}`)
+    // One title per map, each with its entropy in bits.
+    expect(texts.filter((t) => /\d\.\d\d b\b/.test(t))).toHaveLength(layers * heads)
     await screenshot(page, 'heads-export', { fullPage: false })
     await page.keyboard.press('Escape')
     await page.getByTestId('export-dialog').waitFor({ state: 'detached' })

@@ -1,15 +1,13 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { checkFile, exitCode } from '../../src/engine/check'
 import { InferenceService } from '../../src/engine/service'
 import { ROOT, tempDir } from '../helpers'
+import { itWithTorch, PY } from '../torch'
 
-// Debian's PyTorch (python3-torch, python3-onnx), as training/ uses it; elsewhere these are skipped.
-const PY = '/usr/bin/python3'
-const hasTorch = existsSync(PY) && spawnSync(PY, ['-c', 'import torch, onnx'], { timeout: 120_000 }).status === 0
-if (!hasTorch) console.log('docs example and export helper: skipped, no /usr/bin/python3 with torch and onnx')
+// Debian's PyTorch (python3-torch, python3-onnx), as training/ uses it; elsewhere these are skipped, by name (test/torch.ts).
 
 /** Runs Python with the helper's own checks (the app's are run here, in-process). */
 function python(args: string[]) {
@@ -33,58 +31,66 @@ async function exportedExample(script: string, file: string): Promise<{ out: str
   return { out, torchGreedy }
 }
 
-describe.skipIf(!hasTorch)('the runnable example in docs/examples', () => {
-  it('exports an LSTM with Luong dot attention that passes check and translates in the engine as PyTorch does', async () => {
-    const { out, torchGreedy } = await exportedExample('lstm_luong_dot.py', 'lstm-luong-dot.onnx')
-    const service = new InferenceService()
-    const info = await service.open(out)
-    expect(info).toMatchObject({ name: 'lstm-luong-dot', attention: 'luong-dot', srcLang: 'en', tgtLang: 'de', findings: [] })
-    for (const [source, text] of Object.entries(torchGreedy)) {
-      const t = await service.translate(out, source)
-      expect(t.text).toBe(text)
-      expect(t.attention).toHaveLength(t.tgtTokens.length)
-    }
-    const beam = await service.translate(out, 'a dog runs', { beam: 4 })
-    expect(beam.tgtTokens.at(-1)).toBe('</s>')
-    const w = await service.whatIf(out, { modelId: '', text: 'a dog runs', steps: [0], mode: 'onehot', sourceIndex: 2 })
-    expect(w.modified.attention[0]).toEqual([0, 0, 1, 0])
-    await service.closeAll()
-  }, 300_000)
+describe('the runnable example in docs/examples', () => {
+  itWithTorch(
+    'exports an LSTM with Luong dot attention that passes check and translates in the engine as PyTorch does',
+    async () => {
+      const { out, torchGreedy } = await exportedExample('lstm_luong_dot.py', 'lstm-luong-dot.onnx')
+      const service = new InferenceService()
+      const info = await service.open(out)
+      expect(info).toMatchObject({ name: 'lstm-luong-dot', attention: 'luong-dot', srcLang: 'en', tgtLang: 'de', findings: [] })
+      for (const [source, text] of Object.entries(torchGreedy)) {
+        const t = await service.translate(out, source)
+        expect(t.text).toBe(text)
+        expect(t.attention).toHaveLength(t.tgtTokens.length)
+      }
+      const beam = await service.translate(out, 'a dog runs', { beam: 4 })
+      expect(beam.tgtTokens.at(-1)).toBe('</s>')
+      const w = await service.whatIf(out, { modelId: '', text: 'a dog runs', steps: [0], mode: 'onehot', sourceIndex: 2 })
+      expect(w.modified.attention[0]).toEqual([0, 0, 1, 0])
+      await service.closeAll()
+    },
+    300_000,
+  )
 
-  it('exports a Transformer built from torch.nn parts that passes check and translates, head by head, as PyTorch does', async () => {
-    const { out, torchGreedy } = await exportedExample('transformer_nn.py', 'transformer-nn.onnx')
-    expect(Object.keys(torchGreedy).length).toBeGreaterThan(1)
-    const service = new InferenceService()
-    const info = await service.open(out)
-    expect(info).toMatchObject({ name: 'transformer-nn', attention: 'transformer', heads: { layers: 2, heads: 2 }, findings: [] })
-    /** The average of one step's L × H head rows, which `attention` must equal when no head is silenced. */
-    const mean = (heads: number[][][], keep = (_l: number, _h: number) => true) => {
-      const rows = heads.flatMap((layer, l) => layer.filter((_, h) => keep(l, h)))
-      return rows[0].map((_, s) => rows.reduce((a, row) => a + row[s], 0) / rows.length)
-    }
-    for (const [source, text] of Object.entries(torchGreedy)) {
-      const t = await service.translate(out, source)
-      expect(t.text).toBe(text)
-      expect(t.attention).toHaveLength(t.tgtTokens.length)
-      expect(t.crossAttention).toHaveLength(t.tgtTokens.length)
-      t.crossAttention!.forEach((heads, step) => {
-        expect(heads.map((layer) => layer.map((row) => row.length))).toEqual([
-          [t.srcTokens.length, t.srcTokens.length],
-          [t.srcTokens.length, t.srcTokens.length],
-        ])
-        mean(heads).forEach((m, s) => expect(t.attention[step][s]).toBeCloseTo(m, 5))
-      })
-    }
-    // What-if: layer 1, head 0 silenced at the first step leaves the other three heads' average.
-    const source = Object.keys(torchGreedy)[0]
-    const w = await service.whatIf(out, { modelId: '', text: source, steps: [0], mode: 'silence', head: { layer: 1, head: 0 } })
-    expect(w.original.text).toBe(torchGreedy[source])
-    const heads = w.modified.crossAttention![0]
-    const others = mean(heads, (l, h) => !(l === 1 && h === 0))
-    others.forEach((m, s) => expect(w.modified.attention[0][s]).toBeCloseTo(m, 5))
-    expect(w.modified.attention[0]).not.toEqual(mean(heads))
-    await service.closeAll()
-  }, 300_000)
+  itWithTorch(
+    'exports a Transformer built from torch.nn parts that passes check and translates, head by head, as PyTorch does',
+    async () => {
+      const { out, torchGreedy } = await exportedExample('transformer_nn.py', 'transformer-nn.onnx')
+      expect(Object.keys(torchGreedy).length).toBeGreaterThan(1)
+      const service = new InferenceService()
+      const info = await service.open(out)
+      expect(info).toMatchObject({ name: 'transformer-nn', attention: 'transformer', heads: { layers: 2, heads: 2 }, findings: [] })
+      /** The average of one step's L × H head rows, which `attention` must equal when no head is silenced. */
+      const mean = (heads: number[][][], keep = (_l: number, _h: number) => true) => {
+        const rows = heads.flatMap((layer, l) => layer.filter((_, h) => keep(l, h)))
+        return rows[0].map((_, s) => rows.reduce((a, row) => a + row[s], 0) / rows.length)
+      }
+      for (const [source, text] of Object.entries(torchGreedy)) {
+        const t = await service.translate(out, source)
+        expect(t.text).toBe(text)
+        expect(t.attention).toHaveLength(t.tgtTokens.length)
+        expect(t.crossAttention).toHaveLength(t.tgtTokens.length)
+        t.crossAttention!.forEach((heads, step) => {
+          expect(heads.map((layer) => layer.map((row) => row.length))).toEqual([
+            [t.srcTokens.length, t.srcTokens.length],
+            [t.srcTokens.length, t.srcTokens.length],
+          ])
+          mean(heads).forEach((m, s) => expect(t.attention[step][s]).toBeCloseTo(m, 5))
+        })
+      }
+      // What-if: layer 1, head 0 silenced at the first step leaves the other three heads' average.
+      const source = Object.keys(torchGreedy)[0]
+      const w = await service.whatIf(out, { modelId: '', text: source, steps: [0], mode: 'silence', head: { layer: 1, head: 0 } })
+      expect(w.original.text).toBe(torchGreedy[source])
+      const heads = w.modified.crossAttention![0]
+      const others = mean(heads, (l, h) => !(l === 1 && h === 0))
+      others.forEach((m, s) => expect(w.modified.attention[0][s]).toBeCloseTo(m, 5))
+      expect(w.modified.attention[0]).not.toEqual(mean(heads))
+      await service.closeAll()
+    },
+    300_000,
+  )
 })
 
 /**
@@ -92,27 +98,28 @@ describe.skipIf(!hasTorch)('the runnable example in docs/examples', () => {
  * (docs/model-format.md): each passes check with no finding at all (so batches equal single
  * sentences) and translates in the app as in PyTorch.
  */
-describe.skipIf(!hasTorch)('the examples for bidirectional encoders, vocabularies without <pad> and coverage', () => {
-  it.each([
+describe('the examples for bidirectional encoders, vocabularies without <pad> and coverage', () => {
+  for (const [script, file, attention] of [
     ['bigru_packed.py', 'bigru-packed.onnx', 'bahdanau'],
     ['spm_no_pad.py', 'spm-no-pad.onnx', 'luong-general'],
     ['gru_coverage.py', 'gru-coverage.onnx', 'bahdanau'],
-  ])(
-    '%s exports a model that passes check and translates as PyTorch does',
-    async (script, file, attention) => {
-      const { out, torchGreedy } = await exportedExample(script, file)
-      const service = new InferenceService()
-      const info = await service.open(out)
-      expect(info).toMatchObject({ attention, findings: [] })
-      const sources = Object.keys(torchGreedy)
-      for (const source of sources) expect((await service.translate(out, source)).text).toBe(torchGreedy[source])
-      // BLEU by length's batches: both sentences at once, as one batch, the same as alone.
-      const evaluated = await service.evaluate(out, sources, Object.values(torchGreedy), { batchSize: 2 })
-      expect(evaluated.hypotheses).toEqual(Object.values(torchGreedy))
-      await service.closeAll()
-    },
-    300_000,
-  )
+  ])
+    itWithTorch(
+      `${script} exports a model that passes check and translates as PyTorch does`,
+      async () => {
+        const { out, torchGreedy } = await exportedExample(script, file)
+        const service = new InferenceService()
+        const info = await service.open(out)
+        expect(info).toMatchObject({ attention, findings: [] })
+        const sources = Object.keys(torchGreedy)
+        for (const source of sources) expect((await service.translate(out, source)).text).toBe(torchGreedy[source])
+        // BLEU by length's batches: both sentences at once, as one batch, the same as alone.
+        const evaluated = await service.evaluate(out, sources, Object.values(torchGreedy), { batchSize: 2 })
+        expect(evaluated.hypotheses).toEqual(Object.values(torchGreedy))
+        await service.closeAll()
+      },
+      300_000,
+    )
 })
 
 // A GRU (its state one [layers, B, H] tensor), a local-p model declaring its score function, and
@@ -190,28 +197,32 @@ except ExportError as e:
     print(e)
 `
 
-describe.skipIf(!hasTorch)('training/attention_lens_export.py, the export helper', () => {
-  it('packs a GRU state, writes local-p and a forecaster, and every file passes check', async () => {
-    const dir = tempDir()
-    const script = join(dir, 'export.py')
-    writeFileSync(script, SCRIPT)
-    const [dot, local, forecaster] = ['gru-dot.onnx', 'gru-local-p.onnx', 'forecaster.onnx'].map((f) => join(dir, f))
-    const r = python([script, dot, local, forecaster])
-    expect(r.code, r.err).toBe(0)
-    // Special tokens are looked up by string; one the vocabularies lack is said before anything is written.
-    expect(r.out).toBe('the eos token "<eos>" is not in both vocabularies')
-    for (const path of [dot, local, forecaster]) {
-      const report = await checkFile(path)
-      expect({ path, fatal: report.fatal, findings: report.findings }).toEqual({ path, fatal: [], findings: [] })
-    }
-    const service = new InferenceService()
-    const info = await service.open(local)
-    expect(info).toMatchObject({ attention: 'local-p', windowD: 2, localScore: 'dot' })
-    const t = await service.translate(local, 'abc')
-    expect(t.srcTokens).toEqual(['a', 'b', 'c', '</s>'])
-    expect(t.positions).toHaveLength(t.tgtTokens.length)
-    const f = await service.open(forecaster)
-    expect(f.forecast).toMatchObject({ history: 96, horizon: 8, periodMinutes: 15, seasonalLags: [96] })
-    await service.closeAll()
-  }, 300_000)
+describe('training/attention_lens_export.py, the export helper', () => {
+  itWithTorch(
+    'packs a GRU state, writes local-p and a forecaster, and every file passes check',
+    async () => {
+      const dir = tempDir()
+      const script = join(dir, 'export.py')
+      writeFileSync(script, SCRIPT)
+      const [dot, local, forecaster] = ['gru-dot.onnx', 'gru-local-p.onnx', 'forecaster.onnx'].map((f) => join(dir, f))
+      const r = python([script, dot, local, forecaster])
+      expect(r.code, r.err).toBe(0)
+      // Special tokens are looked up by string; one the vocabularies lack is said before anything is written.
+      expect(r.out).toBe('the eos token "<eos>" is not in both vocabularies')
+      for (const path of [dot, local, forecaster]) {
+        const report = await checkFile(path)
+        expect({ path, fatal: report.fatal, findings: report.findings }).toEqual({ path, fatal: [], findings: [] })
+      }
+      const service = new InferenceService()
+      const info = await service.open(local)
+      expect(info).toMatchObject({ attention: 'local-p', windowD: 2, localScore: 'dot' })
+      const t = await service.translate(local, 'abc')
+      expect(t.srcTokens).toEqual(['a', 'b', 'c', '</s>'])
+      expect(t.positions).toHaveLength(t.tgtTokens.length)
+      const f = await service.open(forecaster)
+      expect(f.forecast).toMatchObject({ history: 96, horizon: 8, periodMinutes: 15, seasonalLags: [96] })
+      await service.closeAll()
+    },
+    300_000,
+  )
 })

@@ -1,3 +1,4 @@
+import { KINDS } from '../../shared/attention-kinds'
 import * as ort from 'onnxruntime-node'
 import { CancelledError } from '../../shared/errors'
 import { corpusBleu } from '../bleu'
@@ -46,7 +47,7 @@ function permute(row: Float32Array, n: number, rnd: () => number): void {
 }
 
 export function canAblate(model: LoadedModel): string | null {
-  if (model.spec.attention === 'none') return `${model.spec.name} has no attention to ablate.`
+  if (!KINDS[model.spec.attention].attends) return `${model.spec.name} has no attention to ablate.`
   const missing = ['attn_override', 'override_on'].filter((n) => !model.stepInputs.has(n))
   return missing.length ? `${model.spec.name}'s decoder step has no ${missing.join('/')} input, so its attention cannot be replaced.` : null
 }

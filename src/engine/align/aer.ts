@@ -1,3 +1,4 @@
+import type { AerScore } from '../../shared/alignment'
 import type { Link } from './pharaoh'
 import { linkKey } from './pharaoh'
 
@@ -19,12 +20,7 @@ export interface AerCounts {
   hitPossible: number
 }
 
-export interface AerScore {
-  /** Percentages, 0–100. */
-  aer: number
-  precision: number
-  recall: number
-}
+export type { AerScore }
 
 export function aerCounts(gold: readonly Link[], hyp: readonly Link[]): AerCounts {
   const sure = new Set<number>()

@@ -1,3 +1,4 @@
+import { KINDS } from '../../shared/attention-kinds'
 import { wordAttention, type Span } from '../../shared/attention/words'
 import { CancelledError } from '../../shared/errors'
 import { decodeSteps, encodePieces, maxTargetLength, targetIds } from '../decode'
@@ -39,7 +40,7 @@ export interface ForceOptions {
 /** Forces every pair's target through the model, in length-sorted batches. */
 export async function pairAttentions(model: LoadedModel, pairs: readonly WordPair[], opts: ForceOptions = {}): Promise<PairAttention[]> {
   const { spec } = model
-  if (spec.attention === 'none') throw new Error(`${spec.name} has no attention to align with.`)
+  if (!KINDS[spec.attention].attends) throw new Error(`${spec.name} has no attention to align with.`)
   const unkSrc = spec.srcVocab[spec.special.unk]
   const unkTgt = spec.tgtVocab[spec.special.unk]
   const prepared = pairs.map((p) => {

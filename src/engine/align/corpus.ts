@@ -87,12 +87,15 @@ export async function readParallel(srcPath: string, tgtPath: string, srcLang: La
   const src = linesOf(s)
   const tgt = linesOf(t)
   if (src.length !== tgt.length) throw new Error(`${srcPath} has ${src.length} lines but ${tgtPath} has ${tgt.length}.`)
-  return toPairs(src, tgt, srcLang, tgtLang, pairs)
+  return corpusPairs(src, tgt, srcLang, tgtLang, pairs)
 }
 
-function toPairs(src: string[], tgt: string[], srcLang: Language, tgtLang: Language, pairs: readonly WordPair[]): WordPair[] {
+/** Raw parallel sentences → word pairs in the gold's conventions (`pairs` give the Chinese dictionary); empty sides dropped. */
+export function corpusPairs(src: readonly string[], tgt: readonly string[], srcLang: Language, tgtLang: Language, pairs: readonly WordPair[]): WordPair[] {
   const dict = srcLang === 'zh' || tgtLang === 'zh' ? new ChineseDictionary(pairs.flatMap((p) => [...p.src, ...p.tgt].map(normalizeWord))) : null
-  return src.map((line, n) => ({ src: corpusWords(line, srcLang, dict), tgt: corpusWords(tgt[n], tgtLang, dict) })).filter((p) => p.src.length && p.tgt.length)
+  return src
+    .map((line, n) => ({ src: corpusWords(line, srcLang, dict), tgt: corpusWords(tgt[n] ?? '', tgtLang, dict) }))
+    .filter((p) => p.src.length && p.tgt.length)
 }
 
 /** Tatoeba's `english<TAB>chinese<TAB>attribution` as zh → en pairs (or en → zh). */
@@ -100,7 +103,7 @@ export async function readTatoeba(path: string, pairs: readonly WordPair[], dire
   const rows = linesOf(await text(path)).map((l) => l.split('\t'))
   const en = rows.map((r) => r[0] ?? '')
   const zh = rows.map((r) => r[1] ?? '')
-  return direction === 'zh-en' ? toPairs(zh, en, 'zh', 'en', pairs) : toPairs(en, zh, 'en', 'zh', pairs)
+  return direction === 'zh-en' ? corpusPairs(zh, en, 'zh', 'en', pairs) : corpusPairs(en, zh, 'en', 'zh', pairs)
 }
 
 /** The corpus each bundled pair's models were trained on, in ../shared/datasets (null where there is none). */

@@ -1,3 +1,5 @@
+import type { OcclusionResult } from '../../shared/alignment'
+import { KINDS } from '../../shared/attention-kinds'
 import { sumColumns, wordLabels, wordSpans, type Span } from '../../shared/attention/words'
 import { CancelledError } from '../../shared/errors'
 import { decodeSteps, encodePieces, encodeSource, greedyBatch, targetIds, type EncodedSource } from '../decode'
@@ -12,22 +14,7 @@ import { kendallTau } from './kendall'
  * log-probability drops without it. Set beside the attention (the same words, pieces summed), the
  * two rank the source words per output step: Kendall's τ and whether both put the same word first.
  */
-export interface Occlusion {
-  srcWords: string[]
-  /** The model's greedy output, `</s>` last. */
-  tgtTokens: string[]
-  logProbs: number[]
-  /** [output token][source word]: log p(token | source) − log p(token | source without the word). */
-  importance: number[][]
-  /** [output token][source word]: the model's attention, pieces summed, `</s>` left out and renormalised. */
-  attention: number[][]
-  /** Per output token: Kendall's τ-b of importance against attention (null where either is flat). */
-  tau: (number | null)[]
-  /** Per output token: the most important word is the most attended one. */
-  top1: boolean[]
-  meanTau: number | null
-  top1Rate: number
-}
+export type Occlusion = OcclusionResult
 
 /** Largest batch of occluded copies run at once. */
 const MAX_BATCH = 64
@@ -56,7 +43,7 @@ export function occluded(model: LoadedModel, src: EncodedSource, spans: readonly
 }
 
 export async function occlusion(model: LoadedModel, text: string, signal?: AbortSignal): Promise<Occlusion> {
-  if (model.spec.attention === 'none') throw new Error(`${model.spec.name} has no attention to compare occlusion with.`)
+  if (!KINDS[model.spec.attention].attends) throw new Error(`${model.spec.name} has no attention to compare occlusion with.`)
   const [own] = await greedyBatch(model, [text], { topK: 1, encoderStates: false, crossAttention: false, signal })
   const src = encodeSource(model, text)
   const pieces = src.tokens.slice(0, -1)

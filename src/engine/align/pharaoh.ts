@@ -5,12 +5,8 @@
  * from 0). In memory links are always 0-based.
  */
 
-/** One link: source word i, target word j (0-based), sure or only possible. */
-export interface Link {
-  i: number
-  j: number
-  sure: boolean
-}
+import type { Link } from '../../shared/alignment'
+export type { Link }
 
 export class PharaohError extends Error {}
 

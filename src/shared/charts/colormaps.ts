@@ -1,14 +1,16 @@
+import type { ColormapName } from '../colormap-names'
+
+export { COLORMAP_NAMES, type ColormapName } from '../colormap-names'
+
 /** Colour maps as evenly spaced stops (ECharts' visualMap interpolates between them). */
-export const COLORMAPS = {
+export const COLORMAPS: Record<ColormapName, readonly string[]> = {
   // Perceptually uniform (matplotlib's viridis), sampled at 9 points. The default.
   viridis: ['#440154', '#472d7b', '#3b528b', '#2c728e', '#21918c', '#28ae80', '#5ec962', '#addc30', '#fde725'],
   // Designed to read the same for the common colour-vision deficiencies (cividis, Nuñez et al. 2018).
   cividis: ['#00224e', '#123570', '#3b496c', '#575d6d', '#707173', '#8a8779', '#a69d75', '#c4b56c', '#fee838'],
   // For print: white (0) to black (1).
   greys: ['#ffffff', '#f0f0f0', '#d9d9d9', '#bdbdbd', '#969696', '#737373', '#525252', '#252525', '#000000'],
-} as const
-export type ColormapName = keyof typeof COLORMAPS
-export const COLORMAP_NAMES = Object.keys(COLORMAPS) as ColormapName[]
+}
 
 function hex(c: string): [number, number, number] {
   return [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)) as [number, number, number]

@@ -1,4 +1,5 @@
 import type { CorpusResult } from '../api'
+import { KINDS } from '../attention-kinds'
 import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, type Frame } from './frame'
 import { modelLooks, type ModelLook } from './model-colours'
@@ -45,7 +46,7 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
       name: `${r.model} (${r.bleu.toFixed(1)})`,
       ...looks[k],
       symbolSize: 8,
-      lineStyle: { width: r.attention === 'none' ? 3 : 2, type: r.attention === 'none' ? 'dashed' : 'solid' },
+      lineStyle: { width: KINDS[r.attention].attends ? 2 : 3, type: KINDS[r.attention].attends ? 'solid' : 'dashed' },
       data: buckets.map((b) => r.byLength.find((x) => x.bucket === b)?.bleu ?? null),
     })),
   }
@@ -55,7 +56,7 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
 function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<string, number>, f: Frame): Record<string, unknown> {
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
-  const none = (k: number) => corpus.results[k].attention === 'none'
+  const none = (k: number) => !KINDS[corpus.results[k].attention].attends
   const looks = corpusStyles(corpus)
   const key = corpus.results.map((r, k) => ({
     label: `${r.model} (${r.bleu.toFixed(1)})`,

@@ -13,7 +13,7 @@ import {
   type Frame,
   type KeyItem,
 } from './frame'
-import { pieceGroups } from './tokens'
+import { pieceGroups } from '../attention/pieces'
 import { escapeHtml } from './html'
 
 export type HeatmapScale = 'linear' | 'log'

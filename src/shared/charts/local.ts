@@ -11,8 +11,10 @@
 import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, textHeight, type Frame, type KeyItem } from './frame'
 import { escapeHtml } from './html'
+import { diagonalAt } from '../attention/diagonal'
 
-export type LocalKind = 'local-m' | 'local-p'
+/** How a local model places its window (attention-kinds.ts): local-m's fixed pace, local-p's prediction with a Gaussian. */
+export type LocalKind = 'monotonic' | 'predictive'
 
 export interface SpotlightLabels {
   align: string
@@ -213,7 +215,7 @@ function spotlightSeries(
   const [x0, x1] = spotlightExtent(S)
   const [lo, hi] = windowArea(win, S)
   const at = (a: number[], s: number) => a[s] ?? 0
-  const boxed = input.kind === 'local-m'
+  const boxed = input.kind === 'monotonic'
   const L = look.names
   return [
     {
@@ -275,18 +277,6 @@ function spotlightSeries(
       z: 1,
     },
   ]
-}
-
-/** The diagonal p = t·(S-1)/(T-1) the position plot compares p_t with. */
-export function diagonalAt(t: number, T: number, S: number): number {
-  return T > 1 ? (t * (S - 1)) / (T - 1) : 0
-}
-
-/** Mean |p_t - diagonal| over the output steps: how far the model strays from monotonic reading. */
-export function meanDistanceFromDiagonal(positions: number[], S: number): number {
-  const T = positions.length
-  if (!T) return 0
-  return positions.reduce((a, p, t) => a + Math.abs(p - diagonalAt(t, T, S)), 0) / T
 }
 
 /**
@@ -428,7 +418,7 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
 /** The spotlight on a page: the same bars and curve, a key in place of labels on the chart. */
 function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknown> {
   const T = FIGURE_TEXT[f.lang]
-  const local = input.kind === 'local-m'
+  const local = input.kind === 'monotonic'
   const L: SpotlightLabels = {
     align: T.align,
     gaussian: local ? T.box : T.gaussian,

@@ -92,6 +92,12 @@ describe('attention-lens occlusion and eval --ablate', () => {
     const r = run(['eval', '--model', tiny('bahdanau'), '--src', src, '--ref', ref, '--ablate', 'uniform'])
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/own attention +BLEU +\d+\.\d\d +mean reference log p -\d\.\d{3}\n +uniform attention +BLEU/)
+    // Refused before any decoding, in one line: a model without attention has none to replace.
+    expect(run(['eval', '--model', tiny('none'), '--src', src, '--ref', ref, '--ablate', 'uniform'])).toMatchObject({
+      code: 2,
+      out: '',
+      err: 'attention-lens: tiny-none has no attention to ablate',
+    })
     expect(run(['eval', '--model', tiny('bahdanau'), '--src', src, '--ref', ref, '--ablate', 'zero'])).toMatchObject({
       code: 2,
       err: expect.stringMatching(/--ablate must be uniform or permuted/),

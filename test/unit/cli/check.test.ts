@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { naiveBaselineLabel } from '../../../src/cli/baseline'
 import { BUNDLED_MODELS, editedModel, ROOT, setMeta, tempDir, tiny } from '../../helpers'
+import { itWithTorch, PY } from '../../torch'
 import { after, BATCH_TENSORS, constant, fixAxis, nanOf, node } from '../engine/check-edits'
 import { TensorProto_DataType } from '../../../src/engine/onnx-proto'
-import { copyFileSync } from 'node:fs'
+import { copyFileSync, existsSync } from 'node:fs'
 
 const UNUSUAL = join(ROOT, 'test', 'fixtures', 'unusual')
 const STATE_WIDTH =
@@ -98,11 +98,8 @@ describe('attention-lens check', () => {
   })
 })
 
-const PY = '/usr/bin/python3'
-const hasTorch = existsSync(PY) && spawnSync(PY, ['-c', 'import torch, onnx'], { timeout: 120_000 }).status === 0
-
-describe.skipIf(!hasTorch)('the Python export helper runs this check', () => {
-  it('run_check calls attention-lens check and returns its exit code', () => {
+describe('the Python export helper runs this check', () => {
+  itWithTorch('run_check calls attention-lens check and returns its exit code', () => {
     const model = editedModel(tiny('bahdanau'), (m) => fixAxis(m, BATCH_TENSORS, 0, 1))
     const code = 'import sys; sys.path.insert(0, "training"); from attention_lens_export import run_check; sys.exit(run_check(sys.argv[1]))'
     const r = spawnSync(PY, ['-c', code, model], {
@@ -116,11 +113,11 @@ describe.skipIf(!hasTorch)('the Python export helper runs this check', () => {
   })
 })
 
-describe.skipIf(!hasTorch)('the Python export helper refuses what the app refuses, and says when it cannot find the app', () => {
+describe('the Python export helper refuses what the app refuses, and says when it cannot find the app', () => {
   const python = (code: string, env: NodeJS.ProcessEnv = {}) =>
     spawnSync(PY, ['-c', code], { cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, OMP_NUM_THREADS: '1', ...env } })
 
-  it("refuses the coverage-state model before writing it, in the app's words", () => {
+  itWithTorch("refuses the coverage-state model before writing it, in the app's words", () => {
     const out = join(tempDir(), 'coverage.onnx')
     const r = python(
       [
@@ -140,7 +137,7 @@ describe.skipIf(!hasTorch)('the Python export helper refuses what the app refuse
     expect(existsSync(out)).toBe(false)
   })
 
-  it("copied next to a user's code, away from the app: a loud note on how to set ATTENTION_LENS, then the Python checks", () => {
+  itWithTorch("copied next to a user's code, away from the app: a loud note on how to set ATTENTION_LENS, then the Python checks", () => {
     const dir = tempDir()
     copyFileSync(join(ROOT, 'training', 'attention_lens_export.py'), join(dir, 'attention_lens_export.py'))
     const code = `import sys; sys.path.insert(0, ${JSON.stringify(dir)}); from attention_lens_export import run_check; sys.exit(run_check(sys.argv[1]))`

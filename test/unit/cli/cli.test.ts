@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
+import { InferenceService } from '../../../src/engine/service'
 import { ROOT, tempDir, tiny } from '../../helpers'
 
 // The command as users get it: package.json's bin, which loads the build in out/main/cli.js.
@@ -34,10 +35,18 @@ describe('the shipped bin', () => {
 })
 
 describe('attention-lens translate', () => {
-  it('translates stdin line by line', () => {
-    const r = run(['translate', '--model', tiny('bahdanau')], 'A dog runs.\nTwo men are sitting.\n')
+  it('translates stdin line by line: line i out is the translation of line i in, an empty line stays empty and is reported', async () => {
+    const lines = ['A dog runs.', 'Two men are sitting.', '', 'A girl in a red dress.']
+    const r = run(['translate', '--model', tiny('bahdanau')], lines.join('\n') + '\n')
     expect(r.code).toBe(0)
-    expect(r.out.trim().split('\n')).toHaveLength(2)
+    // The engine in this process, for the expected text of each line.
+    const service = new InferenceService()
+    const expected = []
+    for (const l of lines) expected.push(l ? (await service.translate(tiny('bahdanau'), l)).text : '')
+    await service.closeAll()
+    expect(new Set(expected.filter(Boolean)).size).toBe(3)
+    expect(r.out).toBe(expected.map((t) => t + '\n').join(''))
+    expect(r.err).toBe('attention-lens: line 3 is empty: nothing to translate')
   })
 
   it('reads a file, uses beam search and writes tokens and matrices as JSON lines', () => {
@@ -181,6 +190,20 @@ describe('attention-lens export', () => {
     const r = run(argv as string[])
     expect(r.code).toBe(2)
     expect(r.err).toMatch(message)
+  })
+
+  it('refuses an empty sentence, and --head where the view draws no single head', () => {
+    const dir = tempDir()
+    for (const src of ['', '   ']) {
+      const r = run(['export', '--model', tiny('bahdanau'), '--src', src, '--out', join(dir, 'e.svg')])
+      expect(r).toMatchObject({ code: 2, err: 'attention-lens: --src is empty: there is no sentence to translate (attention-lens --help)' })
+    }
+    const head = run(['export', '--model', tiny('transformer'), '--src', 'A dog.', '--view', 'heatmap', '--head', '1:1', '--out', join(dir, 'h.svg')])
+    expect(head).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--head applies to --view heads and --view whatif, not heatmap; .*--view heads --head 1:1/),
+    })
+    expect(readdirSync(dir)).toEqual([])
   })
 
   it('a write that fails leaves no file and says why', () => {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { overrideWeights } from '../../../src/engine/decode'
-import { differing } from '../../../src/shared/charts/comparison'
+import { differing } from '../../../src/shared/differing'
 import { comparableTokens, END_MARK } from '../../../src/shared/end-token'
 import { InferenceService } from '../../../src/engine/service'
 import { tiny } from '../../helpers'

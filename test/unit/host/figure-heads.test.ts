@@ -5,7 +5,7 @@
  * the layout is under test here, not a model.
  */
 import { describe, expect, it } from 'vitest'
-import { headStats } from '../../../src/shared/charts/heads'
+import { headStats } from '../../../src/shared/attention/heads'
 import { DEFAULT_FIGURE, FONT_PRESETS, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
 import { figureOption, renderSvg } from '../../../src/host/export/figure'
 import { transformerTranslation } from '../shared/heads-fixture'

@@ -131,6 +131,7 @@ export function fakeApi() {
   const forced = waiting<Translation>()
   const scoreSentence = waiting<SentenceScore>()
   const forecastWhatIf = waiting<ForecastWhatIfResult<ForecastResult>>()
+  const compare = waiting<Translation[]>()
   const statusListeners: ((s: { state: 'ready' | 'restarted'; message: string }) => void)[] = []
   let models: ModelSummary[] = []
   let cancels = 0
@@ -145,11 +146,14 @@ export function fakeApi() {
     cancelTranslate: async () => {
       cancels++
     },
-    compare: unused,
+    compare: compare.fn,
     whatIf: unused,
     forced: forced.fn,
     scoreSentence: scoreSentence.fn,
     runCorpus: unused,
+    runAlignment: unused,
+    cancelAlignment: unused,
+    occlusion: unused,
     cancelCorpus: unused,
     forecastSeries: forecastSeries.fn,
     forecast: forecast.fn,
@@ -177,6 +181,7 @@ export function fakeApi() {
     forced: forced.calls,
     scoreSentence: scoreSentence.calls,
     forecastWhatIf: forecastWhatIf.calls,
+    compare: compare.calls,
     setModels(list: ModelSummary[]) {
       models = list
     },

@@ -170,7 +170,7 @@ describe('local attention facts', async () => {
 
   it('local-m at a fixed pace that runs ahead of the corner-to-corner diagonal: above it, capped at the end', () => {
     // S = 6 source positions (0…5), T = 6 steps, pace 1.5: 0, 1.5, 3, 4.5, 5, 5 (capped at 5).
-    const f = localFacts('local-m', [0, 1.5, 3, 4.5, 5, 5], 6, 2)
+    const f = localFacts('monotonic', [0, 1.5, 3, 4.5, 5, 5], 6, 2)
     expect(f.pace).toBeCloseTo(1.5, 9)
     expect(f.offset).toBeGreaterThan(0)
     expect(f.distance).toBeGreaterThan(ON_DIAGONAL)
@@ -179,17 +179,17 @@ describe('local attention facts', async () => {
   })
 
   it('p_t on the diagonal is said to sit on it', () => {
-    const f = localFacts('local-m', [0, 1, 2, 3, 4, 5], 6, 2)
+    const f = localFacts('monotonic', [0, 1, 2, 3, 4, 5], 6, 2)
     expect(f.distance).toBeLessThan(ON_DIAGONAL)
     expect(f.capped).toBe(0)
   })
 
   it('local-p: a first step that looks at the end of the sentence and a last step far off are pointed out', () => {
-    const f = localFacts('local-p', [9, 1, 2, 3, 4, 0.5], 10, 2)
+    const f = localFacts('predictive', [9, 1, 2, 3, 4, 0.5], 10, 2)
     expect(f.odd.map((o) => [o.step, o.where])).toEqual([
       [0, 'first'],
       [5, 'last'],
     ])
-    expect(localFacts('local-p', [0.5, 1.8, 3.6, 5.4, 7.2, 9], 10, 2).odd).toEqual([])
+    expect(localFacts('predictive', [0.5, 1.8, 3.6, 5.4, 7.2, 9], 10, 2).odd).toEqual([])
   })
 })

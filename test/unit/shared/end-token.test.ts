@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { differing } from '../../../src/shared/charts/comparison'
+import { differing } from '../../../src/shared/differing'
 import { comparableTokens } from '../../../src/shared/end-token'
 
 const src = ['a', 'dog', 'runs', '</s>']

@@ -1,23 +1,20 @@
 import { describe, expect, it } from 'vitest'
 import { estimateWidth, INKS, type Frame } from '../../../src/shared/charts/frame'
+import { buildHeadsGridOption, headOfSeries, headsGridLayout, stepHeadRows } from '../../../src/shared/charts/heads'
 import {
   agreement,
   averageHeads,
-  buildHeadsGridOption,
   diagonality,
   headMatrix,
-  headOfSeries,
-  headsGridLayout,
   headStats,
   meanEntropy,
   rankHeads,
   projection,
   rowEntropy,
-  stepHeadRows,
   toWordAlignment,
   wordOfToken,
   wordsOf,
-} from '../../../src/shared/charts/heads'
+} from '../../../src/shared/attention/heads'
 import { makeCross, PATTERNS, SRC, TGT, transformerTranslation } from './heads-fixture'
 
 const frame = (p: Partial<Frame> = {}): Frame => ({

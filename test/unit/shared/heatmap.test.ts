@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { colorAt, COLORMAPS, textColorOn } from '../../../src/shared/charts/colormaps'
 import { buildHeatmapOption, displayValue, windowCells } from '../../../src/shared/charts/heatmap'
-import { pieceGroups } from '../../../src/shared/charts/tokens'
+import { pieceGroups } from '../../../src/shared/attention/pieces'
 
 type Opt = {
   series: { type: string; data: { value: number[] }[]; label: { show: boolean } }[]

@@ -2,15 +2,14 @@ import { afterAll, describe, expect, it } from 'vitest'
 import {
   buildPositionPlotOption,
   buildSpotlightOption,
-  diagonalAt,
   inWindow,
-  meanDistanceFromDiagonal,
   POSITION_SERIES,
   positionExtent,
   SPOTLIGHT_SERIES,
   windowArea,
   type SpotlightInput,
 } from '../../../src/shared/charts/local'
+import { diagonalAt, meanDistanceFromDiagonal } from '../../../src/shared/attention/diagonal'
 import { InferenceService } from '../../../src/engine/service'
 import { tiny } from '../../helpers'
 
@@ -37,7 +36,7 @@ function localStep(p: number, D: number, scores: number[]): Omit<SpotlightInput,
   const align = scores.map((e, s) => (inside[s] ? Math.exp(e) / z : 0))
   const sigma = D / 2
   const gaussian = scores.map((_, s) => Math.exp(-((s - p) ** 2) / (2 * sigma * sigma)))
-  return { align, gaussian, attention: align.map((a, s) => a * gaussian[s]), position: p, window: win, kind: 'local-p' }
+  return { align, gaussian, attention: align.map((a, s) => a * gaussian[s]), position: p, window: win, kind: 'predictive' }
 }
 
 const SRC = ['a', 'dog', 'runs', 'on', 'the', 'grass', '.', 'the', '</s>']
@@ -107,7 +106,7 @@ describe('spotlight option', () => {
   })
 
   it('local-m draws its box factor as steps, local-p its Gaussian as a curve', () => {
-    const box = buildSpotlightOption({ srcTokens: SRC, windowD: 2, ...step, kind: 'local-m' })
+    const box = buildSpotlightOption({ srcTokens: SRC, windowD: 2, ...step, kind: 'monotonic' })
     expect(seriesOf(box, SPOTLIGHT_SERIES.gaussian)).toMatchObject({ step: 'middle', smooth: false })
     expect(seriesOf(o, SPOTLIGHT_SERIES.gaussian)).toMatchObject({ step: false })
   })
@@ -201,7 +200,7 @@ describe('with a real local-p translation', () => {
         position: p,
         window: t.windows![step],
         windowD: D,
-        kind: 'local-p',
+        kind: 'predictive',
       })
       const w = seriesOf(o, SPOTLIGHT_SERIES.weights).data as number[]
       expect(w).toHaveLength(S)

@@ -1,4 +1,5 @@
-import { diagonalAt } from '../../../shared/charts/local'
+import { type LocalKind } from '../../../shared/charts/local'
+import { diagonalAt } from '../../../shared/attention/diagonal'
 
 /**
  * What the local-attention text says about p_t, worked out from the positions on show, so the
@@ -20,17 +21,17 @@ export interface LocalFacts {
 /** Within this many source positions of the diagonal, p_t "sits on" it. */
 export const ON_DIAGONAL = 0.5
 
-export function localFacts(kind: 'local-m' | 'local-p', positions: number[], S: number, D: number): LocalFacts {
+export function localFacts(kind: LocalKind, positions: number[], S: number, D: number): LocalFacts {
   const T = positions.length
   const diag = positions.map((_, t) => diagonalAt(t, T, S))
   const distance = T ? positions.reduce((a, p, t) => a + Math.abs(p - diag[t]), 0) / T : 0
   const offset = T ? positions.reduce((a, p, t) => a + (p - diag[t]), 0) / T : 0
   const last = S - 1
-  const capped = kind === 'local-m' ? positions.filter((p) => Math.abs(p - last) < 1e-6).length : 0
+  const capped = kind === 'monotonic' ? positions.filter((p) => Math.abs(p - last) < 1e-6).length : 0
   const free = positions.filter((p) => p < last - 1e-6)
-  const pace = kind === 'local-m' && free.length >= 2 ? free[1] - free[0] : null
+  const pace = kind === 'monotonic' && free.length >= 2 ? free[1] - free[0] : null
   const odd: LocalFacts['odd'] = []
-  if (kind === 'local-p' && T > 0) {
+  if (kind === 'predictive' && T > 0) {
     const far = (t: number) => Math.abs(positions[t] - diag[t]) > Math.max(D, 1)
     if (far(0)) odd.push({ step: 0, position: positions[0], diagonal: diag[0], where: 'first' })
     if (T > 1 && far(T - 1)) odd.push({ step: T - 1, position: positions[T - 1], diagonal: diag[T - 1], where: 'last' })

@@ -2,6 +2,7 @@ import type { ForecastResult, ModelInfo, SeriesData } from '../../../shared/api'
 import type { ForecastWhatIfRequest, ForecastWhatIfResult } from '../../../shared/teaching'
 import { parseSeriesCsv } from '../../../shared/series'
 import { api } from '../lib/api'
+import { Latest } from '../lib/latest'
 
 const SAVED_KEY = 'attention-lens:forecast'
 
@@ -21,8 +22,8 @@ export class ForecastState {
   whatIfError = $state<string | null>(null)
   whatIfBusy = $state(false)
 
-  private seq = 0
-  private whatIfSeq = 0
+  private forecasts = new Latest()
+  private whatIfs = new Latest()
   private model = $state.raw<ModelInfo | null>(null)
 
   /** The origins a forecast can start from: the held-out weeks, or anywhere with enough history. */
@@ -105,31 +106,23 @@ export class ForecastState {
     const model = this.model
     const f = model?.forecast
     if (!s || !model || !f) return
-    const seq = ++this.whatIfSeq
     // Nothing stale under a new run's answer or its error.
     this.whatIf = null
     this.whatIfError = null
     this.whatIfBusy = true
     const from = this.origin - f.history
     const to = Math.min(s.values.length, this.origin + f.horizon)
-    try {
-      const r = await api.forecastWhatIf({
-        modelId: model.id,
-        timestamps: s.timestamps.slice(from, to),
-        values: s.values.slice(from, to),
-        origin: f.history,
-        ...o,
-      })
-      if (seq === this.whatIfSeq) this.whatIf = r
-    } catch (e) {
-      if (seq === this.whatIfSeq) this.whatIfError = (e as Error).message
-    } finally {
-      if (seq === this.whatIfSeq) this.whatIfBusy = false
-    }
+    const r = await this.whatIfs.run(() =>
+      api.forecastWhatIf({ modelId: model.id, timestamps: s.timestamps.slice(from, to), values: s.values.slice(from, to), origin: f.history, ...o }),
+    )
+    if (!r.current) return
+    this.whatIfBusy = false
+    if ('error' in r) this.whatIfError = r.error.message
+    else this.whatIf = r.value
   }
 
   clearWhatIf(): void {
-    this.whatIfSeq++
+    this.whatIfs.cancel()
     this.whatIf = null
     this.whatIfError = null
     this.whatIfBusy = false
@@ -146,24 +139,22 @@ export class ForecastState {
     const model = this.model
     const f = model?.forecast
     if (!s || !model || !f) return
-    const seq = ++this.seq
     // Send only what the forecast reads: the history, and the actual values after the origin.
     const from = this.origin - f.history
     const to = Math.min(s.values.length, this.origin + f.horizon)
     this.busy = true
-    try {
-      const r = await api.forecast({ modelId: model.id, timestamps: s.timestamps.slice(from, to), values: s.values.slice(from, to), origin: f.history })
-      if (seq !== this.seq) return
-      this.result = r
+    const r = await this.forecasts.run(() =>
+      api.forecast({ modelId: model.id, timestamps: s.timestamps.slice(from, to), values: s.values.slice(from, to), origin: f.history }),
+    )
+    if (!r.current) return
+    this.busy = false
+    if ('error' in r) {
+      this.error = r.error.message
+      // The forecast on show was for another origin: drop it rather than mislabel it.
+      this.result = null
+    } else {
+      this.result = r.value
       this.error = null
-    } catch (e) {
-      if (seq === this.seq) {
-        this.error = (e as Error).message
-        // The forecast on show was for another origin: drop it rather than mislabel it.
-        this.result = null
-      }
-    } finally {
-      if (seq === this.seq) this.busy = false
     }
   }
 }

@@ -1,11 +1,12 @@
 import { capabilitiesOf } from '../../../shared/attention-kinds'
 import { TAB_VIEWS, viewDef, viewOffered, type TabView } from '../../../shared/charts/views'
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
+import { isHeadOf, type HeadRef } from '../../../shared/attention/heads'
 import { inUnits, UNITS, type Units } from '../../../shared/attention/word-translation'
-import { isHeadOf, type HeadRef } from '../../../shared/charts/heads'
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
 import { api } from '../lib/api'
+import { Latest } from '../lib/latest'
 
 /** Typing pauses this long before a sentence is sent: short enough to follow the typing. */
 export const DEBOUNCE_MS = 100
@@ -74,9 +75,11 @@ export class LensState {
   providers = $state.raw<ProviderInfo[]>([])
   provider = $state('cpu')
 
-  private seq = 0
-  private refSeq = 0
-  private scoreSeq = 0
+  /** The latest request of each kind wins: a decode, a forced reference, a score, a model to open. */
+  private decodes = new Latest()
+  private references = new Latest()
+  private scores = new Latest()
+  private openings = new Latest()
   private timer: ReturnType<typeof setTimeout> | undefined
   private historyTimer: ReturnType<typeof setTimeout> | undefined
 
@@ -141,16 +144,17 @@ export class LensState {
     }
   }
 
-  private opening = 0
-
   private async adopt(p: Promise<ModelInfo | null>): Promise<void> {
     this.error = null
     // The last model asked for wins: the first model opened at start can finish after the user's pick.
-    const seq = ++this.opening
     this.loading = true
+    const o = await this.openings.run(() => p)
+    if (!o.current) return
     try {
-      const info = await p
-      if (!info || seq !== this.opening) return
+      // The previous model stays loaded; only the message changes.
+      if ('error' in o) throw o.error
+      const info = o.value
+      if (!info) return
       this.model = info
       // Another model's heads are other heads (or none).
       this.head = null
@@ -162,10 +166,10 @@ export class LensState {
       await this.refreshModels()
       this.schedule(0)
     } catch (e) {
-      // The previous model stays loaded; only the message changes.
-      if (seq === this.opening) this.error = (e as Error).message
+      this.error = (e as Error).message
     } finally {
-      if (seq === this.opening) this.loading = false
+      // Unless another model was asked for meanwhile.
+      if (!this.openings.pending) this.loading = false
     }
   }
 
@@ -187,7 +191,7 @@ export class LensState {
 
   /** Stops a slow decode (a long sentence with a wide beam). */
   async cancel(): Promise<void> {
-    this.seq++
+    this.decodes.cancel()
     this.busy = false
     await api.cancelTranslate()
   }
@@ -197,8 +201,8 @@ export class LensState {
     this.save()
     // The decode in flight is for an older text: its result is dropped from now on, and the engine
     // stops it when the next sentence arrives (the host aborts the translation it supersedes).
-    this.seq++
-    this.refSeq++
+    this.decodes.cancel()
+    this.references.cancel()
     clearTimeout(this.historyTimer)
     this.schedule(DEBOUNCE_MS)
   }
@@ -207,7 +211,7 @@ export class LensState {
   setReference(reference: string): void {
     this.reference = reference
     this.save()
-    this.refSeq++
+    this.references.cancel()
     this.scheduleReference(DEBOUNCE_MS)
   }
 
@@ -310,26 +314,25 @@ export class LensState {
     const model = this.model
     const text = this.text
     const reference = this.reference
-    const seq = ++this.refSeq
     if (!model || model.task !== 'translation' || !text.trim() || !reference.trim()) {
+      this.references.cancel()
       this.forced = null
       this.score = null
       if (this.shown === 'reference') this.shown = 'model'
       return
     }
-    try {
-      const f = await api.forced({ modelId: model.id, text, target: reference })
-      if (seq !== this.refSeq) return
-      this.forced = f
-      this.clampSelection()
-      void this.updateScore()
-    } catch (e) {
-      if (seq !== this.refSeq) return
+    const o = await this.references.run(() => api.forced({ modelId: model.id, text, target: reference }))
+    if (!o.current) return
+    if ('error' in o) {
       // A stale forced decoding would be mistaken for this reference's.
       this.forced = null
       this.score = null
-      this.error = (e as Error).message
+      this.error = o.error.message
+      return
     }
+    this.forced = o.value
+    this.clampSelection()
+    void this.updateScore()
   }
 
   /** BLEU and chrF of the output on show against the reference, once both are for the same sentence. */
@@ -337,53 +340,47 @@ export class LensState {
     const t = this.translation
     const f = this.forced
     const reference = this.reference
-    const seq = ++this.scoreSeq
     if (!t || !f || t.source !== f.source || !reference.trim()) {
+      this.scores.cancel()
       this.score = null
       return
     }
-    try {
-      const s = await api.scoreSentence({ hypothesis: t.text, reference })
-      if (seq === this.scoreSeq) this.score = s
-    } catch (e) {
-      if (seq === this.scoreSeq) {
-        this.score = null
-        this.error = (e as Error).message
-      }
-    }
+    const o = await this.scores.run(() => api.scoreSentence({ hypothesis: t.text, reference }))
+    if (!o.current) return
+    this.score = 'error' in o ? null : o.value
+    if ('error' in o) this.error = o.error.message
   }
 
   /** Translate the current text; a result that arrives after a newer request is dropped. */
   private async run(): Promise<void> {
     const model = this.model
     const text = this.text
-    const seq = ++this.seq
     if (!model || model.task !== 'translation' || text.trim() === '') {
+      this.decodes.cancel()
       this.translation = null
       this.busy = false
       return
     }
     this.busy = true
-    try {
-      const t = await api.translate({ modelId: model.id, text, beam: this.beam, encoderStates: needsEncoderStates(this.view) })
-      if (seq !== this.seq) return
-      this.translation = t
-      this.error = null
-      this.clampSelection()
-      void this.updateScore()
-      clearTimeout(this.historyTimer)
-      this.historyTimer = setTimeout(() => this.text === text && this.remember(text), HISTORY_MS)
-    } catch (e) {
+    const o = await this.decodes.run(() => api.translate({ modelId: model.id, text, beam: this.beam, encoderStates: needsEncoderStates(this.view) }))
+    if (!o.current) return
+    this.busy = false
+    if ('error' in o) {
       // A superseded decode is cancelled on purpose; only the latest request's failure is news, and
       // it replaces the translation on show, which was of another sentence or setting.
-      if (seq === this.seq && (e as Error).name !== 'CancelledError') {
-        this.error = (e as Error).message
+      if (o.error.name !== 'CancelledError') {
+        this.error = o.error.message
         this.translation = null
         this.score = null
       }
-    } finally {
-      if (seq === this.seq) this.busy = false
+      return
     }
+    this.translation = o.value
+    this.error = null
+    this.clampSelection()
+    void this.updateScore()
+    clearTimeout(this.historyTimer)
+    this.historyTimer = setTimeout(() => this.text === text && this.remember(text), HISTORY_MS)
   }
 
   private save(): void {

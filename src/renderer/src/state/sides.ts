@@ -1,4 +1,5 @@
 import type { ModelSummary } from '../../../shared/api'
+import { KINDS } from '../../../shared/attention-kinds'
 
 /** One side of the side-by-side view: a model's own output (greedy or beam), or a reference forced through a model. */
 export type Side = { kind: 'model'; modelId: string; beam: number } | { kind: 'reference'; modelId: string }
@@ -42,7 +43,7 @@ export function sideChoices(models: ModelSummary[], current: ModelSummary, menuB
 export function defaultSides(models: ModelSummary[], current: ModelSummary, menuBeam: number, hasReference: boolean): [Side, Side] {
   const left: Side = { kind: 'model', modelId: current.id, beam: 1 }
   const others = models.filter(
-    (x) => x.id !== current.id && x.task === 'translation' && x.srcLang === current.srcLang && x.tgtLang === current.tgtLang && x.attention !== 'none',
+    (x) => x.id !== current.id && x.task === 'translation' && x.srcLang === current.srcLang && x.tgtLang === current.tgtLang && KINDS[x.attention].attends,
   )
   const other = others.find((x) => x.attention !== current.attention) ?? others[0]
   if (other) return [left, { kind: 'model', modelId: other.id, beam: 1 }]

@@ -12,6 +12,7 @@ import AlignmentView from './AlignmentView.svelte'
 import BeamView from './BeamView.svelte'
 import CompareView from './CompareView.svelte'
 import CorpusView from './CorpusView.svelte'
+import GoldLinksView from './GoldLinksView.svelte'
 import HeatmapView from './HeatmapView.svelte'
 import LocalView from './LocalView.svelte'
 import SideBySideView from './SideBySideView.svelte'
@@ -85,4 +86,5 @@ export const TAB_COMPONENTS: Record<TabView, TabComponent> = {
   beam: tab(BeamView, ({ lens, output }) => ({ translation: output, beam: lens.beam, onbeam: (k) => lens.setBeam(k) })),
   whatif: tab(WhatIfView, ({ lens, model, shown }) => ({ translation: shown, model, selectedRow: lens.selectedRow, head: lens.head })),
   corpus: tab(CorpusView, ({ lens, model }) => ({ model, models: lens.models })),
+  goldlinks: tab(GoldLinksView, ({ lens, model }) => ({ model, models: lens.models, text: lens.text })),
 }

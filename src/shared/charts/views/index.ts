@@ -12,6 +12,7 @@ import { beam } from './beam'
 import { comparison } from './comparison'
 import { corpus } from './corpus'
 import { forecast } from './forecast'
+import { goldlinks } from './goldlinks'
 import { heads } from './heads'
 import { heatmap } from './heatmap'
 import { lines } from './lines'
@@ -25,7 +26,7 @@ import { whatif } from './whatif'
 export type { ViewDef } from './view'
 
 /** In the order of the app's tabs. */
-export const VIEW_REGISTRY = [heatmap, local, positions, step, lines, comparison, sidebyside, beam, whatif, corpus, heads, forecast] as const
+export const VIEW_REGISTRY = [heatmap, local, positions, step, lines, comparison, sidebyside, beam, whatif, corpus, goldlinks, heads, forecast] as const
 
 type Registered = (typeof VIEW_REGISTRY)[number]['id']
 type Unregistered = Exclude<FigureView, Registered>

@@ -19,7 +19,7 @@ export const local = defineView({
       window: t.windows![i],
       windowD,
       // The figure data carries no kind: a Gaussian strictly between 0 and 1 is local-p's.
-      kind: t.gaussian![i].some((g) => g > 0 && g < 1) ? 'local-p' : 'local-m',
+      kind: t.gaussian![i].some((g) => g > 0 && g < 1) ? 'predictive' : 'monotonic',
       frame,
     }),
 })

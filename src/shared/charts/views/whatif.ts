@@ -1,6 +1,6 @@
 import { comparableTokens } from '../../end-token'
 import type { FigureSpec } from '../../figure'
-import { differing } from '../comparison'
+import { differing } from '../../differing'
 import { FIGURE_TEXT } from '../figure-text'
 import { keyElements, keyHeight, tokenRowElements, type Frame, type KeyItem } from '../frame'
 import { buildHeatmapOption } from '../heatmap'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { scoreFormula } from '../../../src/renderer/src/lib/score-formula'
+import { scoreFormula } from '../../../src/shared/attention-kinds'
 
 const DOT = 'e<sub>tj</sub> = s<sub>t</sub><sup>⊤</sup> h<sub>j</sub>'
 const GENERAL = 'e<sub>tj</sub> = s<sub>t</sub><sup>⊤</sup> W h<sub>j</sub>'

@@ -1,0 +1,149 @@
+import type { AlignmentBoard, BoardModel, Link, ScoredLinks } from '../../shared/alignment'
+import { AttentionStats } from '../evaluate'
+import type { LoadedModel } from '../model'
+import { aerCounts, aerOf, addCounts } from './aer'
+import { pairAttentions, wordMatrix, type ForceOptions } from './attention'
+import { corpusPairs } from './corpus'
+import { extractLinks } from './extract'
+import { outOfRange, parsePairs, type WordPair } from './gold'
+import { parsePharaoh } from './pharaoh'
+import { alignStatistically, type StatisticalOptions } from './statistical'
+
+/** Links scored against the gold, per sentence and over the set. */
+export function scored(gold: readonly Link[][], links: Link[][]): ScoredLinks {
+  const counts = gold.map((g, n) => aerCounts(g, links[n] ?? []))
+  return { score: aerOf(addCounts(counts)), sentenceAer: counts.map((c) => aerOf(c).aer), links }
+}
+
+/** A gold set as the panel loads it: `src-tgt` pairs and their 1-based gold, checked against each other. */
+export function goldSet(pairsText: string, goldText: string, names: { pairs: string; gold: string }): { pairs: WordPair[]; gold: Link[][] } {
+  const pairs = parsePairs(pairsText.replace(/^\uFEFF/, ''), names.pairs)
+  const gold = parsePharaoh(goldText.replace(/^\uFEFF/, ''), true, names.gold)
+  if (pairs.length === 0) throw new Error(`${names.pairs} has no sentence pairs.`)
+  if (gold.length !== pairs.length)
+    throw new Error(`${names.pairs} has ${pairs.length} pairs but ${names.gold} has ${gold.length} lines; they must match line by line.`)
+  const bad = outOfRange(pairs, gold)
+  if (bad) throw new Error(`${names.gold}: ${bad} (is it counted from 1, and the gold of ${names.pairs}?)`)
+  return { pairs, gold }
+}
+
+/**
+ * One model's row of the scoreboard: its attention (a Transformer's all-heads average) over every
+ * gold pair, argmax links and their AER; for a Transformer also each head's and each layer's AER and
+ * each head's entropy and diagonality over the same pairs.
+ */
+export async function boardModel(model: LoadedModel, pairs: WordPair[], gold: Link[][], opts: ForceOptions = {}): Promise<Omit<BoardModel, 'modelId'>> {
+  const pa = await pairAttentions(model, pairs, opts)
+  const matrices = pa.map((p) => wordMatrix(p))
+  const own = scored(
+    gold,
+    matrices.map((m) => extractLinks(m)),
+  )
+  const grid = model.spec.heads
+  let heads: BoardModel['heads'] = null
+  if (grid) {
+    const each = <T>(f: (layer: number, head: number) => T) =>
+      Array.from({ length: grid.layers }, (_, l) => Array.from({ length: grid.heads }, (_, h) => f(l, h)))
+    const stats = each(() => new AttentionStats())
+    const aer = each((layer, head) => {
+      const ms = pa.map((p) => wordMatrix(p, { reading: { kind: 'head', layer, head } }))
+      for (const m of ms) stats[layer][head].add(m.filter((r): r is number[] => r !== null))
+      return scored(
+        gold,
+        ms.map((m) => extractLinks(m)),
+      ).score.aer
+    })
+    const layerAer = Array.from(
+      { length: grid.layers },
+      (_, layer) =>
+        scored(
+          gold,
+          pa.map((p) => extractLinks(wordMatrix(p, { reading: { kind: 'layer', layer } }))),
+        ).score.aer,
+    )
+    heads = {
+      aer,
+      entropy: stats.map((r) => r.map((s) => s.entropy() ?? 0)),
+      diagonality: stats.map((r) => r.map((s) => s.diagonality() ?? 0)),
+      layerAer,
+    }
+  }
+  return { ...own, name: model.spec.name, attention: model.spec.attention, matrices, heads }
+}
+
+/**
+ * The statistical aligner on the gold pairs, trained on them plus a parallel corpus given as two
+ * sides of raw sentences (the app passes its pair's bundled test set), brought to the gold's
+ * conventions first.
+ */
+export async function boardStatistical(
+  pairs: WordPair[],
+  gold: Link[][],
+  corpus: { name: string; src: string[]; tgt: string[]; srcLang: string; tgtLang: string } | null,
+  opts: StatisticalOptions = {},
+): Promise<ScoredLinks & { corpus: string }> {
+  const training = corpus ? corpusPairs(corpus.src, corpus.tgt, corpus.srcLang, corpus.tgtLang, pairs) : []
+  const r = await alignStatistically(pairs, training, opts)
+  return {
+    ...scored(gold, r.links),
+    corpus: corpus ? `${corpus.name} (${training.length} pairs) + the ${pairs.length} gold pairs` : `the ${pairs.length} gold pairs alone`,
+  }
+}
+
+/** What the engine gets from the host for a scoreboard: the files' texts and the corpus to train the statistical aligner on. */
+export interface BoardInput {
+  pair: string
+  pairs: { name: string; text: string }
+  gold: { name: string; text: string }
+  awesome?: { name: string; text: string }
+  corpus: { name: string; src: string[]; tgt: string[]; srcLang: string; tgtLang: string } | null
+}
+
+/** A scoreboard before the host names its models by their app ids. */
+export type BuiltBoard = Omit<AlignmentBoard, 'models'> & { models: Omit<BoardModel, 'modelId'>[] }
+
+export interface BoardProgress {
+  done: number
+  total: number
+}
+
+/**
+ * The whole scoreboard: each model in turn (`using` lends it, as the service does), then the
+ * statistical aligner; progress counts models and EM iterations as steps. Models come back in the
+ * order of `paths`, without their app ids (the host adds them).
+ */
+export async function buildBoard(
+  paths: string[],
+  input: BoardInput,
+  using: <T>(path: string, work: (m: LoadedModel) => Promise<T>) => Promise<T>,
+  opts: { signal?: AbortSignal; onProgress?: (p: BoardProgress) => void } = {},
+): Promise<BuiltBoard> {
+  const { pairs, gold } = goldSet(input.pairs.text, input.gold.text, { pairs: input.pairs.name, gold: input.gold.name })
+  const total = paths.length + 10
+  const models: Omit<BoardModel, 'modelId'>[] = []
+  for (const p of paths) {
+    models.push(await using(p, (m) => boardModel(m, pairs, gold, { signal: opts.signal })))
+    opts.onProgress?.({ done: models.length, total })
+  }
+  let iterations = 0
+  const statistical = await boardStatistical(pairs, gold, input.corpus, {
+    signal: opts.signal,
+    onProgress: () => opts.onProgress?.({ done: paths.length + ++iterations, total }),
+  })
+  let awesome: AlignmentBoard['awesome'] = null
+  if (input.awesome) {
+    const links = parsePharaoh(input.awesome.text.replace(/^\uFEFF/, ''), false, input.awesome.name)
+    if (links.length !== pairs.length) throw new Error(`${input.awesome.name} has ${links.length} lines but ${input.pairs.name} has ${pairs.length} pairs.`)
+    const bad = outOfRange(pairs, links)
+    if (bad) throw new Error(`${input.awesome.name}: ${bad} (aligners' files count from 0)`)
+    awesome = { ...scored(gold, links), name: input.awesome.name }
+  }
+  return {
+    pair: input.pair,
+    goldName: input.gold.name,
+    sentences: pairs.map((p, n) => ({ src: p.src, tgt: p.tgt, gold: gold[n] })),
+    models,
+    statistical,
+    awesome,
+  }
+}
