@@ -29,7 +29,9 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from attention_lens import data  # noqa: E402
+from attention_lens.bleu import corpus_bleu  # noqa: E402
 from attention_lens.models import Seq2Seq, greedy  # noqa: E402
+from attention_lens.tokenizer import detokenize  # noqa: E402
 
 ROOT = os.path.join(HERE, "..")
 
@@ -50,15 +52,27 @@ def pearson(x, y):
     return sum((a - mx) * (b - my) for a, b in zip(x, y)) / (vx * vy) ** 0.5
 
 
-def measure(model, spec, index, texts, batch=100):
+def target_side(meta, pair, limit):
+    """(target spec, target vocabulary, references) from a file's metadata and the bundled test set."""
+    tgt = pair.split("-")[1]
+    with open(os.path.join(ROOT, "resources", "testsets", f"{pair}.{tgt}"), encoding="utf-8") as f:
+        refs = [l.rstrip("\n") for l in f]
+    return json.loads(meta["al.tgt_tokenizer"]), json.loads(meta["al.tgt_vocab"]), refs[:limit] if limit else refs
+
+
+def measure(model, spec, index, texts, batch=100, target=None):
+    """The statistics above; with `target` (target_side) also the greedy BLEU (case-insensitive)."""
     local = model.kind.startswith("local")
+    hyps = [None] * len(texts)
     D = model.window
     eos, maxw, corr, dist, dist1, inside, total, width, p1, c1 = [], [], [], [], [], [], [], [], [], []
     lengths = []
-    for _, enc, src, mask in data.source_batches(texts, spec, index, batch):
+    for idx, enc, src, mask in data.source_batches(texts, spec, index, batch):
         S = src.shape[1]
         ids, steps = greedy(model, src, mask, max_len=2 * S + 10)
         for b, e in enumerate(enc):
+            if target:
+                hyps[idx[b]] = detokenize([target[1][j] for j in ids[b]], target[0])
             n = len(e)
             lengths.append(n)
             T = min(len(ids[b]) + 1, len(steps))
@@ -86,6 +100,8 @@ def measure(model, spec, index, texts, batch=100):
                     corr.append(r)
     out = {"sentences": len(texts), "steps": len(maxw), "eos_mass": round(statistics.fmean(eos), 4),
            "max_weight": round(statistics.fmean(maxw), 4), "mean_source_length": round(statistics.fmean(lengths), 2)}
+    if target:
+        out["greedy_bleu"] = round(corpus_bleu(hyps, target[2], lowercase=True), 2)
     if local:
         out.update({"D": D, "corr_median": round(statistics.median(corr), 4), "corr_sentences": len(corr),
                     "distance_mean": round(statistics.fmean(dist), 3), "distance_step1": round(statistics.fmean(dist1), 3),
@@ -95,15 +111,21 @@ def measure(model, spec, index, texts, batch=100):
     return out
 
 
-def from_checkpoint(name, epoch, kind, window):
-    """A training checkpoint with the vocabularies of its last.pt and the specs learned again."""
+def from_checkpoint(name, epoch, kind, window, attend_eos=True, spec_from=None):
+    """A training checkpoint with the vocabularies of its last.pt and the source spec learned
+    again (or read from `spec_from`, an exported file with the same vocabularies)."""
     ck = torch.load(os.path.join(HERE, "checkpoints", name, "last.pt"), weights_only=False)
     pair = "-".join(name.split("-")[:2])
-    corpus = data.load_pair(pair)
-    src_spec, src_vocab, _, tgt_vocab = data.tokenizers(pair, corpus["train"])
-    assert src_vocab == ck["src_vocab"] and tgt_vocab == ck["tgt_vocab"]
+    src_vocab, tgt_vocab = ck["src_vocab"], ck["tgt_vocab"]
+    if spec_from:
+        meta = {p.key: p.value for p in onnx.load(spec_from, load_external_data=False).metadata_props}
+        src_spec = json.loads(meta["al.src_tokenizer"])
+        assert json.loads(meta["al.src_vocab"]) == src_vocab
+    else:
+        src_spec, vocab, _, _ = data.tokenizers(pair, data.load_pair(pair)["train"])
+        assert vocab == src_vocab
     # local-m's ratio only matters for local-m; the stats here are about p_t.
-    model = Seq2Seq(kind, len(src_vocab), len(tgt_vocab), window=window)
+    model = Seq2Seq(kind, len(src_vocab), len(tgt_vocab), window=window, attend_eos=attend_eos)
     sd = ck["model"] if epoch == 0 else torch.load(os.path.join(HERE, "checkpoints", name, f"epoch-{epoch}.pt"))
     model.load_state_dict(sd)
     model.eval()
@@ -117,7 +139,10 @@ def main():
     ap.add_argument("--epoch", type=int, default=0, help="with --ckpt: that epoch's weights (0: last.pt)")
     ap.add_argument("--kind")
     ap.add_argument("--window", type=int, default=4)
+    ap.add_argument("--attend-eos", type=int, default=1, choices=(0, 1), help="with --ckpt: the model's --attend-eos")
+    ap.add_argument("--spec-from", help="with --ckpt: read the source tokenizer from this ONNX file (same vocabularies)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N test sentences")
+    ap.add_argument("--bleu", action="store_true", help="also the greedy BLEU against the bundled references")
     a = ap.parse_args()
     torch.set_num_threads(1)
     from bench_torch import load
@@ -125,14 +150,17 @@ def main():
     for path in a.models:
         model, (spec, index) = load(path)
         meta = {p.key: p.value for p in onnx.load(path, load_external_data=False).metadata_props}
-        jobs.append((os.path.basename(path)[: -len(".onnx")], model, spec, index, f"{meta['al.src_lang']}-{meta['al.tgt_lang']}"))
+        pair = f"{meta['al.src_lang']}-{meta['al.tgt_lang']}"
+        jobs.append((os.path.basename(path)[: -len(".onnx")], model, spec, index, pair, meta))
     if a.ckpt:
-        model, spec, index, pair = from_checkpoint(a.ckpt, a.epoch, a.kind, a.window)
-        jobs.append((f"{a.ckpt}@{a.epoch or 'last'}", model, spec, index, pair))
-    for name, model, spec, index, pair in jobs:
+        model, spec, index, pair = from_checkpoint(a.ckpt, a.epoch, a.kind, a.window, bool(a.attend_eos), a.spec_from)
+        meta = {p.key: p.value for p in onnx.load(a.spec_from, load_external_data=False).metadata_props} if a.spec_from else None
+        jobs.append((f"{a.ckpt}@{a.epoch or 'last'}", model, spec, index, pair, meta))
+    for name, model, spec, index, pair, meta in jobs:
         if model.kind in ("none", "transformer"):
             continue
-        print(json.dumps({"model": name, **measure(model, spec, index, test_sources(pair, a.limit))}), flush=True)
+        target = target_side(meta, pair, a.limit) if a.bleu and meta else None
+        print(json.dumps({"model": name, **measure(model, spec, index, test_sources(pair, a.limit), target=target)}), flush=True)
 
 
 if __name__ == "__main__":
