@@ -14,7 +14,8 @@ import type {
   WhatIfResult,
 } from '../shared/api'
 import { LensError } from '../shared/errors'
-import type { OcclusionResult } from '../shared/alignment'
+import type { AblationRow, OcclusionResult } from '../shared/alignment'
+import { ablationSet } from './align/ablation'
 import { buildBoard, type BoardInput, type BoardProgress, type BuiltBoard } from './align/board'
 import { occlusion } from './align/occlusion'
 import { blocked, FEATURE_NAMES, openingFindings } from './check'
@@ -199,6 +200,21 @@ export class InferenceService {
   /** The Alignment panel's scoreboard: every model on a gold set, the statistical aligner, awesome-align's file (src/engine/align/board.ts). */
   async alignBoard(paths: string[], input: BoardInput, opts: { signal?: AbortSignal; onProgress?: (p: BoardProgress) => void } = {}): Promise<BuiltBoard> {
     return buildBoard(paths, input, (p, work) => this.translating(p, work), opts)
+  }
+
+  /** Corpus attention ablation of one model: own, uniform and permuted attention (src/engine/align/ablation.ts), without the hypotheses. */
+  async ablation(
+    path: string,
+    srcs: string[],
+    refs: string[],
+    opts: { signal?: AbortSignal; onProgress?: (p: { done: number; total: number }) => void } = {},
+  ): Promise<Pick<AblationRow, 'own' | 'uniform' | 'permuted' | 'why'>> {
+    const batchSize = await this.batchSize(path)
+    const r = await this.translating(path, (m) =>
+      ablationSet(m, srcs, refs, { batchSize, signal: opts.signal, onProgress: (done, total) => opts.onProgress?.({ done, total }) }),
+    )
+    const cell = (x: { bleu: number; refLogProb: number } | null) => x && { bleu: x.bleu, refLogProb: x.refLogProb }
+    return { own: cell(r.own)!, uniform: cell(r.uniform), permuted: cell(r.permuted), why: r.why }
   }
 
   /** Leave-one-word-out importance beside attention for one sentence (src/engine/align/occlusion.ts). */
