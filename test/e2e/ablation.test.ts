@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import { ARTIFACTS, launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
 import { FIXTURE_MODELS, ROOT } from '../helpers'
 
 const FIX = join(ROOT, 'test', 'fixtures', 'align')
@@ -18,7 +18,7 @@ describe('the Alignment score panel: corpus ablation and progress', () => {
   beforeAll(async () => {
     app = await startBrowserMode({ AL_MODELS_DIR: FIXTURE_MODELS })
     browser = await launchChromium()
-    page = await browser.newPage({ viewport: { width: 1400, height: 1100 } })
+    page = await (await browser.newContext({ viewport: { width: 1400, height: 1100 }, acceptDownloads: true })).newPage()
     await page.goto(app.url)
     await openAndType(page, 'bundled:tiny-transformer.onnx', 'a man is sitting on a bench .')
     await page.getByTestId('tab-goldlinks').click()
@@ -68,5 +68,24 @@ describe('the Alignment score panel: corpus ablation and progress', () => {
     await expect.poll(() => running.textContent(), { timeout: 60_000, interval: 50 }).toMatch(/\d of 4 models aligned, \d+ of 10 EM iterations/)
     await screenshot(page, 'goldlinks-progress')
     await expect.poll(() => page.getByTestId('gold-board').locator('tbody tr').count(), { timeout: 120_000 }).toBe(5)
+  })
+
+  it('exports the occlusion figure (both maps, τ and top-1 in the caption) from the panel', async () => {
+    await page.getByTestId('occlusion-run').click()
+    await expect.poll(() => page.getByTestId('occlusion-summary').count(), { timeout: 60_000 }).toBe(1)
+    const summary = (await page.getByTestId('occlusion-summary').textContent())!
+    expect(summary).toMatch(/^mean Kendall τ -?\d\.\d\d · top-1 agreement \d+ %$/)
+    await page.getByTestId('occlusion-export').click()
+    const preview = page.getByTestId('export-preview')
+    await expect
+      .poll(() => preview.locator('svg text').allTextContents(), { timeout: 30_000 })
+      .toEqual(expect.arrayContaining(['attention', 'bench', `tiny-transformer · ${summary}`]))
+    await screenshot(page, 'occlusion-export-dialog')
+    await page.getByTestId('export-format').selectOption('svg')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-save').click()])
+    const path = join(ARTIFACTS, 'occlusion-export.svg')
+    await download.saveAs(path)
+    const svg = readFileSync(path, 'utf8')
+    expect(svg.match(/>bench<\/text>/g)).toHaveLength(2)
   })
 })
