@@ -92,6 +92,8 @@ export interface AblationRow {
   uniform: AblationCell | null
   permuted: AblationCell | null
   why: string | null
+  /** Occlusion over the first sentences of the same set: mean Kendall τ and top-1 agreement per output token (null: no attention). */
+  occlusion: { sentences: number; meanTau: number | null; top1Rate: number } | null
 }
 
 export interface AblationRequest {

@@ -45,7 +45,12 @@ describe('the Alignment score panel: corpus ablation and progress', () => {
       cells.slice(4, 7).forEach((c) => expect(c).toMatch(/^-\d+\.\d{3}$/))
       // Breaking the attention lowers the reference's likelihood: own > permuted.
       expect(Number(cells[4])).toBeGreaterThan(Number(cells[6]))
+      // Occlusion's mean τ (−1 to 1) and top-1 agreement (a percentage).
+      expect(Math.abs(Number(cells[7]))).toBeLessThanOrEqual(1)
+      expect(cells[7]).toMatch(/^-?\d\.\d\d$/)
+      expect(cells[8]).toMatch(/^\d{1,3}$/)
     }
+    expect(await page.getByTestId('ablation-occlusion-note').textContent()).toMatch(/^Occlusion on the first 20 of them/)
     await screenshot(page, 'ablation-table')
   })
 
@@ -53,7 +58,7 @@ describe('the Alignment score panel: corpus ablation and progress', () => {
     await page.getByTestId('ablation-limit').fill('1000')
     await page.getByTestId('ablation-run').click()
     const progress = page.getByTestId('ablation-progress')
-    await expect.poll(() => progress.textContent(), { timeout: 60_000 }).toMatch(/tiny-\S+: \d+ \/ 3000 sentence runs \(model \d of 4\)/)
+    await expect.poll(() => progress.textContent(), { timeout: 60_000 }).toMatch(/tiny-\S+: \d+ \/ 3050 sentence runs \(model \d of 4\)/)
     await screenshot(page, 'ablation-progress')
     await page.getByTestId('ablation-cancel').click()
     await expect.poll(() => page.getByTestId('ablation-error').textContent(), { timeout: 30_000 }).toMatch(/cancelled/)

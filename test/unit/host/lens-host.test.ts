@@ -225,9 +225,9 @@ describe('LensHost', () => {
     expect(first.args.slice(1)).toEqual([['A dog.'], ['Un chien.']])
     first.onProgress?.({ done: 1, total: 3 })
     expect(progress).toEqual([{ task: 'ablation', done: 1, total: 3, model: { name: 'en-fr-a', index: 0, count: 2 } }])
-    first.resolve({ own: cell, uniform: cell, permuted: cell, why: null })
+    first.resolve({ own: cell, uniform: cell, permuted: cell, why: null, occlusion: { sentences: 1, meanTau: 0.5, top1Rate: 1 } })
     const second = await vi.waitFor(() => engine.next('ablation'))
-    second.resolve({ own: cell, uniform: null, permuted: null, why: 'no attention' })
+    second.resolve({ own: cell, uniform: null, permuted: null, why: 'no attention', occlusion: null })
     const t = await table
     expect([t.sentences, t.available, t.testSet]).toEqual([1, 2, 'Multi30K test_2016_flickr'])
     expect(t.rows.map((r) => [r.modelId, r.name, r.uniform, r.why])).toEqual([
