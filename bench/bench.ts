@@ -448,7 +448,7 @@ ${engineTargets(transformers)
 
 The heatmap's request: greedy, top-5 alternatives, every step's attention, scores and (local)
 \`p_t\`, window, Gaussian and in-window softmax; no encoder states. PyTorch is
-\`training/models.py\`'s \`greedy\` (it captures the same step outputs; it recomputes the keys at
+\`training/attention_lens/models.py\`'s \`greedy\` (it captures the same step outputs; it recomputes the keys at
 every step, as the exported step does); "keys once" is the same loop with the keys computed once per
 sentence. Floor: the encoder, then per output step one bare \`session.run\` of the step's matrix
 products (bench/floor.ts). CPU ms and ratios: median over repeats (range).

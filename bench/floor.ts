@@ -13,7 +13,7 @@ import { extractGraph, parseOnnx, serializeWith } from '../src/engine/onnx-graph
 import { create, GraphProtoSchema, NodeProtoSchema, TensorProto_DataType, type GraphProto } from '../src/engine/onnx-proto'
 import { encode, sourceBatch } from '../src/engine/steps'
 
-// A decoder cell exported as one GRU node (training/export.py) counts whole: its two matrix
+// A decoder cell exported as one GRU node (training/attention_lens/export.py) counts whole: its two matrix
 // products cannot be fed apart, and its gates are a few hundred element-wise operations beside them.
 const PRODUCTS = new Set(['MatMul', 'Gemm', 'GRU'])
 

@@ -47,12 +47,13 @@ function pdfPage(pdf: string, png: string, dpi: number): void {
 function figures(): void {
   console.log('figures (attention-lens export):')
   const slide = ['--size', 'slide-16x9', '--scale', '1']
+  // 19 words do not fit a 7.5 in tall slide at lecture size (the exporter refuses): a taller page.
   lens('figure-heatmap.png', [
     '--model',
     model('en-fr-luong-general'),
     '--src',
     EN,
-    ...slide,
+    ...['--size', '13.33x10in', '--scale', '1'],
     '--font',
     'lecture',
     '--title',
@@ -92,7 +93,7 @@ function figures(): void {
     EN,
     '--view',
     'sidebyside',
-    ...slide,
+    ...['--size', '13.33x15in', '--scale', '1'],
     '--font',
     'screen',
   ])

@@ -28,8 +28,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import data  # noqa: E402
-from models import Seq2Seq, greedy  # noqa: E402
+from attention_lens import data  # noqa: E402
+from attention_lens.models import Seq2Seq, greedy  # noqa: E402
 
 ROOT = os.path.join(HERE, "..")
 

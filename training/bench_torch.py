@@ -29,9 +29,9 @@ import torch
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import data  # noqa: E402
-import transformer  # noqa: E402
-from models import FLOAT16_SUFFIX, Seq2Seq, beam_search, greedy, gru_weights_from_onnx, mask_unk  # noqa: E402
+from attention_lens import data  # noqa: E402
+from attention_lens import transformer  # noqa: E402
+from attention_lens.models import FLOAT16_SUFFIX, Seq2Seq, beam_search, greedy, gru_weights_from_onnx, mask_unk  # noqa: E402
 
 
 def load(path):

@@ -21,8 +21,8 @@ import torch.nn.functional as F
 
 from attention_stats import test_sources
 from bench_torch import load
-import data
-from models import mask_unk
+from attention_lens import data
+from attention_lens.models import mask_unk
 
 
 def score(model, q, K):

@@ -14,8 +14,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import data  # noqa: E402
-from tokenizer import tokenize  # noqa: E402
+from attention_lens import data  # noqa: E402
+from attention_lens.tokenizer import tokenize  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 OUT = os.path.join(ROOT, "test", "fixtures", "tokenizers", "jieba-corpus-vectors.json")

@@ -15,9 +15,10 @@ import onnx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_torch import load  # noqa: E402
-from export import export_graph  # noqa: E402
-import export_transformer  # noqa: E402
-import transformer as tf  # noqa: E402
+from attention_lens.export import export_graph  # noqa: E402
+from attention_lens import export_transformer  # noqa: E402
+from attention_lens import metadata  # noqa: E402
+from attention_lens import transformer as tf  # noqa: E402
 
 
 def reexport(path):
@@ -31,15 +32,12 @@ def reexport(path):
         else:
             export_graph(model, out)
             m = onnx.load(out)
-    m.metadata_props.extend(old.metadata_props)
+    meta = {p.key: p.value for p in old.metadata_props}
     if transformer:
         # The cache's layout may have changed: al.state_size is what this exporter says it is.
-        for p in m.metadata_props:
-            if p.key == "al.state_size":
-                p.value = str(model.state_dim)
+        meta["al.state_size"] = str(model.state_dim)
     m.producer_name = old.producer_name
-    onnx.checker.check_model(m)
-    onnx.save(m, path)
+    metadata.write(m, meta, path)
     ops = sorted({n.op_type for n in m.graph.node})
     print(f"{path}: {len(m.graph.node)} nodes (was {len(old.graph.node)}), GRU nodes {sum(n.op_type == 'GRU' for n in m.graph.node)}", flush=True)
     return ops

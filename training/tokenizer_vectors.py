@@ -2,7 +2,7 @@
 the Python tokenizer with the specs and vocabularies the zoo-next models use (BPE learned on each
 pair's training split, exactly as training/train.py learns it), for the vitest test of the
 TypeScript twin. Also checks that tokenize + detokenize gives back every test reference (BLEU
-100.0 with training/bleu.py, case-insensitive).
+100.0 with training/attention_lens/bleu.py, case-insensitive).
 
 (The older test/fixtures/tokenizer-vectors.json, for the `word` spec without a joiner and the
 bundled models' vocabularies, is frozen: its generator read the old seed-13 zh-en split.)
@@ -17,9 +17,9 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import data  # noqa: E402
-from bleu import corpus_bleu  # noqa: E402
-from tokenizer import detokenize, tokenize  # noqa: E402
+from attention_lens import data  # noqa: E402
+from attention_lens.bleu import corpus_bleu  # noqa: E402
+from attention_lens.tokenizer import detokenize, tokenize  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 TEXTS = [

@@ -24,7 +24,7 @@ esac
 # training/README.md, "The source </s>").
 [ "$kind" != none ] && [ "$kind" != transformer ] && [ "$pair" != taylor ] && [ "$pair" != tiny ] && args+=(--attend-eos 0)
 [ "$kind" = local-p ] && [ "$pair" != taylor ] && [ "$pair" != tiny ] && args+=(--window 3 --window-start 8 --window-anneal 2)
-# transformer (training/transformer.py; train.py's defaults: 3+3 layers, d_model 192, 4 heads, FFN 768,
+# transformer (training/attention_lens/transformer.py; train.py's defaults: 3+3 layers, d_model 192, 4 heads, FFN 768,
 # cache T = 128): lr 1e-3 with a longer warm-up and less dropout than the RNNs. 4 epochs: one epoch
 # measured 10.9 CPU minutes with five jobs sharing two cores (the RNNs' 2.3-2.9 there), so 4 is what
 # fits the 35 CPU-minute budget.

@@ -8,7 +8,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import data  # noqa: E402
+from attention_lens import data  # noqa: E402
 
 
 def main():

@@ -7,7 +7,7 @@ run this in the repository):
     /usr/bin/python3 docs/examples/transformer_nn.py transformer-nn.onnx
     attention-lens check transformer-nn.onnx
 
-The design differs from training/transformer.py on purpose, to show that the contract does not
+The design differs from training/attention_lens/transformer.py on purpose, to show that the contract does not
 ask for one architecture:
 
 - **Post-norm** layers (LayerNorm after each residual), learned positions in the decoder,

@@ -5,8 +5,8 @@
  * signal or report progress, and are written out in host.ts.
  */
 import type { DecodeOptions, EvalResult, ProviderInfo, Translation } from '../shared/api'
-import type { Request, Response } from '../shared/rpc'
 import type { OcclusionResult } from '../shared/alignment'
+import type { Request, Response } from '../shared/rpc'
 import type { BoardInput, BuiltBoard } from './align/board'
 import type { AblationResult, InferenceService } from './service'
 

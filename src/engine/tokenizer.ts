@@ -1,6 +1,6 @@
 /**
  * The tokenizers of the model contract (docs/model-format.md, "Tokenizers"): `word`, `char`,
- * `bpe` and `jieba`, twins of training/tokenizer.py (pinned by test/fixtures/tokenizer-vectors.json,
+ * `bpe` and `jieba`, twins of training/attention_lens/tokenizer.py (pinned by test/fixtures/tokenizer-vectors.json,
  * bpe-tokenizer-vectors.json and jieba-tokenizer-vectors.json, written by Python), and `hf`, a Hugging Face tokenizer.json run by
  * @huggingface/tokenizers (pinned by test/fixtures/spm-vectors.json, written by SentencePiece).
  * Every tokenizer turns text into pieces (strings); the engine maps pieces to ids through the

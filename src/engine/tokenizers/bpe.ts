@@ -3,7 +3,7 @@ import type { BpeSpec, JiebaSpec } from './spec'
 import { units } from './words'
 
 /**
- * Sennrich et al.'s BPE as training/tokenizer.py applies it (class BPE): the characters of a
+ * Sennrich et al.'s BPE as training/attention_lens/tokenizer.py applies it (class BPE): the characters of a
  * unit, the last one carrying the end-of-word suffix unless the unit is joined to the next; the
  * adjacent pair of lowest merge rank (the first such pair on a tie) is merged everywhere, left to
  * right, until no pair has a rank; every piece but a unit's last, and the last of a joined unit,

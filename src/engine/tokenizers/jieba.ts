@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 
 /**
  * Chinese words for the `jieba` tokenizer: jieba-rs (npm's jieba-wasm, the Rust port of jieba with
- * the same dictionary) cutting with its dictionary alone, hmm = false, as training/tokenizer.py's
+ * the same dictionary) cutting with its dictionary alone, hmm = false, as training/attention_lens/tokenizer.py's
  * jieba_words calls Python's jieba 0.42.1. With the HMM pass on, the two cut 2 of the corpus's
  * 25,524 Chinese sentences differently; without it they cut all of them the same
  * (test/fixtures/jieba-tokenizer-vectors.json). Loaded on first use: the module compiles a 4 MB
@@ -30,7 +30,7 @@ export function jiebaWords(text: string): string[] {
 const asciiWordChar = (c: string | undefined): boolean => c !== undefined && /^[A-Za-z0-9]$/u.test(c)
 
 /** Pieces back to text: a word's pieces joined, words written without spaces (Chinese), except
- * one space between two ASCII letters or digits (training/tokenizer.py's detokenize). */
+ * one space between two ASCII letters or digits (training/attention_lens/tokenizer.py's detokenize). */
 export function detokenizeJieba(tokens: string[], joiner: string): string {
   const words = tokens
     .map((t) => (t.endsWith(joiner) && t.length > joiner.length ? t.slice(0, -joiner.length) : t + ' '))

@@ -2,7 +2,7 @@ import type { BpeSpec, CharSpec, JiebaSpec, WordSpec } from './spec'
 
 /**
  * The word and char tokenizers and the units BPE splits further: the twin of
- * training/tokenizer.py, character class for character class (Python's `str.split()` and `\s`
+ * training/attention_lens/tokenizer.py, character class for character class (Python's `str.split()` and `\s`
  * whitespace, `\w` as letters, numbers and `_`), so both sides make the same tokens.
  */
 const SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000'

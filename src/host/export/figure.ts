@@ -6,6 +6,7 @@
  * The layout unit is the point (1/72 in): a figure W points wide is a PDF page W points wide, an
  * SVG W pt wide and a PNG of W/72 inches at its resolution, with text at the size asked for.
  */
+import { createHash } from 'node:crypto'
 import { crc32 } from 'node:zlib'
 import { Resvg } from '@resvg/resvg-js'
 import * as echarts from 'echarts/core'
@@ -13,8 +14,8 @@ import PDFDocument from 'pdfkit'
 import SVGtoPDF from 'svg-to-pdfkit'
 import { SVGRenderer } from 'echarts/renderers'
 import { CHART_PARTS } from '../../shared/charts/echarts-parts'
-import { buildFigureOption } from '../../shared/charts/figure'
-import { CENTRE_TO_BASELINE } from '../../shared/charts/frame'
+import { fitFigure, type FittedFigure } from '../../shared/charts/fit'
+import { normaliseText } from '../../shared/charts/text-boxes'
 import { unitsNote } from '../../shared/attention/word-figure'
 import { pngPixels, type FigureData, type FigureSpec } from '../../shared/figure'
 import { CJK_FAMILY, face, fontFiles, LATIN_FAMILY, measureCssFont, measureText, textRuns } from './fonts'
@@ -22,24 +23,37 @@ import { CJK_FAMILY, face, fontFiles, LATIN_FAMILY, measureCssFont, measureText,
 echarts.use([...CHART_PARTS, SVGRenderer])
 
 export type { FigureData }
+export { expandFontShorthand, normaliseText } from '../../shared/charts/text-boxes'
 export { FONT_FAMILY } from './fonts'
 
 // Without a canvas ECharts guesses text widths; give it the widths the fonts really have.
 echarts.setPlatformAPI({ measureText: (text: string, font?: string) => ({ width: measureCssFont(text, font) }) })
 
-/** The figure's ECharts option, laid out with the fonts' real metrics. */
-export function figureOption(data: FigureData, spec: FigureSpec): Record<string, unknown> {
-  return buildFigureOption(data, spec, measureText)
-}
-
-function withChart<T>(data: FigureData, spec: FigureSpec, use: (chart: echarts.EChartsType) => T): T {
-  const chart = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width: spec.width, height: spec.height })
+function withOption<T>(option: Record<string, unknown>, width: number, height: number, use: (chart: echarts.EChartsType) => T): T {
+  const chart = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width, height })
   try {
-    chart.setOption(figureOption(data, spec))
+    chart.setOption(option)
     return use(chart)
   } finally {
     chart.dispose()
   }
+}
+
+/** An option as the SVG the exporter writes: every text on its alphabetic baseline, one font per text. */
+export const optionSvg = (option: Record<string, unknown>, width: number, height: number) =>
+  splitFontRuns(normaliseText(withOption(option, width, height, (chart) => chart.renderToSVGString())))
+
+/**
+ * The figure fitted to its page with the fonts' real metrics (a paper figure may come out taller
+ * than asked); throws a RefusedError naming what would fit when nothing does.
+ */
+export function fitted(data: FigureData, spec: FigureSpec): FittedFigure {
+  return fitFigure(data, spec, measureText, optionSvg)
+}
+
+/** The figure's ECharts option, fitted. */
+export function figureOption(data: FigureData, spec: FigureSpec): Record<string, unknown> {
+  return fitted(data, spec).option
 }
 
 /**
@@ -47,36 +61,7 @@ function withChart<T>(data: FigureData, spec: FigureSpec, use: (chart: echarts.E
  * baseline: what resvg rasterises and PDFKit lays out.
  */
 export function renderSvg(data: FigureData, spec: FigureSpec): string {
-  return splitFontRuns(normaliseText(withChart(data, spec, (chart) => chart.renderToSVGString())))
-}
-
-/**
- * ECharts writes some labels with the CSS `font` shorthand, which resvg ignores (it then draws
- * them at 12px); spell it out as longhand properties for the rasteriser and the PDF path.
- */
-export function expandFontShorthand(svg: string): string {
-  return svg.replace(
-    /style="font:\s*(normal|italic|oblique)\s+(normal|bold|bolder|lighter|\d{3})\s+([\d.]+)px\s+([^";]+);?"/g,
-    (_m, style: string, weight: string, size: string, family: string) =>
-      `style="font-style:${style};font-weight:${weight};font-size:${size}px;font-family:${family.trim()};"`,
-  )
-}
-
-/**
- * ECharts centres text on `y` with dominant-baseline="central", which each renderer resolves with
- * other font metrics (PDFKit from the font's bounding box, so its labels sat lower than resvg's).
- * Every text moves to its alphabetic baseline instead, computed once from DejaVu Sans' ascent and
- * descent, so PNG, SVG and PDF put it in the same place.
- */
-export function normaliseText(svg: string): string {
-  return expandFontShorthand(svg).replace(/<text\b([^>]*)>/g, (tag, attrs: string) => {
-    if (!/dominant-baseline="central"/.test(attrs)) return tag
-    const size = Number(/font-size:\s*([\d.]+)px/.exec(attrs)?.[1] ?? 12)
-    const y = Number(/\sy="(-?[\d.e+-]+)"/.exec(attrs)?.[1] ?? 0)
-    const baseline = +(y + CENTRE_TO_BASELINE * size).toFixed(3)
-    const rest = attrs.replace(/\s*dominant-baseline="central"/, '').replace(/\sy="[^"]*"/, '')
-    return `<text${rest} y="${baseline}">`
-  })
+  return fitted(data, spec).svg
 }
 
 /** The SVG file: its size in points, so it is placed at its physical size; `description` (what its rows and columns are) as its <desc>. */
@@ -192,12 +177,36 @@ export async function renderPdf(svg: string, spec: Pick<FigureSpec, 'width' | 'h
   })
   doc.end()
   await done
-  return Buffer.concat(chunks)
+  return withOwnSubsetTags(Buffer.concat(chunks))
+}
+
+/**
+ * PDFKit names each font subset from its resource name (F1 → "BZZZZZ+DejaVuSans"), so every PDF
+ * it writes carries the same tags, and a document that places two figures holds two different
+ * subsets under one name. Each tag becomes six letters from a hash of this PDF and the old tag:
+ * the same length, so the file's byte offsets stay valid.
+ */
+export function withOwnSubsetTags(pdf: Buffer): Buffer {
+  const text = pdf.toString('latin1')
+  const digest = createHash('sha256').update(pdf).digest()
+  const tags = new Map<string, string>()
+  const tagFor = (old: string) => {
+    if (!tags.has(old)) {
+      const h = createHash('sha256').update(digest).update(old).digest()
+      tags.set(old, Array.from(h.subarray(0, 6), (b) => String.fromCharCode(65 + (b % 26))).join(''))
+    }
+    return tags.get(old)!
+  }
+  return Buffer.from(
+    text.replace(/\/(BaseFont|FontName) \/([A-Z]{6})\+/g, (_m, key: string, old: string) => `/${key} /${tagFor(old)}+`),
+    'latin1',
+  )
 }
 
 /** Where a heatmap cell's centre and size land in the figure, in layout units (for tests). */
 export function locateCell(data: FigureData, spec: FigureSpec, s: number, t: number): { x: number; y: number; w: number; h: number } {
-  return withChart(data, spec, (chart) => {
+  const fit = fitted(data, spec)
+  return withOption(fit.option, fit.spec.width, fit.spec.height, (chart) => {
     const at = (a: number, b: number) => chart.convertToPixel({ xAxisIndex: 0, yAxisIndex: 0 }, [a, b]) as number[]
     const [x, y] = at(s, t)
     const [x1, y1] = at(s + 1, t + 1)
@@ -206,8 +215,8 @@ export function locateCell(data: FigureData, spec: FigureSpec, s: number, t: num
 }
 
 /** One figure file's bytes. */
-export async function renderFigure(data: FigureData, spec: FigureSpec): Promise<Buffer> {
-  const svg = renderSvg(data, spec)
+export async function renderFigure(data: FigureData, asked: FigureSpec): Promise<Buffer> {
+  const { svg, spec } = fitted(data, asked)
   // The caption metadata: whether the labels are words or subword pieces, and the rule that made words.
   const note = unitsNote(data, spec.lang)
   if (spec.format === 'svg') return Buffer.from(svgFile(svg, spec, note), 'utf8')

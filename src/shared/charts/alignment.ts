@@ -238,76 +238,111 @@ export interface AlignmentFigureInput {
 }
 
 /**
- * Alignment lines on a page, laid out by buildAlignment with the page's text measured: "source"
- * over the source row, "output" under the output row, a line of key at the bottom. Tokens too
- * many for the width at the page's text size are set smaller, as far as that takes.
+ * Alignment lines on a page at the page's text size, laid out by buildAlignment: "source" over
+ * the source row, "output" under the output row, a line of key at the bottom. Where the rows are
+ * wider than the page (a long sentence in a column), the figure turns: source tokens down the
+ * left, output tokens down the right, the lines across. Text is never set smaller to fit: the
+ * fitter picks the size, and a page with no room says so (`cramped`).
  */
 export function buildAlignmentFigure(input: AlignmentFigureInput): Record<string, unknown> {
   const f = input.frame
   const L = FIGURE_TEXT[f.lang]
-  const lh = textHeight(f.fontSize)
-  const gap = f.fontSize * 0.4
+  const fs = f.fontSize
+  const lh = textHeight(fs)
+  const gap = fs * 0.4
   const key: KeyItem[] = [{ label: L.lineKey(input.threshold), symbol: 'line', color: LINE_COLOR }]
-  const keyH = keyHeight(key, f.width, f.fontSize, f.measure) + gap
-  const geometry = (fs: number) => {
-    const o: Partial<AlignmentLayoutOptions> = {
-      padX: fs * 0.35,
-      minBox: fs * 1.6,
-      gap: fs * 0.35,
-      maxExtraGap: fs * 4,
-      boxHeight: textHeight(fs) + fs * 0.5,
-      marginX: 0,
-      marginY: 0,
-      minStroke: Math.max(0.4, fs / 25),
-      maxStroke: fs * 0.45,
+  const keyH = keyHeight(key, f.width, fs, f.measure) + gap
+  const o: AlignmentLayoutOptions = {
+    ...ALIGNMENT_DEFAULTS,
+    padX: fs * 0.35,
+    minBox: fs * 1.6,
+    gap: fs * 0.35,
+    maxExtraGap: fs * 4,
+    boxHeight: textHeight(fs) + fs * 0.5,
+    marginX: 0,
+    marginY: 0,
+    minStroke: Math.max(0.4, fs / 25),
+    maxStroke: fs * 0.45,
+  }
+  o.span = Math.max(fs, f.height - 2 * (lh + gap) - keyH - 2 * o.boxHeight)
+  const lay = buildAlignment({
+    srcWidths: input.srcTokens.map((t) => f.measure(t, fs)),
+    tgtWidths: input.tgtTokens.map((t) => f.measure(t, fs)),
+    attention: input.attention,
+    threshold: input.threshold,
+    minWidth: f.width,
+    layout: o,
+  })
+  const box = (x: number, y: number, width: number, height: number) => ({
+    type: 'rect',
+    silent: true,
+    shape: { x, y, width, height, r: fs * 0.25 },
+    style: { fill: f.ink.background, stroke: f.ink.axis, lineWidth: Math.max(0.5, fs / 20) },
+  })
+  const line = (x1: number, y1: number, x2: number, y2: number, v: number) => ({
+    type: 'line',
+    silent: true,
+    shape: { x1, y1, x2, y2 },
+    style: { stroke: LINE_COLOR, lineWidth: strokeWidth(v, o), opacity: strokeOpacity(v, o), lineCap: 'round' },
+  })
+  const keyAt = keyElements(key, f.x, f.y + f.height - keyH + gap, f.width, f).elements
+  if (lay.width <= f.width + 1) {
+    const x0 = f.x
+    const y0 = f.y + lh + gap
+    const elements: Record<string, unknown>[] = [
+      textElement(L.source, f.x + f.width / 2, f.y + lh / 2, f, { align: 'center', color: f.ink.muted }),
+      ...lay.lines.map((l) => line(x0 + l.x1, y0 + l.y1, x0 + l.x2, y0 + l.y2, l.weight)),
+    ]
+    for (const [boxes, tokens] of [
+      [lay.src, input.srcTokens],
+      [lay.tgt, input.tgtTokens],
+    ] as const) {
+      for (const b of boxes) {
+        elements.push(box(x0 + b.x, y0 + b.y, b.width, b.height))
+        elements.push(textElement(tokens[b.i], x0 + b.cx, y0 + b.y + b.height / 2, f, { align: 'center' }))
+      }
     }
-    o.span = Math.max(fs, f.height - 2 * (lh + gap) - keyH - 2 * o.boxHeight!)
-    return buildAlignment({
-      srcWidths: input.srcTokens.map((t) => f.measure(t, fs)),
-      tgtWidths: input.tgtTokens.map((t) => f.measure(t, fs)),
-      attention: input.attention,
-      threshold: input.threshold,
-      minWidth: f.width,
-      layout: o,
-    })
+    const bottom = y0 + lay.height
+    elements.push(textElement(L.output, f.x + f.width / 2, bottom + gap + lh / 2, f, { align: 'center', color: f.ink.muted }))
+    elements.push(...keyAt)
+    if (!lay.lines.length) elements.push(textElement(L.noLines, f.x + f.width / 2, y0 + lay.srcY + lay.height / 2, f, { align: 'center', color: f.ink.muted }))
+    return { animation: false, graphic: { elements }, cramped: o.span < 2 * fs }
   }
-  let fs = f.fontSize
-  let lay = geometry(fs)
-  while (lay.width > f.width + 1 && fs > 2) {
-    fs = Math.max(2, fs * Math.min(0.95, f.width / lay.width))
-    lay = geometry(fs)
-  }
-  const x0 = f.x
-  const y0 = f.y + lh + gap
+  // Turned: a column of source tokens on the left, of output tokens on the right.
+  const S = input.srcTokens.length
+  const T = input.tgtTokens.length
+  const colW = (tokens: string[]) => Math.max(o.minBox, ...tokens.map((t) => f.measure(t, fs) + 2 * o.padX))
+  const [sw, tw] = [colW(input.srcTokens), colW(input.tgtTokens)]
+  const top = f.y + lh + gap
+  const height = f.y + f.height - keyH - top
+  const pitch = (n: number) => height / Math.max(1, n)
+  const sx = f.x
+  const tx = f.x + f.width - tw
   const elements: Record<string, unknown>[] = [
-    textElement(L.source, f.x + f.width / 2, f.y + lh / 2, f, { align: 'center', color: f.ink.muted }),
-    ...lay.lines.map((l) => ({
-      type: 'line',
-      silent: true,
-      shape: { x1: x0 + l.x1, y1: y0 + l.y1, x2: x0 + l.x2, y2: y0 + l.y2 },
-      style: { stroke: LINE_COLOR, lineWidth: l.width, opacity: l.opacity, lineCap: 'round' },
-    })),
+    textElement(L.source, sx, f.y + lh / 2, f, { color: f.ink.muted }),
+    textElement(L.output, f.x + f.width, f.y + lh / 2, f, { align: 'right', color: f.ink.muted }),
   ]
-  const ff = { ...f, fontSize: fs }
-  for (const [boxes, tokens] of [
-    [lay.src, input.srcTokens],
-    [lay.tgt, input.tgtTokens],
-  ] as const) {
-    for (const b of boxes) {
-      elements.push({
-        type: 'rect',
-        silent: true,
-        shape: { x: x0 + b.x, y: y0 + b.y, width: b.width, height: b.height, r: fs * 0.25 },
-        style: { fill: f.ink.background, stroke: f.ink.axis, lineWidth: Math.max(0.5, fs / 20) },
-      })
-      elements.push(textElement(tokens[b.i], x0 + b.cx, y0 + b.y + b.height / 2, ff, { align: 'center' }))
+  const cy = (i: number, n: number) => top + (i + 0.5) * pitch(n)
+  let drawn = 0
+  for (let t = 0; t < T; t++)
+    for (let s = 0; s < S; s++) {
+      const v = input.attention[t]?.[s]
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < input.threshold) continue
+      elements.push(line(sx + sw, cy(s, S), tx, cy(t, T), v))
+      drawn++
     }
-  }
-  const bottom = y0 + lay.height
-  elements.push(textElement(L.output, f.x + f.width / 2, bottom + gap + lh / 2, f, { align: 'center', color: f.ink.muted }))
-  elements.push(...keyElements(key, f.x, f.y + f.height - keyH + gap, f.width, f).elements)
-  if (!lay.lines.length) elements.push(textElement(L.noLines, f.x + f.width / 2, y0 + lay.srcY + lay.height / 2, f, { align: 'center', color: f.ink.muted }))
-  return { animation: false, graphic: { elements } }
+  input.srcTokens.forEach((tok, s) => {
+    elements.push(box(sx, cy(s, S) - o.boxHeight / 2, sw, o.boxHeight))
+    elements.push(textElement(tok, sx + sw / 2, cy(s, S), f, { align: 'center' }))
+  })
+  input.tgtTokens.forEach((tok, t) => {
+    elements.push(box(tx, cy(t, T) - o.boxHeight / 2, tw, o.boxHeight))
+    elements.push(textElement(tok, tx + tw / 2, cy(t, T), f, { align: 'center' }))
+  })
+  elements.push(...keyAt)
+  if (!drawn) elements.push(textElement(L.noLines, f.x + f.width / 2, top + height / 2, f, { align: 'center', color: f.ink.muted }))
+  const cramped = tx - (sx + sw) < 3 * fs || Math.min(pitch(S), pitch(T)) < o.boxHeight + fs * 0.15
+  return { animation: false, graphic: { elements }, cramped }
 }
 
 /** The colour of alignment lines (the view's as well). */

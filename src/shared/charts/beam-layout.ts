@@ -15,6 +15,8 @@ export interface BeamLayout {
   height: number
   /** Node indices of the winning hypothesis, first step first. */
   chosen: number[]
+  /** Each step's column: its centre and width. */
+  columns: { x: number; width: number }[]
 }
 
 export interface BeamLayoutOptions {
@@ -83,7 +85,8 @@ export function layoutBeam(tree: BeamTree, o: BeamLayoutOptions): BeamLayout {
     .filter(({ n }) => n.status === 'chosen')
     .sort((a, b) => a.n.step - b.n.step)
     .map(({ i }) => i)
-  return { nodes, edges, width: x + start / 2, height: Math.max(cursor, o.row), chosen }
+  const columns = colX.map((cx, t) => ({ x: cx, width: colWidth[t] }))
+  return { nodes, edges, width: x + start / 2, height: Math.max(cursor, o.row), chosen, columns }
 }
 
 /** The hypothesis ending at a node: its nodes from the first step on. */

@@ -89,7 +89,7 @@ function comparisonFigure(input: ComparisonInput, f: Frame): Record<string, unkn
   })
   const diffKey: KeyItem[] = translations.length > 1 ? [{ label: L.differs(names[ref]), symbol: 'underline', color: f.ink.accent }] : []
   const keyH = diffKey.length ? keyHeight(diffKey, f.width, fs, f.measure) : 0
-  const words = tokenRowElements(rows, f.x, f.y, f.width, f.height * 0.5 - keyH, f)
+  const words = tokenRowElements(rows, f.x, f.y, f.width, f.height * 0.6 - keyH, f)
   const key = keyElements(diffKey, f.x, f.y + words.height + fs * 0.2, f.width, f)
   const below = words.height + keyH + fs * 0.8
   const chart = { ...f, y: f.y + below, height: f.height - below }
@@ -100,7 +100,7 @@ function comparisonFigure(input: ComparisonInput, f: Frame): Record<string, unkn
     animation: false,
     color: colours,
     grid: { ...lay.grid, containLabel: false },
-    cramped: lay.cramped,
+    cramped: lay.cramped || words.overflow,
     graphic: { elements: [...words.elements, ...key.elements, ...lay.elements] },
     xAxis: axes.xAxis,
     yAxis: axes.yAxis,

@@ -12,7 +12,21 @@ const BACKGROUND = { light: INKS.light.background, dark: INKS.dark.background, t
 /** The page's margin for a text size. */
 export const pageMargin = (fontSize: number) => Math.max(4, fontSize * 0.6)
 
+/** The figure at the spec's text size, unfitted (fit.ts fits it to its page). */
 export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: Measure): Record<string, unknown> {
+  return composeFigure(data, spec, measure).option
+}
+
+/**
+ * The page around the chart, the chart's text at `chartFont` (the title and caption keep the
+ * spec's size); `cramped` when the view's own layout already knows it does not fit.
+ */
+export function composeFigure(
+  data: FigureData,
+  spec: FigureSpec,
+  measure: Measure,
+  chartFont = spec.fontSize,
+): { option: Record<string, unknown>; cramped: boolean } {
   const fs = spec.fontSize
   const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
   const margin = pageMargin(fs)
@@ -33,10 +47,8 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: M
     ink,
     highlightRow: spec.highlightRow ?? null,
   }
-  // A page too small for the chart at this text size: the chart's text shrinks until it fits
-  // (the title and caption keep theirs), rather than the chart running off the page.
-  let option = buildFigureParts(data, spec, frame)
-  for (let k = 0.9; option.cramped && k > 0.45; k -= 0.1) option = buildFigureParts(data, spec, { ...frame, fontSize: fs * k })
+  const option = buildFigureParts(data, spec, { ...frame, fontSize: chartFont })
+  const cramped = !!option.cramped
   delete option.cramped
   const page: Record<string, unknown>[] = [
     ...title.map((line, i) =>
@@ -48,11 +60,14 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: M
   ]
   const own = (option.graphic as { elements?: Record<string, unknown>[] } | undefined)?.elements ?? []
   return {
-    ...option,
-    animation: false,
-    backgroundColor: BACKGROUND[spec.theme],
-    textStyle: { fontFamily: FIGURE_FONT, fontSize: fs, color: ink.text },
-    graphic: { elements: [...page, ...own] },
-    tooltip: undefined,
+    cramped,
+    option: {
+      ...option,
+      animation: false,
+      backgroundColor: BACKGROUND[spec.theme],
+      textStyle: { fontFamily: FIGURE_FONT, fontSize: fs, color: ink.text },
+      graphic: { elements: [...page, ...own] },
+      tooltip: undefined,
+    },
   }
 }

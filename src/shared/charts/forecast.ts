@@ -512,11 +512,14 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
         { coord: [String(last), String(lastT)] },
       ])
   }
-  // Step labels: every k-th (k a divisor-friendly step), and the highlighted row's in bold.
+  // Step labels: every k-th (k a divisor-friendly step), the first where the k-th is a line below
+  // it, and the highlighted row's in bold.
   const rowPitch = heatH / T
   const k = [1, 2, 3, 4, 6, 8, 12, 24, 48].find((n) => n >= labelStep(T, rowPitch, lh, fs * 0.05)) ?? T
   const shown = (t: number) =>
-    lit !== null ? t === lit || (Math.abs(t - lit) * rowPitch >= lh && (t + 1) % k === 0) : (t + 1) % k === 0 || (t === 0 && k * rowPitch >= lh)
+    lit !== null
+      ? t === lit || (Math.abs(t - lit) * rowPitch >= lh * 1.05 && (t + 1) % k === 0)
+      : (t + 1) % k === 0 || (t === 0 && (k - 1) * rowPitch >= lh * 1.05)
   // The selected step's attention, on the series' own scale.
   const selMax = selRow ? Math.max(...selRow) : 1
   let maxW = 0
@@ -568,6 +571,8 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
         // Days back from the origin; a label that would stand out left of the heatmap is left out.
         axisLabel: {
           interval: (i: number) => (H - i) % perDay === 0 && (i + 0.5) * pitch >= m(`−${(H - i) / perDay}d`, fs) / 2 + gap,
+          showMinLabel: false,
+          showMaxLabel: false,
           formatter: (v: string) => `−${(H - Number(v)) / perDay}d`,
           fontSize: fs,
           margin: gap,
@@ -594,8 +599,10 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
         axisTick: { show: false },
         axisLine: { show: false },
         axisLabel: {
-          interval: (t: number) => shown(t),
-          formatter: (v: string) => (Number(v) === lit ? `{sel|${stepText(Number(v))}}` : stepText(Number(v))),
+          // Every row passes through the formatter, which leaves unchosen ones empty: ECharts adds
+          // the first label of an interval on its own, over its neighbours.
+          interval: 0,
+          formatter: (v: string) => (!shown(Number(v)) ? '' : Number(v) === lit ? `{sel|${stepText(Number(v))}}` : stepText(Number(v))),
           rich: { sel: { fontWeight: 'bold', color: ink.accent, fontSize: fs } },
           fontSize: fs,
           margin: gap,

@@ -308,10 +308,11 @@ export function niceTicks(min: number, max: number, length: number, minGap: numb
   return { min, max: min + span, interval: span }
 }
 
-/** A tick value as short text: 0.25, 1.5, 40, 1.2k. */
+/** A tick value as short text: 0.25, 1.5, 40, 1.2k; a value off the round steps to three digits (14.2, not 14.1822). */
 export function tickText(v: number): string {
   if (Math.abs(v) >= 10_000) return `${+(v / 1000).toFixed(1)}k`
-  return String(+v.toFixed(4))
+  if (Number.isInteger(v) || v === 0) return String(v)
+  return String(+v.toPrecision(Math.max(3, Math.floor(Math.log10(Math.abs(v))) + 1)))
 }
 
 /**
@@ -331,8 +332,9 @@ export interface ColumnLabel {
 
 /**
  * Labels of n columns `pitch` wide: each upright when it fits its column (a single CJK character
- * always does once a column is 1.3 em wide), else turned a quarter to read upwards; every step-th
- * one when even turned labels are too close. `extent` is the height the tallest takes.
+ * always does once a column is 1.3 em wide), else turned a quarter to read upwards. Every label is
+ * drawn (`step` is 1): where even turned labels are too close, the fitter sees them overlap and
+ * gives the figure more room or refuses it. `extent` is the height the tallest takes.
  */
 export function columnLabels(
   labels: ColumnLabel[],
@@ -343,7 +345,7 @@ export function columnLabels(
   const lh = textHeight(fs)
   const widths = labels.map((l) => f.measure(l.text, fs, l.bold))
   const upright = widths.map((w) => w <= pitch - fs * 0.3)
-  const step = upright.every(Boolean) ? 1 : labelStep(labels.length, pitch, lh, fs * 0.15)
+  const step = 1
   let extent = 0
   labels.forEach((_, i) => {
     if (i % step === 0) extent = Math.max(extent, upright[i] ? lh : widths[i])
@@ -489,20 +491,20 @@ function flowTokens(
   width: number,
   fs: number,
   m: Measure,
-): { headW: number; lines: { row: number; items: { text: string; mark?: boolean; x: number }[] }[]; height: number } {
+): { headW: number; headAbove: boolean; lines: { row: number; items: { text: string; mark?: boolean; x: number }[] }[]; height: number } {
   const k = keyMetrics(fs)
   const space = fs * 0.45
-  const headW = Math.min(width * 0.35, Math.max(...rows.map((r) => (r.symbol ? k.symbol + k.gap : 0) + m(r.head, fs, true)))) + fs * 0.8
-  // Room kept at the end of a line for the "…" of a row cut short.
-  const flow = Math.max(fs, width - headW - m('…', fs) - fs * 0.3)
+  const heads = Math.max(...rows.map((r) => (r.symbol ? k.symbol + k.gap : 0) + m(r.head, fs, true))) + fs * 0.8
+  // Names wider than a third of the line go on a line of their own, the tokens under them.
+  const headAbove = heads > width * 0.35
+  const headW = headAbove ? fs : heads
+  const flow = Math.max(fs, width - headW)
   const lines: { row: number; items: { text: string; mark?: boolean; x: number }[] }[] = []
   rows.forEach((r, row) => {
     let line: { text: string; mark?: boolean; x: number }[] = []
     let x = 0
     for (const tok of r.tokens) {
-      let text = tok.text
-      // A token wider than the whole line is cut short.
-      while (m(text, fs, tok.mark) > flow && [...text].length > 1) text = [...text].slice(0, -2).join('') + '…'
+      const text = tok.text
       const w = m(text, fs, tok.mark)
       if (line.length && x + w > flow) {
         lines.push({ row, items: line })
@@ -515,14 +517,14 @@ function flowTokens(
     lines.push({ row, items: line })
   })
   const rowGap = fs * 0.35
-  return { headW, lines, height: lines.length * linePitch(fs) + (rows.length - 1) * rowGap }
+  return { headW, headAbove, lines, height: (lines.length + (headAbove ? rows.length : 0)) * linePitch(fs) + (rows.length - 1) * rowGap }
 }
 
 /**
  * Rows of tokens (a model's output, the text before and after an override): the row's name on
  * the left, its tokens flowing into lines on the right, marked tokens bold, in the accent colour
- * and underlined. The text shrinks (to 60 %) when the rows would take more than `maxHeight`;
- * lines that still do not fit end the row with "…".
+ * and underlined. Every token is drawn at the frame's size: `overflow` says the rows took more
+ * than `maxHeight`, for the caller to report its figure cramped (the fitter then gives it room).
  */
 export function tokenRowElements(
   rows: TokenRow[],
@@ -531,27 +533,23 @@ export function tokenRowElements(
   width: number,
   maxHeight: number,
   f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>,
-): { elements: Record<string, unknown>[]; height: number } {
-  let fs = f.fontSize
-  let flow = flowTokens(rows, width, fs, f.measure)
-  while (flow.height > maxHeight && fs > f.fontSize * 0.6) {
-    fs = Math.max(f.fontSize * 0.6, fs * 0.9)
-    flow = flowTokens(rows, width, fs, f.measure)
-  }
+): { elements: Record<string, unknown>[]; height: number; overflow: boolean } {
+  const fs = f.fontSize
+  const flow = flowTokens(rows, width, fs, f.measure)
   const pitch = linePitch(fs)
   const rowGap = fs * 0.35
   const k = keyMetrics(fs)
   const ff = { ...f, fontSize: fs }
-  // Lines past the room left are dropped; the last one kept ends in "…".
-  const most = Math.max(rows.length, Math.floor((maxHeight - (rows.length - 1) * rowGap) / pitch))
-  const perRow = Math.max(1, Math.floor(most / rows.length))
   const elements: Record<string, unknown>[] = []
   let cy = y
   let shown = 0
   rows.forEach((r, row) => {
-    const lines = flow.lines.filter((l) => l.row === row)
-    const kept = lines.slice(0, perRow)
+    const kept = flow.lines.filter((l) => l.row === row)
     const headY = cy + pitch / 2
+    if (flow.headAbove) {
+      cy += pitch
+      shown++
+    }
     let hx = x
     if (r.symbol) {
       elements.push(...keySymbol(r.symbol, hx, headY, k.symbol, fs))
@@ -560,7 +558,6 @@ export function tokenRowElements(
     elements.push(textElement(r.head, hx, headY, ff, { bold: true }))
     kept.forEach((line, i) => {
       const ly = cy + (i + 0.5) * pitch
-      const cut = i === kept.length - 1 && kept.length < lines.length
       line.items.forEach((tok) => {
         const tx = x + flow.headW + tok.x
         elements.push(textElement(tok.text, tx, ly, ff, tok.mark ? { bold: true, color: f.ink.accent } : {}))
@@ -575,14 +572,10 @@ export function tokenRowElements(
           })
         }
       })
-      if (cut) {
-        const last = line.items[line.items.length - 1]
-        const end = last ? last.x + f.measure(last.text, fs, last.mark) + fs * 0.3 : 0
-        elements.push(textElement('…', x + flow.headW + end, ly, ff))
-      }
     })
     cy += kept.length * pitch + rowGap
     shown += kept.length
   })
-  return { elements, height: shown * pitch + (rows.length - 1) * rowGap }
+  const height = shown * pitch + (rows.length - 1) * rowGap
+  return { elements, height, overflow: height > maxHeight + 0.01 }
 }

@@ -19,7 +19,7 @@
  */
 import { COLORMAPS, type ColormapName } from './colormaps'
 import { FIGURE_TEXT } from './figure-text'
-import { FIGURE_FONT, columnLabelElements, columnLabels, labelStep, linePitch, textElement, textHeight, widest, wrapText, type Frame } from './frame'
+import { FIGURE_FONT, columnLabelElements, columnLabels, linePitch, textElement, textHeight, widest, wrapText, type Frame } from './frame'
 import { buildHeatmapOption, colorBarElements, displayValue, scaleEnds, type HeatmapInput, type HeatmapStyle } from './heatmap'
 import { escapeHtml } from './html'
 
@@ -172,7 +172,8 @@ export function headsGridLayout(input: HeadsGridInput): HeadsGridLayout & {
       m,
     ) <=
       cellH + statsH
-  const rowStep = labelStep(T, cellH / T, lh, fs * 0.05)
+  // Every row labelled: rows lower than a line overlap, and the fitter gives them room.
+  const rowStep = 1
   const used = colHeadH + layers * (statsH + cellH) + (layers - 1) * vgap + gap + cols.extent + gap + keyH
   return {
     layers,

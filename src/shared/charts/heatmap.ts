@@ -1,18 +1,6 @@
 import { COLORMAPS, colorAt, textColorOn, type ColormapName } from './colormaps'
 import { FIGURE_TEXT } from './figure-text'
-import {
-  columnLabelElements,
-  columnLabels,
-  keyElements,
-  keyHeight,
-  labelStep,
-  textElement,
-  textHeight,
-  triangleDown,
-  widest,
-  type Frame,
-  type KeyItem,
-} from './frame'
+import { columnLabelElements, columnLabels, keyElements, keyHeight, textElement, textHeight, triangleDown, widest, type Frame, type KeyItem } from './frame'
 import { pieceGroups } from '../attention/pieces'
 import { escapeHtml } from './html'
 
@@ -378,7 +366,8 @@ export function heatmapLayout(
     values,
     colStep: v.cols.step,
     colExtent: v.cols.extent,
-    rowStep: labelStep(T, ch, lh, fs * 0.05),
+    // Every row labelled: rows lower than a line overlap, and the fitter gives them room.
+    rowStep: 1,
     valueSize,
     marker,
     moves,
@@ -388,7 +377,8 @@ export function heatmapLayout(
     titleH,
     slack: (width0 - width) / 2,
     labelsAt: v.top,
-    cramped: v.cramped || f.x + f.width - scaleW - left0 < 2 * fs,
+    // Every label drawn: rows lower than a line, or turned column labels closer than one, would overlap.
+    cramped: v.cramped || f.x + f.width - scaleW - left0 < 2 * fs || ch < lh - 0.01 || (rotated && cw < lh - 0.01),
   }
 }
 

@@ -9,7 +9,7 @@
  *   band around p_t.
  */
 import { FIGURE_TEXT } from './figure-text'
-import { cartesianAxes, cartesianLayout, textHeight, type Frame, type KeyItem } from './frame'
+import { cartesianAxes, cartesianLayout, type Frame, type KeyItem } from './frame'
 import { escapeHtml } from './html'
 import { diagonalAt } from '../attention/diagonal'
 
@@ -68,9 +68,9 @@ export interface PositionLabels {
 }
 
 export const POSITION_LABELS: PositionLabels = {
-  position: 'p_t',
+  position: 'pₜ',
   diagonal: 'diagonal',
-  window: 'window [p_t-D, p_t+D]',
+  window: 'window [pₜ−D, pₜ+D]',
   step: 'output step',
   source: 'source position',
 }
@@ -144,7 +144,7 @@ export function buildSpotlightOption(input: SpotlightInput): Record<string, unkn
   const tooltip = (params: { dataIndex: number }[] | { dataIndex: number }) => {
     const s = (Array.isArray(params) ? params[0] : params)?.dataIndex ?? 0
     return [
-      `<b>${escapeHtml(srcTokens[s] ?? '')}</b> (s = ${s}, |s − p_t| = ${fmt(Math.abs(s - position))})`,
+      `<b>${escapeHtml(srcTokens[s] ?? '')}</b> (s = ${s}, |s − pₜ| = ${fmt(Math.abs(s - position))})`,
       `${escapeHtml(L.align)}: ${at(align, s).toFixed(3)}`,
       `${escapeHtml(L.gaussian)}: ${at(gaussian, s).toFixed(3)}`,
       `${escapeHtml(L.weights)}: <b>${at(attention, s).toFixed(3)}</b>`,
@@ -196,7 +196,7 @@ export function buildSpotlightOption(input: SpotlightInput): Record<string, unkn
       names: L,
       symbolSize: 6,
       lineWidth: 2,
-      positionLabel: { position: 'end', color: C.position, fontWeight: 'bold', formatter: `p_t = ${fmt(position)}` },
+      positionLabel: { position: 'end', color: C.position, fontWeight: 'bold', formatter: `pₜ = ${fmt(position)}` },
     }),
   }
 }
@@ -463,7 +463,6 @@ function positionFigure(input: PositionPlotInput, f: Frame): Record<string, unkn
   const S = srcTokens.length
   const N = positions.length
   const fs = f.fontSize
-  const lh = textHeight(fs)
   const sel = f.highlightRow !== null && f.highlightRow < N ? f.highlightRow : null
   const [y0, y1] = positionExtent(positions, S)
   const band = windows.map((w) => {
@@ -479,9 +478,8 @@ function positionFigure(input: PositionPlotInput, f: Frame): Record<string, unkn
   const tokenAt = (v: number) => (Number.isInteger(v) && v >= 0 && v < S ? srcTokens[v] : '')
   const xLabels = tgtTokens.slice(0, N).map((text, t) => (t === sel ? { text, bold: true, color: f.ink.accent } : { text }))
   const lay = cartesianLayout(f, { xLabels, xTitle: L.step, y: { min: y0, max: y1 }, yText: tokenAt, yLabels: srcTokens, yTitle: L.source, key })
-  // Whole positions only, every k-th so that the token labels keep a line between them.
-  const pitch = lay.grid.height / Math.max(1, y1 - y0)
-  const every = Math.max(1, Math.ceil((lh * 1.1) / pitch))
+  // Every whole position named: where they are closer than a line, the fitter gives the plot room.
+  const every = 1
   const axes = cartesianAxes(f, lay, { n: N, yText: tokenAt })
   const yAxis = { ...axes.yAxis, min: y0, max: y1, interval: every }
   const line = { symbol: 'none', silent: true, lineStyle: { opacity: 0 } }

@@ -44,24 +44,43 @@ export function mergePanels(parts: Part[], extra: Record<string, unknown>[]): Re
   return { animation: false, grid, xAxis, yAxis, visualMap, series, graphic: { elements }, cramped }
 }
 
+type Arrangement = 'row' | 'grid' | 'stacked'
+
+/**
+ * The first arrangement whose maps have room for every label: in one column on a page taller
+ * than wide, else in a row on a very wide page, else A and B above the difference, else in a row.
+ */
 export function buildSideBySideFigure(input: SideBySideFigureInput): Record<string, unknown> {
+  const f = input.frame
+  const order: Arrangement[] = f.height >= 1.2 * f.width ? ['stacked'] : f.width >= 2.2 * f.height ? ['row', 'grid'] : ['grid', 'row']
+  let option: Record<string, unknown> = {}
+  for (const how of order) {
+    option = arranged(input, how)
+    if (!option.cramped) break
+  }
+  return option
+}
+
+function arranged(input: SideBySideFigureInput, how: Arrangement): Record<string, unknown> {
   const { a, b, frame: f } = input
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
   const gap = fs * 1.2
   const sameSource = a.srcTokens.join('\u0001') === b.srcTokens.join('\u0001')
-  // Very wide pages: A, B and the difference in a row; others (a slide too, whose maps would be
-  // narrow in thirds): A and B above the difference.
+  // A row: A, B and the difference side by side; a grid: A and B above the difference; stacked
+  // (a paper column the fitter made taller): every map in one column, A and B sharing B's colour bar.
   const panels = sameSource ? 3 : 2
-  const row = !sameSource || f.width >= 2.2 * f.height
-  const cols = row ? panels : 2
+  const stacked = how === 'stacked'
+  const row = !stacked && (!sameSource || how === 'row')
+  const cols = stacked ? 1 : row ? panels : 2
   const w = (f.width - (cols - 1) * gap) / cols
   const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`, 'A − B'].slice(0, panels)
   // Heads wrap to two lines at most, the same height over every panel of a row.
   const lines = heads.map((h, i) => wrapText(h, !row && i === 2 ? f.width : w, fs, f.measure, true).slice(0, 2))
   const headH = Math.max(...lines.map((l) => l.length)) * linePitch(fs) + fs * 0.3
-  const rowH = row ? f.height : (f.height - gap) / 2
+  const rowH = row ? f.height : stacked ? (f.height - (panels - 1) * gap) / panels : (f.height - gap) / 2
   const boxes = heads.map((_, i) => {
+    if (stacked) return { x: f.x, y: f.y + i * (rowH + gap), width: f.width, height: rowH }
     const [c, r] = row ? [i, 0] : [i % 2, Math.floor(i / 2)]
     // The difference alone on the lower row, the page's full width.
     if (!row && i === 2) return { x: f.x, y: f.y + rowH + gap, width: f.width, height: rowH }
@@ -74,7 +93,7 @@ export function buildSideBySideFigure(input: SideBySideFigureInput): Record<stri
     ),
   )
   const body = (box: (typeof boxes)[number]): Frame => ({ ...f, x: box.x, y: box.y + headH, width: box.width, height: box.height - headH })
-  const side = (t: Translation, box: (typeof boxes)[number]) =>
+  const side = (t: Translation, box: (typeof boxes)[number], bar = input.colorScale) =>
     buildHeatmapOption({
       srcTokens: t.srcTokens,
       tgtTokens: t.tgtTokens,
@@ -83,11 +102,11 @@ export function buildSideBySideFigure(input: SideBySideFigureInput): Record<stri
       norm: 'fixed',
       scale: 'linear',
       colormap: input.colormap,
-      colorScale: input.colorScale,
+      colorScale: bar,
       labels: 'auto',
       frame: body(box),
     }) as Part
-  const parts = [side(a, boxes[0]), side(b, boxes[1])]
+  const parts = [side(a, boxes[0], input.colorScale && !stacked), side(b, boxes[1])]
   if (sameSource) {
     const diff = attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
     const r = diff.range.toFixed(1)

@@ -10,7 +10,6 @@ import {
   columnLabelElements,
   columnLabels,
   keyElements,
-  labelStep,
   linePitch,
   niceTicks,
   textElement,
@@ -744,7 +743,8 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
   const ctxTitle = `${panels.length + 1}  ${L.context}`
   const titleLines = wrapText(ctxTitle, ctx.width, fs, m, true)
   titleLines.forEach((line, i) => elements.push(textElement(line, ctx.x, ctx.y + (i + 0.5) * titleH, f, { bold: true })))
-  const cName = `c_${input.step + 1}`
+  // A real subscript: c₁₂, not c_12.
+  const cName = `c${[...String(input.step + 1)].map((d) => '₀₁₂₃₄₅₆₇₈₉'[Number(d)]).join('')}`
   const scaleText = `h: ±${hMax.toFixed(2)}   ${cName}: ±${cMax.toFixed(2)}`
   const rowLabelW = Math.max(widest(input.srcTokens, fs, m), m(cName, fs, true))
   const hx = ctx.x + rowLabelW + gap
@@ -758,7 +758,6 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
   const scaleH = scaleLines.length * titleH
   const hh = Math.max(fs, ctx.y + ctx.height - hTop - below - stripH - gap - scaleH)
   const cramped = ctx.y + ctx.height - hTop - below - stripH - gap - scaleH < lh || plotRoom < lh || bars.x + bars.width - left < 4 * fs
-  const rowStep = labelStep(S, hh / S, lh, fs * 0.05)
   grids.push({ left: hx, top: hTop, width: hw, height: hh, containLabel: false })
   grids.push({ left: hx, top: hTop + hh + below, width: hw, height: stripH, containLabel: false })
   const gH = panels.length
@@ -771,7 +770,8 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
     data: input.srcTokens.map((_, j) => String(j)),
     axisTick: { show: false },
     axisLine: { show: false },
-    axisLabel: { interval: rowStep - 1, fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: string) => input.srcTokens[Number(v)] },
+    // Every row labelled: rows lower than a line overlap, and the fitter gives them room.
+    axisLabel: { interval: 0, fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: string) => input.srcTokens[Number(v)] },
   })
   yAxes.push({
     type: 'category',

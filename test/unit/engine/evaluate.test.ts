@@ -15,10 +15,10 @@ const read = (f: string) =>
     .split('\n')
 
 /**
- * Corpus BLEU by training/bleu.py: the training side's own sacreBLEU-13a implementation, in
+ * Corpus BLEU by training/attention_lens/bleu.py: the training side's own sacreBLEU-13a implementation, in
  * Python, so the app's score is checked against code that shares nothing with it. Its numbers are
  * recorded in test/fixtures/bleu-reference.json, so the checks run without Python; where Python
- * is, the last test checks the record against training/bleu.py itself.
+ * is, the last test checks the record against training/attention_lens/bleu.py itself.
  */
 const RECORD = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/bleu-reference.json'), 'utf8')) as {
   bleu: number
@@ -29,9 +29,9 @@ const RECORD = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/bleu-reference.
 
 function pythonBleu(hyps: string[], refs: string[], lowercase: boolean): number {
   const py =
-    'import json, sys; sys.path.insert(0, "training"); from bleu import corpus_bleu; d = json.load(sys.stdin); print(repr(corpus_bleu(d["h"], d["r"], lowercase=d["l"])))'
+    'import json, sys; sys.path.insert(0, "training"); from attention_lens.bleu import corpus_bleu; d = json.load(sys.stdin); print(repr(corpus_bleu(d["h"], d["r"], lowercase=d["l"])))'
   const r = spawnSync(PY, ['-c', py], { cwd: ROOT, input: JSON.stringify({ h: hyps, r: refs, l: lowercase }), encoding: 'utf8' })
-  if (r.status !== 0) throw new Error(`training/bleu.py failed: ${r.error?.message ?? r.stderr}`)
+  if (r.status !== 0) throw new Error(`training/attention_lens/bleu.py failed: ${r.error?.message ?? r.stderr}`)
   return Number(r.stdout)
 }
 
@@ -67,14 +67,14 @@ describe('corpus evaluation', () => {
     expect(other.cached).toBe(false)
   })
 
-  it('the BLEU of another set, unrounded, is what training/bleu.py gave it', () => {
+  it('the BLEU of another set, unrounded, is what training/attention_lens/bleu.py gave it', () => {
     const hyps = dropThird(refs)
     const expected = RECORD['every third word dropped']
     expect(corpusBleu(hyps, [refs], { lowercase: true }).score).toBeCloseTo(expected.lowercase, 9)
     expect(corpusBleu(hyps, [refs]).score).toBeCloseTo(expected.cased, 9)
   })
 
-  itWithPython("the record is training/bleu.py's", () => {
+  itWithPython("the record is training/attention_lens/bleu.py's", () => {
     expect(pythonBleu(RECORD.hypotheses, refs, true)).toBe(RECORD.bleu)
     expect(pythonBleu(RECORD.hypotheses, refs, false)).toBe(RECORD.bleuCased)
     expect(pythonBleu(dropThird(refs), refs, true)).toBe(RECORD['every third word dropped'].lowercase)

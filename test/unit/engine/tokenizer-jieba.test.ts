@@ -12,7 +12,7 @@ interface Vectors {
 }
 const vectors = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/tokenizers/jieba-corpus-vectors.json'), 'utf8')) as Vectors
 
-describe('jieba tokenizer matches training/tokenizer.py on the whole corpus', () => {
+describe('jieba tokenizer matches training/attention_lens/tokenizer.py on the whole corpus', () => {
   const spec = parseTokenizerSpec(vectors.spec)
 
   it('reads the spec as a jieba spec with its merges', () => {

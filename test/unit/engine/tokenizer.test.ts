@@ -41,7 +41,7 @@ describe('char tokenizer with keep_spaces (character-level targets)', () => {
   })
 
   const py = (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/tokenizers/char-spaces-vectors.json'), 'utf8')) as { cases: Case[] }).cases
-  it.each(py.map((c) => [c.spec.type !== 'hf' && c.spec.lowercase, c.text!, c] as const))('as training/tokenizer.py (lowercase %s): %j', (_l, text, c) => {
+  it.each(py.map((c) => [c.spec.type !== 'hf' && c.spec.lowercase, c.text!, c] as const))('as training/attention_lens/tokenizer.py (lowercase %s): %j', (_l, text, c) => {
     expect(tokenize(text, c.spec)).toEqual(c.tokens)
     expect(detokenize(c.tokens!, c.spec)).toBe(c.detok)
   })
@@ -63,7 +63,7 @@ describe('word tokenizer with a joiner, and BPE on top of it', () => {
   })
   it("merges by rank, leftmost first on a tie, and marks every piece but a word's last", () => {
     const bpe: TokenizerSpec = { type: 'bpe', lowercase: true, joiner: '@@', merges: ['a a', 'aa a</w>', 'b c'] }
-    // (Checked with training/tokenizer.py.) "aaaa": a a a a</w> → "a a" merges at 0-1 only, as
+    // (Checked with training/attention_lens/tokenizer.py.) "aaaa": a a a a</w> → "a a" merges at 0-1 only, as
     // a</w> is another symbol → aa a a</w>, and no listed pair is left.
     expect(tokenize('aaaa', bpe)).toEqual(['aa@@', 'a@@', 'a'])
     expect(tokenize('aaa', bpe)).toEqual(['aaa'])
@@ -74,7 +74,7 @@ describe('word tokenizer with a joiner, and BPE on top of it', () => {
   })
 })
 
-describe('word-with-joiner and BPE tokenizers match training/tokenizer.py (bpe-tokenizer-vectors.json)', () => {
+describe('word-with-joiner and BPE tokenizers match training/attention_lens/tokenizer.py (bpe-tokenizer-vectors.json)', () => {
   interface BpeCase {
     spec: string
     text: string

@@ -55,7 +55,7 @@ describe('the bundled model zoo', () => {
     expect(readFileSync(card, 'utf8')).toContain(String(m.spec.testScore!.bleu))
   })
 
-  it.each(RNN)('%s: the decoder cell is one ONNX GRU node in the step part (training/export.py), not a dozen element-wise nodes', (name) => {
+  it.each(RNN)('%s: the decoder cell is one ONNX GRU node in the step part (training/attention_lens/export.py), not a dozen element-wise nodes', (name) => {
     const graph = parseOnnx(readFileSync(join(BUNDLED_MODELS, `${name}.onnx`))).model.graph!
     const step = nodesFor(graph, ['next_state']).nodes
     const encoder = nodesFor(graph, ['encoder_out', 'decoder_init']).nodes

@@ -1,165 +1,23 @@
-/**
- * Where the texts and markers of an exported SVG are, read back from the file: each text's box
- * from its position, anchor, rotation and size, measured with the exporter's own fonts, so a
- * test can say that no two labels overlap and none leaves the page.
- */
+/** The figure's own text boxes (src/shared/charts/text-boxes.ts), measured with the export fonts. */
 import { measureText } from '../../../src/host/export/fonts'
-import { ASCENT, DESCENT } from '../../../src/shared/charts/frame'
+import { textBoxes as boxesOf } from '../../../src/shared/charts/text-boxes'
 
-type Matrix = [number, number, number, number, number, number]
-type Point = [number, number]
+export { outside, overlap, pageSize, pathBoxes, parseTransform, type TextBox } from '../../../src/shared/charts/text-boxes'
+export const textBoxes = (svg: string) => boxesOf(svg, measureText)
 
-export interface TextBox {
-  text: string
-  size: number
-  bold: boolean
-  /** The corners of the text's box on the page (a rotated text has a rotated box). */
-  corners: Point[]
-}
-
-const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0]
-
-function multiply(a: Matrix, b: Matrix): Matrix {
-  return [
-    a[0] * b[0] + a[2] * b[1],
-    a[1] * b[0] + a[3] * b[1],
-    a[0] * b[2] + a[2] * b[3],
-    a[1] * b[2] + a[3] * b[3],
-    a[0] * b[4] + a[2] * b[5] + a[4],
-    a[1] * b[4] + a[3] * b[5] + a[5],
-  ]
-}
-
-/** An SVG transform attribute as one matrix. */
-export function parseTransform(t: string | undefined): Matrix {
-  let m = IDENTITY
-  for (const [, fn, args] of (t ?? '').matchAll(/(\w+)\(([^)]*)\)/g)) {
-    const n = args
-      .split(/[\s,]+/)
-      .filter(Boolean)
-      .map(Number)
-    if (fn === 'matrix') m = multiply(m, n as Matrix)
-    else if (fn === 'translate') m = multiply(m, [1, 0, 0, 1, n[0], n[1] ?? 0])
-    else if (fn === 'scale') m = multiply(m, [n[0], 0, 0, n[1] ?? n[0], 0, 0])
-    else if (fn === 'rotate') {
-      const r = (n[0] * Math.PI) / 180
-      m = multiply(m, [Math.cos(r), Math.sin(r), -Math.sin(r), Math.cos(r), 0, 0])
-    }
+/**
+ * The figure's SVG, or null where the figure was refused; a refusal must be one line that names
+ * what would fit, and is allowed only where `allowed` says so.
+ */
+export function svgOrRefusal(render: () => string, allowed: boolean, what: string): string | null {
+  try {
+    return render()
+  } catch (e) {
+    const message = (e as Error).message
+    if ((e as Error).name !== 'RefusedError') throw e
+    if (!allowed) throw new Error(`${what}: refused, but must fit: ${message}`)
+    if (message.includes('\n') || !/paper-double|custom size|fewer|instead of/.test(message))
+      throw new Error(`${what}: a refusal names nothing that would fit: ${message}`)
+    return null
   }
-  return m
-}
-
-const apply = (m: Matrix, [x, y]: Point): Point => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]
-const attr = (attrs: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(attrs)?.[1]
-const unescape = (s: string) =>
-  s.replace(/&(lt|gt|amp|quot|#39|apos);/g, (_m, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", apos: "'" })[e]!)
-
-/** Every text of the SVG with its box, group transforms included. */
-export function textBoxes(svg: string): TextBox[] {
-  const boxes: TextBox[] = []
-  const stack: Matrix[] = [IDENTITY]
-  for (const [, close, tag, attrs, selfClose, body] of svg.matchAll(/<(\/?)(\w+)([^>]*?)(\/?)>(?:([^<]*)<\/text>)?/g)) {
-    if (tag === 'g') {
-      if (close) stack.pop()
-      else if (!selfClose) stack.push(multiply(stack[stack.length - 1], parseTransform(attr(attrs, 'transform'))))
-      continue
-    }
-    if (tag !== 'text' || close) continue
-    const text = unescape(body ?? '')
-    if (!text.trim()) continue
-    const style = attr(attrs, 'style') ?? ''
-    const size = Number(/font-size:\s*([\d.]+)px/.exec(style)?.[1] ?? attr(attrs, 'font-size') ?? 12)
-    const bold = /font-weight:\s*(bold|[6-9]00)/.test(style)
-    const w = measureText(text, size, bold)
-    const anchor = attr(attrs, 'text-anchor') ?? 'start'
-    const x = Number(attr(attrs, 'x') ?? 0)
-    const y = Number(attr(attrs, 'y') ?? 0)
-    const x0 = anchor === 'middle' ? x - w / 2 : anchor === 'end' ? x - w : x
-    const m = multiply(stack[stack.length - 1], parseTransform(attr(attrs, 'transform')))
-    const corners: Point[] = [
-      [x0, y - ASCENT * size],
-      [x0 + w, y - ASCENT * size],
-      [x0 + w, y + DESCENT * size],
-      [x0, y + DESCENT * size],
-    ].map((p) => apply(m, p as Point))
-    boxes.push({ text, size, bold, corners })
-  }
-  return boxes
-}
-
-/** The points of a path's outline (moves and straight lines, absolute or relative). */
-function pathPoints(d: string): Point[] {
-  const pts: Point[] = []
-  let x = 0
-  let y = 0
-  for (const [, cmd, args] of d.matchAll(/([MLHVZmlhvz])([^MLHVZmlhvz]*)/g)) {
-    const n = args.match(/-?[\d.]+(?:e-?\d+)?/g)?.map(Number) ?? []
-    const rel = cmd === cmd.toLowerCase()
-    const c = cmd.toUpperCase()
-    if (c === 'M' || c === 'L') {
-      for (let i = 0; i + 1 < n.length; i += 2) {
-        x = rel ? x + n[i] : n[i]
-        y = rel ? y + n[i + 1] : n[i + 1]
-        pts.push([x, y])
-      }
-    } else if (c === 'H') for (const v of n) pts.push([(x = rel ? x + v : v), y])
-    else if (c === 'V') for (const v of n) pts.push([x, (y = rel ? y + v : v)])
-  }
-  return pts
-}
-
-/** Bounding boxes of the shapes (paths, polygons) drawn with this fill and stroke: the p_t markers. */
-export function pathBoxes(svg: string, fill: string, stroke: string): Point[][] {
-  const out: Point[][] = []
-  for (const [, tag, attrs] of svg.matchAll(/<(path|polygon)\b([^>]*)>/g)) {
-    if (attr(attrs, 'fill')?.toLowerCase() !== fill.toLowerCase() || attr(attrs, 'stroke')?.toLowerCase() !== stroke.toLowerCase()) continue
-    const local =
-      tag === 'polygon'
-        ? (attr(attrs, 'points') ?? '')
-            .trim()
-            .split(/[\s,]+/)
-            .map(Number)
-            .reduce<Point[]>((acc, v, i, all) => (i % 2 ? acc : [...acc, [v, all[i + 1]]]), [])
-        : pathPoints(attr(attrs, 'd') ?? '')
-    const m = parseTransform(attr(attrs, 'transform'))
-    const pts = local.map((p) => apply(m, p))
-    if (!pts.length) continue
-    const xs = pts.map((p) => p[0])
-    const ys = pts.map((p) => p[1])
-    out.push([
-      [Math.min(...xs), Math.min(...ys)],
-      [Math.max(...xs), Math.min(...ys)],
-      [Math.max(...xs), Math.max(...ys)],
-      [Math.min(...xs), Math.max(...ys)],
-    ])
-  }
-  return out
-}
-
-/** Whether two convex polygons overlap by more than `eps` (separating axis test). */
-export function overlap(a: Point[], b: Point[], eps = 0.05): boolean {
-  for (const poly of [a, b]) {
-    for (let i = 0; i < poly.length; i++) {
-      const [x1, y1] = poly[i]
-      const [x2, y2] = poly[(i + 1) % poly.length]
-      const len = Math.hypot(x2 - x1, y2 - y1) || 1
-      const axis: Point = [-(y2 - y1) / len, (x2 - x1) / len]
-      const project = (p: Point[]) => p.map(([x, y]) => x * axis[0] + y * axis[1])
-      const pa = project(a)
-      const pb = project(b)
-      if (Math.max(...pa) <= Math.min(...pb) + eps || Math.max(...pb) <= Math.min(...pa) + eps) return false
-    }
-  }
-  return true
-}
-
-/** The page's size from the SVG's viewBox. */
-export function pageSize(svg: string): { width: number; height: number } {
-  const [, , w, h] = /viewBox="([^"]*)"/.exec(svg)![1].split(/\s+/).map(Number)
-  return { width: w, height: h }
-}
-
-/** The parts of a box outside the page, by more than `eps`. */
-export function outside(corners: Point[], page: { width: number; height: number }, eps = 0.5): boolean {
-  return corners.some(([x, y]) => x < -eps || y < -eps || x > page.width + eps || y > page.height + eps)
 }

@@ -1,15 +1,14 @@
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { CorpusResult } from '../../../src/shared/api'
 import { COLORMAPS } from '../../../src/shared/charts/colormaps'
 import { PT_MARKER } from '../../../src/shared/charts/heatmap'
 import { DEFAULT_FIGURE, FONT_PRESETS, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
 import { figureOption, renderSvg } from '../../../src/host/export/figure'
 import { InferenceService } from '../../../src/engine/service'
-import { parseSeriesCsv } from '../../../src/shared/series'
-import { BUNDLED_MODELS, ROOT } from '../../helpers'
-import { outside, overlap, pageSize, pathBoxes, textBoxes, type TextBox } from './figure-geometry'
+import { BUNDLED_MODELS } from '../../helpers'
+import { bundledCorpus, bundledForecast } from './figure-data'
+import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
+import { outside, overlap, pageSize, pathBoxes, svgOrRefusal, textBoxes, type TextBox } from './figure-geometry'
 
 const model = (name: string) => join(BUNDLED_MODELS, `${name}.onnx`)
 const SENTENCES = { en: 'A little girl in a pink dress is running on the beach.', zh: '我们明天去公园散步。' }
@@ -22,22 +21,8 @@ const views: Record<Lang, FigureData[]> = { en: [], zh: [] }
 beforeAll(async () => {
   const svc = new InferenceService()
   try {
-    const series = parseSeriesCsv(readFileSync(join(ROOT, 'resources', 'series', 'taylor-holdout.csv'), 'utf8'), 'taylor')
-    const forecast = await svc.forecast(model('taylor-local-p'), series, 384)
-    const srcs = readFileSync(join(ROOT, 'test', 'fixtures', 'multi30k-test-50.en'), 'utf8')
-      .trim()
-      .split('\n')
-    const refs = readFileSync(join(ROOT, 'test', 'fixtures', 'multi30k-test-50.fr'), 'utf8')
-      .trim()
-      .split('\n')
-    const corpus: CorpusResult = { pair: 'en-fr', testSet: 'multi30k-test-50', results: [] }
-    for (const [name, attention] of [
-      ['en-fr-none', 'none'],
-      ['en-fr-bahdanau', 'bahdanau'],
-      ['en-fr-local-p', 'local-p'],
-    ] as const) {
-      corpus.results.push({ ...(await svc.evaluate(model(name), srcs, refs)), modelId: name, attention, model: name })
-    }
+    const forecast = await bundledForecast(svc)
+    const corpus = await bundledCorpus(svc)
     for (const lang of ['en', 'zh'] as const) {
       const text = SENTENCES[lang]
       const local = await svc.translate(model(`${PAIRS[lang]}-local-p`), text)
@@ -87,9 +72,14 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
             title: lang === 'zh' ? '注意力 attention' : 'Where each word looks',
             caption: 'Figure made by Attention Lens',
           }
-          const svg = renderSvg(data, spec)
+          // Side by side's three maps of 11–14 tokens have no room on a slide at 14 pt (open: issue 23).
+          const svg = svgOrRefusal(() => renderSvg(data, spec), data.view === 'sidebyside' && size.startsWith('slide'), `${data.view} ${size} ${lang}`)
+          if (svg === null) continue
           const page = pageSize(svg)
-          expect(page).toEqual({ width: spec.width, height: spec.height })
+          // A paper figure's height follows its content; a slide keeps its size.
+          expect(page.width).toBe(spec.width)
+          if (size.startsWith('paper')) expect(page.height).toBeGreaterThanOrEqual(spec.height)
+          else expect(page.height).toBe(spec.height)
           const boxes = textBoxes(svg)
           expect(boxes.length, `${data.view}: texts`).toBeGreaterThan(4)
           const problems: string[] = []
@@ -104,16 +94,10 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
             for (const v of values) if (overlap(m, v.corners, 0)) problems.push(`a p_t marker covers ${describeBox(v)}`)
           }
           expect(problems, `${data.view} ${size} ${lang}`).toEqual([])
-          // Text at the preset's size: most of it exactly, none below the values' 3/4 (alignment
-          // lines, and the beam tree of a sentence whose steps do not fit a column's width, are
-          // set smaller to fit the width).
-          const sizes = boxes.map((b) => b.size)
-          const labels = boxes.filter((b) => !/^(\.\d\d|1\.00)$/.test(b.text)).map((b) => b.size)
-          const common = [...new Set(labels)].sort((a, b) => labels.filter((x) => x === b).length - labels.filter((x) => x === a).length)[0]
-          if (data.view !== 'lines' && data.view !== 'beam') {
-            expect(common, `${data.view}: the usual text size`).toBeCloseTo(spec.fontSize, 1)
-            expect(Math.min(...sizes), `${data.view}: the smallest text`).toBeGreaterThanOrEqual(spec.fontSize * 0.75 - 0.01)
-          }
+          // Text at the preset's size or shrunk no further than the floor: 7 pt on paper (5.25 pt
+          // for numbers), 14 pt on a slide.
+          const floors = floorsFor(spec.fontSize)
+          for (const b of boxes) expect(b.size, `${data.view}: "${b.text}"`).toBeGreaterThanOrEqual((NUMBER.test(b.text) ? floors.number : floors.label) - 0.01)
         }
       })
     }
@@ -154,15 +138,15 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     expect(pathBoxes(svg, PT_MARKER.fill, PT_MARKER.stroke)).toHaveLength(
       (views.en[0] as Extract<FigureData, { view: 'heatmap' }>).translation.tgtTokens.length + 1,
     )
-    expect(texts).toEqual(expect.arrayContaining(['source', 'output', 'window [p_t − D, p_t + D]', 'p_t']))
+    expect(texts).toEqual(expect.arrayContaining(['source', 'output', 'window [pₜ − D, pₜ + D]', 'pₜ']))
     const zh = textBoxes(renderSvg(views.zh[0], { ...DEFAULT_FIGURE, format: 'svg', lang: 'zh' })).map((b) => b.text)
     // A key of both scripts is one text per font.
-    expect(zh).toEqual(expect.arrayContaining(['源语言', '输出', '窗口 ', '[p_t − D, p_t + D]']))
+    expect(zh).toEqual(expect.arrayContaining(['源语言', '输出', '窗口 ', '[pₜ − D, pₜ + D]']))
   })
 
-  it('side by side draws both maps on one fixed 0–1 scale, and the difference A − B in red and blue', () => {
+  it('side by side draws both maps on one fixed 0–1 scale, and the difference A − B in red and blue (paper-double; three maps of 14 tokens have no room on a slide)', () => {
     const data = views.en[9] as Extract<FigureData, { view: 'sidebyside' }>
-    const option = figureOption(data, { ...DEFAULT_FIGURE, format: 'svg' }) as {
+    const option = figureOption(data, { ...DEFAULT_FIGURE, ...SIZE_PRESETS['paper-double'], fontSize: FONT_PRESETS.paper, format: 'svg' }) as {
       grid: unknown[]
       visualMap: { min: number; max: number; inRange: { color: string[] } }[]
       series: { type: string; data: { value: number[] }[] }[]
@@ -178,7 +162,9 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     expect(d.data).toHaveLength(T * data.a.srcTokens.length)
     for (const c of d.data) expect(c.value[3]).toBeCloseTo(data.a.attention[c.value[1]][c.value[0]] - data.b.attention[c.value[1]][c.value[0]], 12)
     expect(option.visualMap[2].inRange.color[0]).toBe('#2166ac')
-    const texts = textBoxes(renderSvg(data, { ...DEFAULT_FIGURE, format: 'svg' })).map((b) => b.text)
+    const texts = textBoxes(renderSvg(data, { ...DEFAULT_FIGURE, ...SIZE_PRESETS['paper-double'], fontSize: FONT_PRESETS.paper, format: 'svg' })).map(
+      (b) => b.text,
+    )
     expect(texts).toEqual(expect.arrayContaining([`A · ${data.names[0]}`, `B · ${data.names[1]}`, 'A − B']))
   })
 

@@ -100,7 +100,7 @@ function tileShifts(a: Float64Array, b: Float64Array, width: number, height: num
 }
 
 describe('PDF export: physical size and embedded fonts', () => {
-  it("pages are the presets' physical sizes in points (a single column is 3.5 in = 252 pt wide)", async () => {
+  it("pages are the presets' physical sizes in points (a single column is 3.5 in = 252 pt wide; a paper figure's height follows its content)", async () => {
     const heatmap: FigureData = { view: 'heatmap', translation: en }
     for (const [preset, size] of [
       ['paper-single', [252, 216]],
@@ -108,7 +108,11 @@ describe('PDF export: physical size and embedded fonts', () => {
       ['slide-16x9', [960, 540]],
       ['slide-4x3', [720, 540]],
     ] as const) {
-      expect(pageSize(await pdfFile(heatmap, SIZE_PRESETS[preset]))).toEqual(size)
+      const font = FONT_PRESETS[preset.startsWith('paper') ? 'paper' : 'lecture']
+      const [w, h] = pageSize(await pdfFile(heatmap, { ...SIZE_PRESETS[preset], fontSize: font }))
+      expect(w).toBe(size[0])
+      if (preset.startsWith('paper')) expect(h).toBeGreaterThanOrEqual(size[1])
+      else expect(h).toBe(size[1])
     }
   })
 
@@ -133,6 +137,18 @@ describe('PDF export: physical size and embedded fonts', () => {
     const page = PNG.sync.read(readFileSync(join(dir, 'page.png')))
     // 3.5 in at 300 dpi.
     expect(page.width).toBe(1050)
+  })
+
+  it('each PDF names its font subsets with tags of its own (not the same CZZZZZ+ in every file)', async () => {
+    const a = fonts(await pdfFile({ view: 'heatmap', translation: en }, { ...SIZE_PRESETS['paper-single'], fontSize: FONT_PRESETS.paper, title: 'a' }))
+    const b = fonts(
+      await pdfFile({ view: 'heatmap', translation: zh }, { ...SIZE_PRESETS['paper-single'], fontSize: FONT_PRESETS.paper, lang: 'zh', title: 'b 注意' }),
+    )
+    const tag = (f: { name: string }) => /^([A-Z]{6})\+/.exec(f.name)![1]
+    const [ta, tb] = [a.map(tag), b.map(tag)]
+    expect(new Set(ta).size).toBe(ta.length)
+    expect(new Set(tb).size).toBe(tb.length)
+    expect(ta.filter((t) => tb.includes(t))).toEqual([])
   })
 
   it('the PDF page and the PNG put the same ink in the same place: labels, rotated ones too, land where they do in the PNG', async () => {

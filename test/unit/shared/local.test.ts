@@ -73,7 +73,7 @@ describe('spotlight option', () => {
     const [[from, to]] = marker.markArea!.data
     expect([from.xAxis, to.xAxis]).toEqual([3.4 - 2, 3.4 + 2])
     expect(marker.markLine!.data).toEqual([{ xAxis: 3.4 }])
-    expect(marker.markLine!.label.formatter).toBe('p_t = 3.40')
+    expect(marker.markLine!.label.formatter).toBe('pₜ = 3.40')
     const axes = (o as Option).xAxis as Axis[]
     // Category centres sit at s on an axis running -0.5 … S-0.5.
     expect(axes[marker.xAxisIndex!]).toMatchObject({ type: 'value', min: -0.5, max: S - 0.5 })
@@ -96,7 +96,7 @@ describe('spotlight option', () => {
     const m = seriesOf(edge, SPOTLIGHT_SERIES.window)
     expect(m.markArea!.data[0].map((d) => d.xAxis)).toEqual([8.7 - 4, S - 0.5])
     expect(m.markLine!.data[0].xAxis).toBe(S - 0.5)
-    expect(m.markLine!.label.formatter).toBe('p_t = 8.70')
+    expect(m.markLine!.label.formatter).toBe('pₜ = 8.70')
   })
 
   it('uses the given (translated) names in the legend', () => {

@@ -38,7 +38,7 @@ function whatIfFigure(data: ViewData<'whatif'>, spec: FigureSpec, f: Frame): Rec
   ]
   const key: KeyItem[] = [{ label: `${L.override(mode, at)} · ${L.changed(marks.modified.filter(Boolean).length)}`, symbol: 'underline', color: f.ink.accent }]
   const keyH = keyHeight(key, f.width, fs, f.measure)
-  const words = tokenRowElements(rows, f.x, f.y, f.width, f.height * 0.4 - keyH, f)
+  const words = tokenRowElements(rows, f.x, f.y, f.width, f.height * 0.5 - keyH, f)
   const below = words.height + fs * 0.2 + keyH + fs * 0.6
   const k = keyElements(key, f.x, f.y + words.height + fs * 0.2, f.width, f, 'left')
   const t = modified
@@ -52,5 +52,5 @@ function whatIfFigure(data: ViewData<'whatif'>, spec: FigureSpec, f: Frame): Rec
     frame: { ...f, y: f.y + below, height: f.height - below },
   })
   const own = (heat.graphic as { elements: Record<string, unknown>[] }).elements
-  return { ...heat, graphic: { elements: [...words.elements, ...k.elements, ...own] } }
+  return { ...heat, cramped: !!heat.cramped || words.overflow, graphic: { elements: [...words.elements, ...k.elements, ...own] } }
 }

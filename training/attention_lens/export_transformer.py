@@ -9,11 +9,11 @@ import onnx
 import torch
 import torch.nn as nn
 
-import data
-import transformer as tf
-from export import _table, beam_text, save_with_metadata, store_float16, vocabulary_text
-from export import write_parity as shared_write_parity
-from transformer import FLOAT16_SUFFIX
+from . import data, metadata
+from . import transformer as tf
+from .export import _table, beam_text, store_float16, vocabulary_text
+from .export import write_parity as shared_write_parity
+from .transformer import FLOAT16_SUFFIX
 
 INPUTS = ["src_ids", "src_mask", "encoder_states", "state", "prev_token", "step", "attn_override", "override_on",
           "head_gate", "head_override"]
@@ -53,21 +53,6 @@ def dummy_inputs(model, B=2, S=5, seed=0):
             torch.full((B,), 3.0), torch.zeros(B, S), torch.zeros(B), torch.ones(B, L, H), torch.zeros(B, L, H))
 
 
-def metadata(info, src_vocab, tgt_vocab, model):
-    from export import metadata as rnn_metadata  # the RNN models' keys, then the transformer's
-    meta = rnn_metadata(info, src_vocab, tgt_vocab)
-    meta.update({
-        "al.format_version": "1",
-        "al.attention": tf.KIND,
-        "al.layers": str(model.dec_layers_n),
-        "al.heads": str(model.heads),
-        "al.max_target": str(model.max_target),
-        "al.encoder_layers": str(model.enc_layers_n),
-        "al.d_model": str(model.d),
-    })
-    return meta
-
-
 def export_graph(model, onnx_path):
     """The graph alone (no metadata): traced, sizes fixed, weights stored as float16; returns the
     ModelProto. export_onnx adds the metadata; reexport.py copies an older file's."""
@@ -104,7 +89,7 @@ def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sent
     old = info["sizes"]
     info["sizes"] = dict(model.sizes(), **{k: old[k] for k in ("min_freq", "src_merges", "tgt_merges") if k in old})
     m = export_graph(model, onnx_path)
-    save_with_metadata(m, metadata(info, src_vocab, tgt_vocab, model), onnx_path)
+    metadata.write(m, metadata.transformer(info, src_vocab, tgt_vocab, model), onnx_path)
     write_parity(model, src_vocab, tgt_vocab, info, sentences, fixture_path)
     if with_card:
         write_card(info, card_path)

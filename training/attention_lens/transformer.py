@@ -27,7 +27,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import models
+from . import models
 
 NEG = -1e9
 KIND = "transformer"

@@ -10,11 +10,10 @@ import torch
 import torch.nn as nn
 from onnx import numpy_helper
 
-import data
-from models import FLOAT16_SUFFIX, beam_search, greedy, step_outputs
-from tokenizer import detokenize, tokenize
+from . import data, metadata
+from .models import FLOAT16_SUFFIX, beam_search, greedy, step_outputs
+from .tokenizer import detokenize, tokenize
 
-FORMAT_VERSION = "1"
 ENCODER_OUTPUTS = ["encoder_out", "decoder_init"]
 INPUTS = ["src_ids", "src_mask", "encoder_states", "state", "prev_token", "step", "attn_override", "override_on"]
 
@@ -40,30 +39,6 @@ def _dummy(model):
     Sm = 1 if model.kind == "none" else S
     return (src, mask, torch.zeros(B, Sm, model.mem), torch.zeros(B, model.state_dim),
             torch.full((B,), 2, dtype=torch.long), torch.zeros(B), torch.zeros(B, Sm), torch.zeros(B))
-
-
-def metadata(info, src_vocab, tgt_vocab):
-    cfg = info["cfg"]
-    return {
-        "al.format_version": FORMAT_VERSION,
-        "al.task": "translation",
-        "al.name": info["name"],
-        "al.attention": info["kind"],
-        "al.window_d": str(info["window"]),
-        "al.src_lang": cfg["src_lang"],
-        "al.tgt_lang": cfg["tgt_lang"],
-        "al.src_vocab": json.dumps(src_vocab, ensure_ascii=False),
-        "al.tgt_vocab": json.dumps(tgt_vocab, ensure_ascii=False),
-        "al.src_tokenizer": json.dumps(info["src_spec"], ensure_ascii=False),
-        "al.tgt_tokenizer": json.dumps(info["tgt_spec"], ensure_ascii=False),
-        "al.special_tokens": json.dumps({"pad": 0, "unk": 1, "bos": 2, "eos": 3}),
-        "al.state_size": str(info["state_size"]),
-        "al.local_m_ratio": repr(info["local_m_ratio"]),
-        "al.training_data": cfg["training_data"],
-        "al.licence": cfg["licence"],
-        "al.test_bleu": json.dumps(info["test"]),
-        "al.model_card": json.dumps({k: info[k] for k in ("sizes", "training")}),
-    }
 
 
 def export_graph(model, onnx_path):
@@ -113,26 +88,18 @@ def store_float16(m, min_size=1024):
 
 def export_onnx(model, src_vocab, tgt_vocab, info, onnx_path, fixture_path, sentences, with_card, card_path, float16=False):
     info["state_size"] = model.state_dim
+    metadata.check_state_width(model)
     export_graph(model, onnx_path)
     m = onnx.load(onnx_path)
     m.producer_name = "attention-lens training/export.py"
     if float16:
         store_float16(m)
         info["float16"] = True
-    save_with_metadata(m, metadata(info, src_vocab, tgt_vocab), onnx_path)
+    metadata.write(m, metadata.translation(info, src_vocab, tgt_vocab), onnx_path)
     write_parity(model, src_vocab, tgt_vocab, info, sentences, fixture_path)
     if with_card:
         write_card(info, card_path)
     print(f"wrote {onnx_path}", flush=True)
-
-
-def save_with_metadata(m, meta, path):
-    """Adds the `al.*` metadata to the exported graph, checks it and writes the file (shared with export_transformer)."""
-    for k, v in meta.items():
-        p = m.metadata_props.add()
-        p.key, p.value = k, v
-    onnx.checker.check_model(m)
-    onnx.save(m, path)
 
 
 def write_parity(model, src_vocab, tgt_vocab, info, sentences, path, decode=greedy, beam=beam_search, more=None):

@@ -1,17 +1,15 @@
 """Corpora from ../shared/datasets, tokenizers, vocabularies and batches."""
 import collections
 import gzip
-import json
 import os
 import random
 import unicodedata
 
 import torch
 
-from tokenizer import bpe_vocab, learn_bpe, tokenize
+from .tokenizer import bpe_vocab, learn_bpe, tokenize
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.environ.get("AL_DATASETS", os.path.join(HERE, "..", "..", "shared", "datasets"))
+from . import DATASETS as DATA
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIALS = ["<pad>", "<unk>", "<s>", "</s>"]
 ZH_TEST, ZH_VAL = 1000, 500

@@ -4,7 +4,6 @@ Every model is written as two functions that the ONNX export keeps apart by outp
 `encode(src_ids, src_mask) -> (encoder_out, decoder_init)` and one decoder `step(...)`.
 Training calls the same `step` in a loop, so what is exported is what was trained.
 """
-import math
 
 import torch
 import torch.nn as nn
@@ -360,7 +359,7 @@ def beam_search(model, src, mask, K=5, alpha=1.0, bos=2, eos=3, max_target=None)
     Returns token id lists without </s>."""
     model.eval()
     H, init = model.encode(src, mask)
-    B, S = H.shape[0], H.shape[1]
+    B = H.shape[0]
     m = mask if model.kind != "none" else mask[:, :1]
     lengths = mask.sum(1).long().tolist()
     # A model whose state caches a fixed number of steps (the Transformer's T) stops there too.
@@ -437,7 +436,7 @@ def replace_unknowns(tgt_tokens, attention, src_tokens, src_spec, unk="<unk>", e
     (`src_tokens` are the tokenizer's pieces before the vocabulary lookup, so they carry it).
     Models without attention (`none`) have no attention rows: `<unk>` is then dropped.
     Returns (tokens, replaced) where replaced lists (t, j*, weight, word)."""
-    from tokenizer import word_spans
+    from .tokenizer import word_spans
     out, replaced = [], []
     spans = word_spans(src_tokens, src_spec)
     joiner = src_spec.get("joiner") or ""

