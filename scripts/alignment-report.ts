@@ -17,7 +17,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
-import { ablationScore, canAblate, type AblationScore } from '../src/engine/align/ablation'
+import { ablationSet, type AblationScore } from '../src/engine/align/ablation'
 import { formatAer, scoreSet, type AerScore } from '../src/engine/align/aer'
 import { pairAttentions, readingName, readingsOf, wordMatrix, type Reading } from '../src/engine/align/attention'
 import { trainingCorpus } from '../src/engine/align/corpus'
@@ -118,10 +118,7 @@ async function ablationTable(pair: string, files: string[]): Promise<AblationRow
     const model = await LoadedModel.open(join(MODELS, file))
     const name = file.replace(/\.onnx$/, '')
     const started = performance.now()
-    const own = await ablationScore(model, srcs, refs, 'none')
-    const can = canAblate(model) === null
-    const uniform = can ? await ablationScore(model, srcs, refs, 'uniform') : null
-    const permuted = can ? await ablationScore(model, srcs, refs, 'permuted', { seed: 1 }) : null
+    const { own, uniform, permuted } = await ablationSet(model, srcs, refs, { seed: 1 })
     const occlusion = model.spec.attention === 'none' ? null : await occlusionSummary(model, srcs.slice(0, OCCLUSION_N))
     log(`${pair} ${name}: BLEU ${own.bleu} / ${uniform?.bleu ?? '—'} / ${permuted?.bleu ?? '—'} (${((performance.now() - started) / 1000).toFixed(0)} s)`)
     rows.push({ model: name, own, uniform, permuted, occlusion })

@@ -307,6 +307,8 @@ async function exportFigure(argv: string[]): Promise<void> {
     const translation = await service.translate(models[0], v.src, { beam })
     if (!translation.beamTree?.nodes.length) throw new Error(`${(await service.open(models[0])).name} returned no beam tree`)
     data = { view: 'beam', translation }
+  } else if (view === 'occlusion') {
+    data = { view: 'occlusion', title: (await service.open(models[0])).name, occlusion: await service.occlusion(models[0], v.src) }
   } else if (view === 'comparison') {
     const translations = []
     for (const m of models) translations.push(await run(m))

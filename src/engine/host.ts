@@ -44,6 +44,7 @@ const handlers: RpcHandlers<EngineMethods> = {
   evaluate: (ctx, p, srcs, refs, cacheDir) =>
     service.evaluate(p, srcs, refs, { cacheDir, signal: ctx.signal, turn: (batch) => priority.turn(batch), onProgress: ctx.progress }),
   alignBoard: (ctx, paths, input) => service.alignBoard(paths, input, { signal: ctx.signal, onProgress: ctx.progress }),
+  ablation: (ctx, p, srcs, refs) => service.ablation(p, srcs, refs, { signal: ctx.signal, onProgress: ctx.progress }),
   occlusion: (ctx, p, text) => priority.interactiveCall(() => service.occlusion(p, text, ctx.signal)),
   crash: async () => {
     if (process.env.AL_ENGINE_TEST_HOOKS === '1') process.kill(process.pid, 'SIGSEGV')

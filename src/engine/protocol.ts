@@ -8,7 +8,7 @@ import type { DecodeOptions, EvalResult, ProviderInfo, Translation } from '../sh
 import type { OcclusionResult } from '../shared/alignment'
 import type { Request, Response } from '../shared/rpc'
 import type { BoardInput, BuiltBoard } from './align/board'
-import type { InferenceService } from './service'
+import type { AblationResult, InferenceService } from './service'
 
 /** Service methods the engine answers with the same arguments and result. */
 export const FORWARDED = [
@@ -34,6 +34,8 @@ export type EngineMethods = Pick<InferenceService, Forwarded> & {
   evaluate(path: string, srcs: string[], refs: string[], cacheDir?: string): Promise<EvalResult>
   /** The Alignment panel's scoreboard; reports progress and stops when the caller cancels. */
   alignBoard(paths: string[], input: BoardInput): Promise<BuiltBoard>
+  /** Corpus attention ablation of one model; reports progress and stops when the caller cancels. */
+  ablation(path: string, srcs: string[], refs: string[]): Promise<AblationResult>
   /** Stops when the caller cancels. */
   occlusion(path: string, text: string): Promise<OcclusionResult>
   /** Test hook, honoured only when AL_ENGINE_TEST_HOOKS=1: kills the process with SIGSEGV, like a native crash. */

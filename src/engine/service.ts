@@ -14,9 +14,11 @@ import type {
   WhatIfResult,
 } from '../shared/api'
 import { LensError } from '../shared/errors'
-import type { OcclusionResult } from '../shared/alignment'
+import { KINDS } from '../shared/attention-kinds'
+import type { AblationRow, OcclusionResult } from '../shared/alignment'
+import { ablationSet } from './align/ablation'
 import { buildBoard, type BoardInput, type BoardProgress, type BuiltBoard } from './align/board'
-import { occlusion } from './align/occlusion'
+import { occlusion, occlusionSummary } from './align/occlusion'
 import { blocked, FEATURE_NAMES, openingFindings } from './check'
 import { checkContract, ContractError, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
@@ -31,6 +33,12 @@ import { LoadedModel } from './model'
 import { parseOnnx } from './onnx-graph'
 import { MAX_OPEN_MODELS } from './limits'
 import { isKnownProvider, listProviders } from './providers'
+
+/** One model's row of the ablation table, before the host names it. */
+export type AblationResult = Pick<AblationRow, 'own' | 'uniform' | 'permuted' | 'why' | 'occlusion'>
+
+/** Occlusion decodes a sentence once per source word: the ablation's occlusion summary takes this many of the set's first sentences. */
+export const ABLATION_OCCLUSION_SENTENCES = 50
 
 /** What a model file says about itself, without sessions: enough for a picker. */
 export type ModelDescription = Omit<ModelInfo, 'id' | 'bundled' | 'provider' | 'providerNote'>
@@ -199,6 +207,34 @@ export class InferenceService {
   /** The Alignment panel's scoreboard: every model on a gold set, the statistical aligner, awesome-align's file (src/engine/align/board.ts). */
   async alignBoard(paths: string[], input: BoardInput, opts: { signal?: AbortSignal; onProgress?: (p: BoardProgress) => void } = {}): Promise<BuiltBoard> {
     return buildBoard(paths, input, (p, work) => this.translating(p, work), opts)
+  }
+
+  /**
+   * Corpus attention ablation of one model: own, uniform and permuted attention (src/engine/align/ablation.ts),
+   * without the hypotheses, and occlusion summarised over the set's first sentences; progress counts both.
+   */
+  async ablation(
+    path: string,
+    srcs: string[],
+    refs: string[],
+    opts: { signal?: AbortSignal; onProgress?: (p: { done: number; total: number }) => void } = {},
+  ): Promise<AblationResult> {
+    const batchSize = await this.batchSize(path)
+    return this.translating(path, async (m) => {
+      const occN = KINDS[m.spec.attention].attends ? Math.min(ABLATION_OCCLUSION_SENTENCES, srcs.length) : 0
+      let runs = 0
+      const report = (done: number, total: number) => opts.onProgress?.({ done, total: total + occN })
+      const r = await ablationSet(m, srcs, refs, { batchSize, signal: opts.signal, onProgress: (done, total) => report(done, (runs = total)) })
+      const occ = occN ? await occlusionSummary(m, srcs.slice(0, occN), { signal: opts.signal, onProgress: (done) => report(runs + done, runs) }) : null
+      const cell = (x: { bleu: number; refLogProb: number } | null) => x && { bleu: x.bleu, refLogProb: x.refLogProb }
+      return {
+        own: cell(r.own)!,
+        uniform: cell(r.uniform),
+        permuted: cell(r.permuted),
+        why: r.why,
+        occlusion: occ && { sentences: occ.sentences, meanTau: occ.meanTau, top1Rate: occ.top1Rate },
+      }
+    })
   }
 
   /** Leave-one-word-out importance beside attention for one sentence (src/engine/align/occlusion.ts). */

@@ -44,6 +44,8 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     'corpus:cancel': () => host.cancelCorpus(client),
     'alignment:run': (req) => host.runAlignment(req, client),
     'alignment:cancel': () => host.cancelAlignment(client),
+    'ablation:run': (req) => host.runAblation(req, client),
+    'ablation:cancel': () => host.cancelAblation(client),
     'occlusion:run': (req) => host.occlusion(req),
     'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
     'export:copy': async (data, spec) => transport.copyPng(await host.renderFigure(data, { ...spec, format: 'png' })),
@@ -59,6 +61,10 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
 
 /** Forwards the host's events to a transport's `emit` (IPC send, server-sent events). */
 export function forwardEvents(host: LensHost, emit: <E extends EventChannel>(channel: E, payload: Payload<E>) => void): () => void {
-  const offs = [host.onEngineStatus((s) => emit('engine:status', s)), host.onCorpusProgress((p) => emit('corpus:progress', p))]
+  const offs = [
+    host.onEngineStatus((s) => emit('engine:status', s)),
+    host.onCorpusProgress((p) => emit('corpus:progress', p)),
+    host.onAlignmentProgress((p) => emit('alignment:progress', p)),
+  ]
   return () => offs.forEach((off) => off())
 }

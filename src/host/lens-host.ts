@@ -19,7 +19,7 @@ import type {
   WhatIfResult,
 } from '../shared/api'
 import type { FigureData, FigureSpec } from '../shared/figure'
-import type { AlignmentBoard, AlignmentRequest, OcclusionResult } from '../shared/alignment'
+import type { AblationRequest, AblationTable, AlignmentBoard, AlignmentProgress, AlignmentRequest, OcclusionResult } from '../shared/alignment'
 import { CancelledError, LensError } from '../shared/errors'
 import type { Engine } from './engine-client'
 import { FigureWorker } from './export/pool'
@@ -267,11 +267,7 @@ export class LensHost {
   async runCorpus(req: CorpusRequest, client: string | null = null): Promise<CorpusResult> {
     // The route's schema asks for one to 32 model ids.
     const ids = req.modelIds
-    const infos = await Promise.all(ids.map((id) => this.engine.call('describe', this.pathOf(id))))
-    const forecaster = infos.find((d) => d.task === 'forecasting')
-    if (forecaster) throw new Error(`${forecaster.name} is a forecasting model; BLEU scores translations.`)
-    const pair = `${infos[0].srcLang}-${infos[0].tgtLang}`
-    if (infos.some((d) => `${d.srcLang}-${d.tgtLang}` !== pair)) throw new Error('The models must share one language pair.')
+    const { infos, pair } = await this.translationPair(ids)
     const { srcs, refs, testSet } = await this.testSet(pair, infos[0].srcLang, infos[0].tgtLang, req)
     const call = this.calls.start('corpus', client)
     try {
@@ -289,6 +285,16 @@ export class LensHost {
     } finally {
       call.done()
     }
+  }
+
+  /** The models' descriptions and their one language pair (BLEU scores translations of one pair). */
+  private async translationPair(ids: string[]): Promise<{ infos: ModelDescription[]; pair: string }> {
+    const infos = await Promise.all(ids.map((id) => this.engine.call('describe', this.pathOf(id))))
+    const forecaster = infos.find((d) => d.task === 'forecasting')
+    if (forecaster) throw new Error(`${forecaster.name} is a forecasting model; BLEU scores translations.`)
+    const pair = `${infos[0].srcLang}-${infos[0].tgtLang}`
+    if (infos.some((d) => `${d.srcLang}-${d.tgtLang}` !== pair)) throw new Error('The models must share one language pair.')
+    return { infos, pair }
   }
 
   /** The sentences to score: the user's files when given, else the pair's bundled test set. */
@@ -338,7 +344,7 @@ export class LensHost {
     const call = this.calls.start('alignment', client)
     try {
       const board = await this.engine.callWith(
-        { signal: call.signal },
+        { signal: call.signal, onProgress: (p) => this.alignmentProgress({ task: 'board', ...p }) },
         'alignBoard',
         ids.map((id) => this.pathOf(id)),
         { pair, pairs: req.pairs, gold: req.gold, ...(req.awesome ? { awesome: req.awesome } : {}), corpus },
@@ -347,6 +353,37 @@ export class LensHost {
     } finally {
       call.done()
     }
+  }
+
+  /**
+   * Corpus attention ablation: each model decodes the first `limit` sentences of the set (the
+   * user's files, else the pair's bundled test set) with its own, uniform and permuted attention.
+   * The client's next ablation run (or ablation:cancel) stops it.
+   */
+  async runAblation(req: AblationRequest, client: string | null = null): Promise<AblationTable> {
+    const ids = req.modelIds
+    const { infos, pair } = await this.translationPair(ids)
+    const set = await this.testSet(pair, infos[0].srcLang, infos[0].tgtLang, req)
+    const srcs = set.srcs.slice(0, req.limit)
+    const refs = set.refs.slice(0, req.limit)
+    const call = this.calls.start('ablation', client)
+    try {
+      const rows: AblationTable['rows'] = []
+      for (let i = 0; i < ids.length; i++) {
+        if (call.signal.aborted) throw new CancelledError('The ablation was cancelled.')
+        const model = { name: infos[i].name, index: i, count: ids.length }
+        const onProgress = (p: { done: number; total: number }) => this.alignmentProgress({ task: 'ablation', ...p, model })
+        const r = await this.engine.callWith({ signal: call.signal, onProgress }, 'ablation', this.pathOf(ids[i]), srcs, refs)
+        rows.push({ ...r, modelId: ids[i], name: infos[i].name, attention: infos[i].attention })
+      }
+      return { pair, testSet: set.testSet, sentences: srcs.length, available: set.srcs.length, rows }
+    } finally {
+      call.done()
+    }
+  }
+
+  async cancelAblation(client: string | null = null): Promise<void> {
+    this.calls.cancel('ablation', client)
   }
 
   async occlusion(req: { modelId: string; text: string }): Promise<OcclusionResult> {
@@ -396,6 +433,16 @@ export class LensHost {
   onCorpusProgress(listener: (p: CorpusProgress) => void): () => void {
     this.progressListeners.add(listener)
     return () => this.progressListeners.delete(listener)
+  }
+
+  private alignmentListeners = new Set<(p: AlignmentProgress) => void>()
+  private alignmentProgress(p: AlignmentProgress): void {
+    for (const l of this.alignmentListeners) l(p)
+  }
+
+  onAlignmentProgress(listener: (p: AlignmentProgress) => void): () => void {
+    this.alignmentListeners.add(listener)
+    return () => this.alignmentListeners.delete(listener)
   }
 
   onEngineStatus(listener: (s: EngineStatus) => void): () => void {

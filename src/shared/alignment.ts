@@ -75,3 +75,49 @@ export interface OcclusionResult {
   meanTau: number | null
   top1Rate: number
 }
+
+/** BLEU of the greedy output and the reference's mean log-probability per token (nats), under one attention. */
+export interface AblationCell {
+  bleu: number
+  refLogProb: number
+}
+
+/** Corpus attention ablation (src/engine/align/ablation.ts) of one model. */
+export interface AblationRow {
+  modelId: string
+  name: string
+  attention: string
+  own: AblationCell
+  /** Null where the model's attention cannot be replaced (`why` says so). */
+  uniform: AblationCell | null
+  permuted: AblationCell | null
+  why: string | null
+  /** Occlusion over the first sentences of the same set: mean Kendall τ and top-1 agreement per output token (null: no attention). */
+  occlusion: { sentences: number; meanTau: number | null; top1Rate: number } | null
+}
+
+export interface AblationRequest {
+  modelIds: string[]
+  /** The first `limit` sentences of the set. */
+  limit: number
+  source?: PickedText
+  reference?: PickedText
+}
+
+export interface AblationTable {
+  pair: string
+  testSet: string
+  /** Sentences scored, of `available` in the set. */
+  sentences: number
+  available: number
+  rows: AblationRow[]
+}
+
+/** Progress of the Alignment panel's long runs (the scoreboard, the ablation), in steps of the run. */
+export interface AlignmentProgress {
+  task: 'board' | 'ablation'
+  done: number
+  total: number
+  /** The model being run, when the step belongs to one: its name, and which of how many. */
+  model?: { name: string; index: number; count: number }
+}

@@ -82,6 +82,7 @@ const VIEWS = [
   'beam',
   'heads',
   'goldlinks',
+  'occlusion',
 ] as const
 
 /** 'a, b or c' */
@@ -493,6 +494,32 @@ export const FigureDataSchema = v.variant(
           'must have one row per target word and one column per source word',
         ),
         ['matrix'],
+      ),
+    ),
+    /** Occlusion of one sentence beside its attention (the Alignment score panel), τ and top-1 agreement in the caption. */
+    v.pipe(
+      obj({
+        view: v.literal('occlusion'),
+        title: label(256),
+        occlusion: obj({
+          srcWords: list(label(200), MAX_TOKENS, 'source words'),
+          tgtTokens: list(label(200), MAX_TOKENS, 'output tokens'),
+          logProbs: list(finite, MAX_TOKENS, 'log-probabilities'),
+          importance: list(list(finite, MAX_TOKENS, 'values'), MAX_TOKENS, 'rows'),
+          attention: list(list(between(0, 1), MAX_TOKENS, 'weights'), MAX_TOKENS, 'rows'),
+          tau: list(v.nullable(between(-1, 1)), MAX_TOKENS, 'values'),
+          top1: list(v.boolean(), MAX_TOKENS, 'values'),
+          meanTau: v.nullable(between(-1, 1)),
+          top1Rate: between(0, 1),
+        }),
+      }),
+      v.forward(
+        v.partialCheck(
+          [['occlusion']],
+          ({ occlusion: o }) => [o.importance, o.attention].every((g) => g.length === o.tgtTokens.length && g.every((r) => r.length === o.srcWords.length)),
+          'must have one row per output token and one column per source word, in the importance and the attention',
+        ),
+        ['occlusion'],
       ),
     ),
     /** The forecasting view: series above, attention heatmap below, a selected step or none. */

@@ -17,7 +17,7 @@ import type {
   Translation,
   WhatIfResult,
 } from './api'
-import type { AlignmentBoard, OcclusionResult } from './alignment'
+import type { AblationTable, AlignmentBoard, AlignmentProgress, OcclusionResult } from './alignment'
 import type { ExampleList, ForecastWhatIfResult, SentenceScore } from './teaching'
 import { RefusedError, type Envelope } from './errors'
 import { FigureArgs } from './figure'
@@ -134,6 +134,19 @@ export const routes = {
   ),
   /** Stops this client's alignment run; its call then fails with a CancelledError. */
   'alignment:cancel': call<void>()('cancelAlignment', none),
+  /** Corpus attention ablation (own, uniform, permuted attention) on the first `limit` sentences of the user's test set or the bundled one; progress comes as alignment:progress events, ablation:cancel stops it. */
+  'ablation:run': call<AblationTable>()(
+    'runAblation',
+    v.strictTuple([
+      v.strictObject({
+        modelIds: ids,
+        limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000)),
+        source: v.optional(testFile),
+        reference: v.optional(testFile),
+      }),
+    ]),
+  ),
+  'ablation:cancel': call<void>()('cancelAblation', none),
   /** Leave-one-word-out importance of one sentence beside its attention. */
   'occlusion:run': call<OcclusionResult>()('occlusion', v.strictTuple([v.strictObject({ modelId: id, text })])),
   /** Renders a figure and saves it (a save dialog); null when cancelled. Browser mode answers the figure's bytes instead. */
@@ -189,6 +202,8 @@ export const events = {
   /** Engine crashes and restarts. */
   'engine:status': event<EngineStatus>()('onEngineStatus'),
   'corpus:progress': event<CorpusProgress>()('onCorpusProgress'),
+  /** The alignment scoreboard's and the ablation's progress. */
+  'alignment:progress': event<AlignmentProgress>()('onAlignmentProgress'),
   /** File ▸ Open from the application menu (Electron only). */
   'menu:open-model': event<void>()('onMenuOpenModel'),
 } satisfies Record<string, EventRoute>

@@ -70,7 +70,7 @@ describe('the Alignment score panel', () => {
   it('puts occlusion beside attention for the sentence in the source box', async () => {
     await page.getByTestId('occlusion-run').click()
     await expect.poll(() => page.getByTestId('occlusion-summary').count(), { timeout: 60_000 }).toBe(1)
-    expect(await page.getByTestId('occlusion-summary').textContent()).toMatch(/^mean τ -?\d\.\d\d · top-1 agreement \d+ %$/)
+    expect(await page.getByTestId('occlusion-summary').textContent()).toMatch(/^mean Kendall τ -?\d\.\d\d · top-1 agreement \d+ %$/)
     expect(await page.getByTestId('occlusion-charts').locator('.plot').count()).toBe(2)
     await screenshot(page, 'goldlinks-occlusion')
   })

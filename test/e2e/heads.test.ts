@@ -71,6 +71,8 @@ describe('a Transformer: the heads of its cross-attention', () => {
   it('ranks the heads by agreement with an RNN of the same pair, best first, word by word where the two split words differently', async () => {
     const layers = await num('heads-grid', 'data-layers')
     const heads = await num('heads-grid', 'data-heads')
+    // In pieces: in words (the default) both models show the same words, and only pieces differ.
+    await page.getByTestId('units-pieces').click()
     const ref = page.getByTestId('heads-reference')
     expect(await ref.locator('option').allInnerTexts()).toContain(RNN)
     await ref.selectOption({ label: RNN })
@@ -95,6 +97,7 @@ describe('a Transformer: the heads of its cross-attention', () => {
     await first.locator('button').click()
     await expect.poll(() => attr('heads-shown', 'data-head')).toBe(`${l},${h}`)
     await page.getByTestId('heads-back').click()
+    await page.getByTestId('units-words').click()
   })
 
   it('exports the grid: the dialog previews the figure, every head named and titled with its entropy', async () => {
@@ -102,7 +105,15 @@ describe('a Transformer: the heads of its cross-attention', () => {
     const heads = await num('heads-grid', 'data-heads')
     await page.getByTestId('export-open-heads').click()
     await page.getByTestId('export-dialog').waitFor()
-    await page.getByTestId('export-preview').locator('svg').waitFor({ timeout: 10_000 })
+    // A grid that cannot fit a slide at 14 pt is refused before anything is saved, saying what would fit; a paper column's page grows to hold it.
+    const refused = page.getByTestId('export-refused')
+    const svg = page.getByTestId('export-preview').locator('svg')
+    await Promise.race([svg.waitFor({ timeout: 20_000 }), refused.waitFor({ timeout: 20_000 })])
+    if (await refused.count()) {
+      expect(await refused.innerText()).toMatch(/cannot fit .*; try /)
+      await page.getByTestId('export-size').selectOption('paper-double')
+    }
+    await svg.waitFor({ timeout: 20_000 })
     const texts = await page.getByTestId('export-preview').locator('svg text').allTextContents()
     for (let l = 1; l <= layers; l++) expect(texts).toContain(`layer ${l}`)
     for (let h = 1; h <= heads; h++) expect(texts).toContain(`head ${h}`)
@@ -160,10 +171,14 @@ describe('a Transformer: the heads of its cross-attention', () => {
     const sides = page.getByTestId('sbs-side')
     await expect.poll(() => sides.locator('[data-testid="heatmap"]').count(), { timeout: 30_000 }).toBe(2)
     expect(await page.getByTestId('side-a').inputValue()).toContain('transformer')
-    // The other side, an RNN fixture, splits the source into whole words, the Transformer into
-    // pieces: no cell-by-cell difference, and the view says why. The bundled RNNs share its pieces.
-    await page.getByTestId(BUNDLED ? 'sbs-difference' : 'sbs-no-difference').waitFor()
+    // In words (the default) both sides have the same cells, so their difference is drawn.
+    await page.getByTestId('sbs-difference').waitFor()
     await screenshot(page, 'heads-sidebyside')
+    // In pieces the other side, an RNN fixture, splits the source into whole words, the Transformer
+    // into pieces: no cell-by-cell difference, and the view says why. The bundled RNNs share its pieces.
+    await page.getByTestId('units-pieces').click()
+    await page.getByTestId(BUNDLED ? 'sbs-difference' : 'sbs-no-difference').waitFor()
+    await page.getByTestId('units-words').click()
     await page.getByTestId('tab-beam').click()
     await page.getByTestId('beam-width-3').click()
     await page.getByTestId('beam-tree').waitFor({ timeout: 20_000 })

@@ -148,3 +148,35 @@ export async function ablationScore(
     hypotheses: hyps,
   }
 }
+
+/** One model's row of the ablation table: its own attention, uniform, permuted (null: it cannot be ablated, `why` says so). */
+export interface AblationSet {
+  own: AblationScore
+  uniform: AblationScore | null
+  permuted: AblationScore | null
+  why: string | null
+}
+
+/**
+ * The three runs of one model on one set, progress counted over all of them (sentences done of
+ * three times the set, or of one set for a model that cannot be ablated).
+ */
+export async function ablationSet(
+  model: LoadedModel,
+  srcs: readonly string[],
+  refs: readonly string[],
+  opts: Omit<AblationOptions, 'onProgress'> & { onProgress?: (done: number, total: number) => void } = {},
+): Promise<AblationSet> {
+  const why = canAblate(model)
+  const runs: Ablation[] = why ? ['none'] : ['none', 'uniform', 'permuted']
+  const total = runs.length * srcs.length
+  const scores: Partial<Record<Ablation, AblationScore>> = {}
+  for (const [k, ablation] of runs.entries()) {
+    scores[ablation] = await ablationScore(model, srcs, refs, ablation, {
+      ...opts,
+      seed: opts.seed ?? 1,
+      onProgress: (done) => opts.onProgress?.(k * srcs.length + done, total),
+    })
+  }
+  return { own: scores.none!, uniform: scores.uniform ?? null, permuted: scores.permuted ?? null, why }
+}

@@ -122,6 +122,8 @@ function tokensOf(data: FigureData): number | null {
       return Math.max(data.a.srcTokens.length, data.b.srcTokens.length)
     case 'goldlinks':
       return data.srcWords.length
+    case 'occlusion':
+      return data.occlusion.srcWords.length
     default:
       return data.translation.srcTokens.length
   }
@@ -141,6 +143,7 @@ const VIEW_NAMES: Record<FigureData['view'], string> = {
   beam: 'The beam tree',
   heads: 'The heads figure',
   goldlinks: 'The gold alignment figure',
+  occlusion: 'The occlusion figure',
 }
 
 /** What else would fit, for the refusal. */

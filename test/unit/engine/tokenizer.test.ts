@@ -41,10 +41,13 @@ describe('char tokenizer with keep_spaces (character-level targets)', () => {
   })
 
   const py = (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/tokenizers/char-spaces-vectors.json'), 'utf8')) as { cases: Case[] }).cases
-  it.each(py.map((c) => [c.spec.type !== 'hf' && c.spec.lowercase, c.text!, c] as const))('as training/attention_lens/tokenizer.py (lowercase %s): %j', (_l, text, c) => {
-    expect(tokenize(text, c.spec)).toEqual(c.tokens)
-    expect(detokenize(c.tokens!, c.spec)).toBe(c.detok)
-  })
+  it.each(py.map((c) => [c.spec.type !== 'hf' && c.spec.lowercase, c.text!, c] as const))(
+    'as training/attention_lens/tokenizer.py (lowercase %s): %j',
+    (_l, text, c) => {
+      expect(tokenize(text, c.spec)).toEqual(c.tokens)
+      expect(detokenize(c.tokens!, c.spec)).toBe(c.detok)
+    },
+  )
 
   it('without the flag stays the old tokenizer: spaces dropped', () => {
     const old: TokenizerSpec = { type: 'char', lowercase: true }

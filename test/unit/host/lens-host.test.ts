@@ -8,6 +8,7 @@ import type { EngineMethod, EngineMethods } from '../../../src/engine/protocol'
 import type { ArgsOf, ResultOf } from '../../../src/shared/rpc'
 import type { ModelDescription } from '../../../src/engine/service'
 import { CancelledError, LensError } from '../../../src/shared/errors'
+import type { AlignmentProgress } from '../../../src/shared/alignment'
 import { tempDir } from '../../helpers'
 
 interface Pending {
@@ -45,7 +46,7 @@ class FakeEngine {
         if (path.includes('broken')) return reject(new LensError('The file is not an ONNX model.', { name: 'ContractError', code: 'contract' }))
         return resolve(method === 'open' ? { ...description(path), provider: 'cpu', providerNote: null } : description(path))
       }
-      if (method === 'translate' || method === 'evaluate' || method === 'open') {
+      if (method === 'translate' || method === 'evaluate' || method === 'ablation' || method === 'open') {
         const pending = { method, args, resolve, reject, onProgress: opts.onProgress }
         opts.signal?.addEventListener('abort', () => {
           this.waiting = this.waiting.filter((p) => p !== pending)
@@ -211,6 +212,40 @@ describe('LensHost', () => {
     await vi.waitFor(() => expect(outcome).toBeInstanceOf(CancelledError))
     // The second model never started.
     expect(engine.log.filter(([m]) => m === 'evaluate')).toHaveLength(1)
+  })
+
+  it('corpus ablation runs each model on the first N sentences with progress naming the model, and stops when cancelled', async () => {
+    const { host, engine } = setup()
+    const [a, b] = await host.listModels()
+    const progress: AlignmentProgress[] = []
+    host.onAlignmentProgress((p) => progress.push(p))
+    const cell = { bleu: 10, refLogProb: -2 }
+    const table = host.runAblation({ modelIds: [a.id, b.id], limit: 1 }, 'page:1')
+    const first = await vi.waitFor(() => engine.next('ablation'))
+    expect(first.args.slice(1)).toEqual([['A dog.'], ['Un chien.']])
+    first.onProgress?.({ done: 1, total: 3 })
+    expect(progress).toEqual([{ task: 'ablation', done: 1, total: 3, model: { name: 'en-fr-a', index: 0, count: 2 } }])
+    first.resolve({ own: cell, uniform: cell, permuted: cell, why: null, occlusion: { sentences: 1, meanTau: 0.5, top1Rate: 1 } })
+    const second = await vi.waitFor(() => engine.next('ablation'))
+    second.resolve({ own: cell, uniform: null, permuted: null, why: 'no attention', occlusion: null })
+    const t = await table
+    expect([t.sentences, t.available, t.testSet]).toEqual([1, 2, 'Multi30K test_2016_flickr'])
+    expect(t.rows.map((r) => [r.modelId, r.name, r.uniform, r.why])).toEqual([
+      [a.id, 'en-fr-a', cell, null],
+      [b.id, 'en-fr-b', null, 'no attention'],
+    ])
+
+    let outcome: unknown = 'running'
+    void host.runAblation({ modelIds: [a.id, b.id], limit: 5 }, 'page:1').then(
+      () => (outcome = 'finished'),
+      (e: unknown) => (outcome = e),
+    )
+    await vi.waitFor(() => engine.next('ablation'))
+    await host.cancelAblation('page:2')
+    await host.cancelCorpus('page:1')
+    expect(outcome).toBe('running')
+    await host.cancelAblation('page:1')
+    await vi.waitFor(() => expect(outcome).toBeInstanceOf(CancelledError))
   })
 
   it('closes the model it replaces, and forgets a file it is told to', async () => {

@@ -154,6 +154,8 @@ export function fakeApi() {
     runAlignment: unused,
     cancelAlignment: unused,
     occlusion: unused,
+    runAblation: unused,
+    cancelAblation: unused,
     cancelCorpus: unused,
     forecastSeries: forecastSeries.fn,
     forecast: forecast.fn,
@@ -169,6 +171,7 @@ export function fakeApi() {
       return () => undefined
     },
     onCorpusProgress: () => () => undefined,
+    onAlignmentProgress: () => () => undefined,
     onMenuOpenModel: () => () => undefined,
   } as unknown as LensApi
   return {

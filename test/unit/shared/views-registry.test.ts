@@ -14,7 +14,20 @@ describe('the view registry', () => {
 
   it("gives the app's tabs in order and the CLI's --view names", () => {
     expect(TAB_VIEWS).toEqual(['heatmap', 'local', 'step', 'lines', 'comparison', 'sidebyside', 'beam', 'whatif', 'corpus', 'goldlinks'])
-    expect([...CLI_VIEWS].sort()).toEqual(['beam', 'comparison', 'corpus', 'heads', 'heatmap', 'lines', 'local', 'positions', 'sidebyside', 'step', 'whatif'])
+    expect([...CLI_VIEWS].sort()).toEqual([
+      'beam',
+      'comparison',
+      'corpus',
+      'heads',
+      'heatmap',
+      'lines',
+      'local',
+      'occlusion',
+      'positions',
+      'sidebyside',
+      'step',
+      'whatif',
+    ])
   })
 
   it("the README's command line lists the CLI's views", () => {
@@ -26,7 +39,7 @@ describe('the view registry', () => {
     const offered = (attention: (typeof ATTENTION_KINDS)[number]) =>
       VIEW_REGISTRY.filter((d) => viewOffered(d, capabilitiesOf({ task: 'translation', attention }))).map((d) => d.id)
     expect(offered('none')).toEqual(['heatmap', 'comparison', 'sidebyside', 'beam', 'corpus'])
-    expect(offered('bahdanau')).toEqual(['heatmap', 'step', 'lines', 'comparison', 'sidebyside', 'beam', 'whatif', 'corpus', 'goldlinks'])
+    expect(offered('bahdanau')).toEqual(['heatmap', 'step', 'lines', 'comparison', 'sidebyside', 'beam', 'whatif', 'corpus', 'goldlinks', 'occlusion'])
     expect(offered('local-p')).toContain('local')
     expect(offered('local-m')).toContain('local')
     expect(offered('transformer')).toContain('heads')

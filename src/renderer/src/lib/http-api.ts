@@ -68,6 +68,7 @@ export function createHttpApi(): LensApi {
     },
     onEngineStatus: (listener) => subscribe('engine:status', listener),
     onCorpusProgress: (listener) => subscribe('corpus:progress', listener),
+    onAlignmentProgress: (listener) => subscribe('alignment:progress', listener),
     onMenuOpenModel: () => () => undefined,
   }
 }

@@ -16,6 +16,7 @@ import { goldlinks } from './goldlinks'
 import { heads } from './heads'
 import { heatmap } from './heatmap'
 import { lines } from './lines'
+import { occlusion } from './occlusion'
 import { local } from './local'
 import { positions } from './positions'
 import { sidebyside } from './sidebyside'
@@ -26,7 +27,22 @@ import { whatif } from './whatif'
 export type { ViewDef } from './view'
 
 /** In the order of the app's tabs. */
-export const VIEW_REGISTRY = [heatmap, local, positions, step, lines, comparison, sidebyside, beam, whatif, corpus, goldlinks, heads, forecast] as const
+export const VIEW_REGISTRY = [
+  heatmap,
+  local,
+  positions,
+  step,
+  lines,
+  comparison,
+  sidebyside,
+  beam,
+  whatif,
+  corpus,
+  goldlinks,
+  occlusion,
+  heads,
+  forecast,
+] as const
 
 type Registered = (typeof VIEW_REGISTRY)[number]['id']
 type Unregistered = Exclude<FigureView, Registered>

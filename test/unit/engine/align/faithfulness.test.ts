@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ablatedDecode, ablationScore, canAblate } from '../../../../src/engine/align/ablation'
+import { ablatedDecode, ablationScore, ablationSet, canAblate } from '../../../../src/engine/align/ablation'
 import { kendallTau } from '../../../../src/engine/align/kendall'
 import { forcedLogProbs, occluded, occlusion } from '../../../../src/engine/align/occlusion'
 import { encodeSource, greedyBatch, targetIds } from '../../../../src/engine/decode'
@@ -103,6 +103,22 @@ describe('corpus attention ablation', () => {
     expect(a.hypotheses).toEqual(b.hypotheses)
     expect(a.refLogProb).toBe(b.refLogProb)
     expect(a.refLogProb).toBeLessThan(own.refLogProb)
+  })
+
+  it("runs a model's three ways with progress over all of them, or only its own attention when it cannot be ablated", async () => {
+    const few = srcs.slice(0, 6)
+    const fewRefs = refs.slice(0, 6)
+    const seen: [number, number][] = []
+    const set = await ablationSet(models.bahdanau, few, fewRefs, { batchSize: 4, onProgress: (d, t) => seen.push([d, t]) })
+    expect(seen).toEqual([4, 6, 10, 12, 16, 18].map((d) => [d, 18]))
+    expect(set.why).toBeNull()
+    expect(set.own).toEqual(await ablationScore(models.bahdanau, few, fewRefs, 'none', { batchSize: 4 }))
+    expect(set.permuted).toEqual(await ablationScore(models.bahdanau, few, fewRefs, 'permuted', { batchSize: 4, seed: 1 }))
+    const none: [number, number][] = []
+    const plain = await ablationSet(models.none, few, fewRefs, { onProgress: (d, t) => none.push([d, t]) })
+    expect(plain.why).toMatch(/no attention to ablate/)
+    expect([plain.uniform, plain.permuted]).toEqual([null, null])
+    expect(none.at(-1)).toEqual([6, 6])
   })
 
   it('says why a model cannot be ablated', () => {
