@@ -50,6 +50,8 @@ export interface FigureText {
     name: (layer: number, head: number) => string
     /** The average of every head, the default heatmap. */
     average: string
+    /** Under a grid whose small maps carry no token labels: they share the labelled average's axes. */
+    sameAxes: string
     /** The axis title of a step's per-head rows, and the name of their average's row. */
     rows: string
     mean: string
@@ -102,6 +104,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
       head: (n) => `head ${n}`,
       name: (l, h) => `layer ${l}, head ${h}`,
       average: 'average of all heads',
+      sameAxes: 'each small map: the axes of the average (source across, output down)',
       rows: 'layer, head',
       mean: 'mean',
       key: (ref) =>
@@ -151,6 +154,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
       head: (n) => `头 ${n}`,
       name: (l, h) => `第 ${l} 层 头 ${h}`,
       average: '所有头的平均',
+      sameAxes: '每个小图的坐标轴与平均图相同（横为源语言，纵为输出）',
       rows: '层与头',
       mean: '平均',
       key: (ref) => `b：熵（比特）· d：对角线 ±1 以内的权重占比${ref === null ? '' : ` · a：与 ${ref} 的一致度 · 加框：最一致`}`,
