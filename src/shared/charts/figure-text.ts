@@ -42,6 +42,8 @@ export interface FigureText {
   /** The difference map's colour-bar ends: A weighs more (red), B weighs more (blue). */
   moreA: (range: string) => string
   moreB: (range: string) => string
+  /** The difference map's heading when it is drawn small, without token labels, beside A and B. */
+  differenceKeyed: string
   /** The layer × head grid (transformer cross-attention). */
   heads: {
     layer: (n: number) => string
@@ -99,6 +101,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     beam: { chosen: 'chosen', kept: 'kept in the beam', finished: 'finished (</s>)', pruned: 'pruned' },
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
+    differenceKeyed: 'A − B, on A’s axes',
     heads: {
       layer: (n) => `layer ${n}`,
       head: (n) => `head ${n}`,
@@ -149,6 +152,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     beam: { chosen: '最终选中', kept: '保留在束中', finished: '已结束（</s>）', pruned: '被剪掉' },
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
+    differenceKeyed: 'A − B（坐标轴同 A）',
     heads: {
       layer: (n) => `第 ${n} 层`,
       head: (n) => `头 ${n}`,

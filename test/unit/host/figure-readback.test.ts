@@ -209,8 +209,10 @@ const HAN = /[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]/u
 
 /**
  * Where the issue's rule (every view fits every size up to 14 tokens) is not met yet: side by
- * side's three maps on a slide (three maps of 14 labelled rows and columns at the 14 pt floor do
- * not fit 960 × 540). Refused with what would fit (paper-double); open in issue 23.
+ * side on a slide. A and B each need about 15 pt of map per token at the 14 pt floor, beside their
+ * row labels and colour bar, with the difference small beside them: a 4:3 slide (720 pt) is too
+ * narrow from 10 tokens, a 16:9 one (960 pt) for 14 tokens with long Chinese-side words. Refused
+ * with what would fit (paper-double); open in issue 23.
  */
 const KNOWN_GAPS = (view: View, size: string) => view === 'sidebyside' && size.startsWith('slide')
 
