@@ -88,7 +88,7 @@ describe('forecasting view', () => {
     const step = Number(await attr('data-selected'))
     expect(step).toBeGreaterThanOrEqual(0)
     expect(step).toBeLessThan(3)
-    expect(await page.getByTestId('forecast-selection').innerText()).toMatch(new RegExp(`Step \\+${step + 1} .*reads most around .*p_t = \\d+\\.\\d`))
+    expect(await page.getByTestId('forecast-selection').innerText()).toMatch(new RegExp(`Step \\+${step + 1} .*reads most around .*pₜ = \\d+\\.\\d`))
     // Arrow keys move to the next step.
     await page.getByTestId('forecast-chart').focus()
     await page.keyboard.press('ArrowDown')
@@ -147,7 +147,7 @@ describe('forecasting view', () => {
     await pick('taylor-luong-general.onnx')
     await expect.poll(() => page.getByTestId('forecast-selection').innerText()).toMatch(/^Step \+\d+ .*reads most around/)
     await expect.poll(() => num('data-cells')).toBe(48 * 384)
-    expect(await page.getByTestId('forecast-selection').innerText()).not.toMatch(/p_t/)
+    expect(await page.getByTestId('forecast-selection').innerText()).not.toMatch(/pₜ|p_t/)
     await page.getByTestId('forecast-chart').focus()
     await page.keyboard.press('ArrowDown')
     await screenshot(page, 'forecast-luong-general')

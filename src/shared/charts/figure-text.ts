@@ -42,6 +42,8 @@ export interface FigureText {
   /** The difference map's colour-bar ends: A weighs more (red), B weighs more (blue). */
   moreA: (range: string) => string
   moreB: (range: string) => string
+  /** The difference map's heading when it is drawn small, without token labels, beside A and B. */
+  differenceKeyed: string
   /** The layer × head grid (transformer cross-attention). */
   heads: {
     layer: (n: number) => string
@@ -50,6 +52,8 @@ export interface FigureText {
     name: (layer: number, head: number) => string
     /** The average of every head, the default heatmap. */
     average: string
+    /** Under a grid whose small maps carry no token labels: they share the labelled average's axes. */
+    sameAxes: string
     /** The axis title of a step's per-head rows, and the name of their average's row. */
     rows: string
     mean: string
@@ -97,11 +101,13 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     beam: { chosen: 'chosen', kept: 'kept in the beam', finished: 'finished (</s>)', pruned: 'pruned' },
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
+    differenceKeyed: 'A − B, on A’s axes',
     heads: {
       layer: (n) => `layer ${n}`,
       head: (n) => `head ${n}`,
       name: (l, h) => `layer ${l}, head ${h}`,
       average: 'average of all heads',
+      sameAxes: 'each small map: the axes of the average (source across, output down)',
       rows: 'layer, head',
       mean: 'mean',
       key: (ref) =>
@@ -146,11 +152,13 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     beam: { chosen: '最终选中', kept: '保留在束中', finished: '已结束（</s>）', pruned: '被剪掉' },
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
+    differenceKeyed: 'A − B（坐标轴同 A）',
     heads: {
       layer: (n) => `第 ${n} 层`,
       head: (n) => `头 ${n}`,
       name: (l, h) => `第 ${l} 层 头 ${h}`,
       average: '所有头的平均',
+      sameAxes: '每个小图的坐标轴与平均图相同（横为源语言，纵为输出）',
       rows: '层与头',
       mean: '平均',
       key: (ref) => `b：熵（比特）· d：对角线 ±1 以内的权重占比${ref === null ? '' : ` · a：与 ${ref} 的一致度 · 加框：最一致`}`,

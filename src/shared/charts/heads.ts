@@ -110,8 +110,9 @@ export function headsGridLayout(input: HeadsGridInput): HeadsGridLayout & {
   const rowHeadW = lh + gap
   const rowLabelW = widest(input.tgtTokens, fs, m)
   const left0 = f.x + rowHeadW + rowLabelW + gap
-  // Wide enough that the turned source labels of two neighbouring heads never touch.
-  const hgap = lh + fs * 0.3
+  // Wide enough that the turned source labels of two neighbouring heads never touch (narrow
+  // where the maps carry none: the small maps beside a labelled average).
+  const hgap = input.srcTokens.some(Boolean) ? lh + fs * 0.3 : fs * 0.6
   const vgap = gap
   const colHeadH = lh + gap * 0.5
   const availW = Math.max(fs, f.x + f.width - scaleW - left0)
@@ -363,6 +364,96 @@ export function buildHeadsGridOption(input: HeadsGridInput): Record<string, unkn
       : undefined,
     graphic: { elements },
     series,
+  }
+}
+
+/**
+ * The grid as a figure: every map labelled where the page has room; else (a slide, a paper
+ * column: twelve maps of a 10-token sentence cannot each carry a readable label per row) the
+ * average of the heads large with every token label, and the twelve maps small beside or under
+ * it with its axes but no token labels, each still titled with its numbers.
+ */
+export function buildHeadsGridFigure(input: HeadsGridInput): Record<string, unknown> {
+  const grid = buildHeadsGridOption(input)
+  const f = input.frame
+  const fs = f.fontSize
+  const first = headsGridLayout(input).cells[0]
+  // A row or a turned column label needs a line's height of map.
+  const line = textHeight(fs)
+  const labelled = !!first && first.height / Math.max(1, input.tgtTokens.length) >= line && first.width / Math.max(1, input.srcTokens.length) >= line
+  if (!grid.cramped && labelled) return grid
+  const L = FIGURE_TEXT[f.lang]
+  const gap = fs
+  const pitch = linePitch(fs)
+  const { layers, heads } = headShape(input.crossAttention)
+  const maps = Array.from({ length: layers * heads }, (_, g) => headMatrix(input.crossAttention, { layer: Math.floor(g / heads), head: g % heads }))
+  const average = input.tgtTokens.map((_, t) => input.srcTokens.map((_, s) => maps.reduce((x, m) => x + (m[t]?.[s] ?? 0), 0) / Math.max(1, maps.length)))
+  // Beside the average on a wide page, under it on a tall one.
+  const wide = f.width >= 1.2 * f.height
+  const split = wide ? f.width * 0.45 : f.height * 0.45
+  const keyBox = wide ? { ...f, width: split - gap / 2 } : { ...f, height: split - gap / 2 }
+  const smallBox = wide
+    ? { ...f, x: f.x + split + gap / 2, width: f.width - split - gap / 2 }
+    : { ...f, y: f.y + split + gap / 2, height: f.height - split - gap / 2 }
+  const keyLines = wrapText(L.heads.average, keyBox.width, fs, f.measure, true)
+  const noteLines = wrapText(L.heads.sameAxes, smallBox.width, fs, f.measure)
+  const keyH = keyLines.length * pitch + fs * 0.3
+  const noteH = noteLines.length * pitch + fs * 0.3
+  const key = buildHeatmapOption({
+    srcTokens: input.srcTokens,
+    tgtTokens: input.tgtTokens,
+    attention: average,
+    norm: 'fixed',
+    scale: 'linear',
+    colormap: input.colormap,
+    colorScale: false,
+    labels: 'off',
+    frame: { ...keyBox, y: keyBox.y + keyH, height: keyBox.height - keyH },
+  })
+  const blank = (tokens: string[]) => tokens.map(() => '')
+  const small = buildHeadsGridOption({
+    ...input,
+    srcTokens: blank(input.srcTokens),
+    tgtTokens: blank(input.tgtTokens),
+    frame: { ...smallBox, height: smallBox.height - noteH },
+  })
+  const elements = [
+    ...keyLines.map((line, i) => textElement(line, keyBox.x + keyBox.width / 2, keyBox.y + (i + 0.5) * pitch, f, { align: 'center', bold: true })),
+    ...noteLines.map((line, i) =>
+      textElement(line, smallBox.x + smallBox.width / 2, smallBox.y + smallBox.height - noteH + fs * 0.3 + (i + 0.5) * pitch, f, {
+        align: 'center',
+        color: f.ink.muted,
+      }),
+    ),
+  ]
+  return { ...joinOptions(key, small, elements), cramped: !!key.cramped || !!small.cramped }
+}
+
+const list = (x: unknown): Record<string, unknown>[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]) as Record<string, unknown>[]
+
+/** Two options on one page: the second's grids, axes, series and colour maps indexed after the first's. */
+function joinOptions(a: Record<string, unknown>, b: Record<string, unknown>, extra: Record<string, unknown>[]): Record<string, unknown> {
+  const grids = list(a.grid).length
+  const series = list(a.series).length
+  const shift = (axis: Record<string, unknown>) => ({ ...axis, gridIndex: ((axis.gridIndex as number | undefined) ?? 0) + grids })
+  const indexOf = (x: unknown) => (x as number | undefined) ?? 0
+  const visualMap = [
+    ...list(a.visualMap).map((v) => ({ ...v, seriesIndex: v.seriesIndex ?? list(a.series).map((_, i) => i) })),
+    ...list(b.visualMap).map((v) => ({
+      ...v,
+      seriesIndex: (Array.isArray(v.seriesIndex) ? v.seriesIndex : [indexOf(v.seriesIndex)]).map((i: number) => i + series),
+    })),
+  ]
+  const graphic = (o: Record<string, unknown>) => (o.graphic as { elements?: Record<string, unknown>[] } | undefined)?.elements ?? []
+  return {
+    animation: false,
+    textStyle: { fontFamily: FIGURE_FONT },
+    grid: [...list(a.grid), ...list(b.grid)],
+    xAxis: [...list(a.xAxis), ...list(b.xAxis).map(shift)],
+    yAxis: [...list(a.yAxis), ...list(b.yAxis).map(shift)],
+    series: [...list(a.series), ...list(b.series).map((x) => ({ ...x, xAxisIndex: indexOf(x.xAxisIndex) + grids, yAxisIndex: indexOf(x.yAxisIndex) + grids }))],
+    visualMap,
+    graphic: { elements: [...extra, ...graphic(a), ...graphic(b)] },
   }
 }
 

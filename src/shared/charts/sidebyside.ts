@@ -44,15 +44,16 @@ export function mergePanels(parts: Part[], extra: Record<string, unknown>[]): Re
   return { animation: false, grid, xAxis, yAxis, visualMap, series, graphic: { elements }, cramped }
 }
 
-type Arrangement = 'row' | 'grid' | 'stacked'
+type Arrangement = 'row' | 'grid' | 'stacked' | 'keyed'
 
 /**
  * The first arrangement whose maps have room for every label: in one column on a page taller
- * than wide, else in a row on a very wide page, else A and B above the difference, else in a row.
+ * than wide, else in a row on a very wide page, else A and B above the difference, else in a row,
+ * else (a slide) A and B large and the difference small on A's axes without token labels.
  */
 export function buildSideBySideFigure(input: SideBySideFigureInput): Record<string, unknown> {
   const f = input.frame
-  const order: Arrangement[] = f.height >= 1.2 * f.width ? ['stacked'] : f.width >= 2.2 * f.height ? ['row', 'grid'] : ['grid', 'row']
+  const order: Arrangement[] = f.height >= 1.2 * f.width ? ['stacked'] : f.width >= 2.2 * f.height ? ['row', 'grid', 'keyed'] : ['grid', 'row', 'keyed']
   let option: Record<string, unknown> = {}
   for (const how of order) {
     option = arranged(input, how)
@@ -71,16 +72,22 @@ function arranged(input: SideBySideFigureInput, how: Arrangement): Record<string
   // (a paper column the fitter made taller): every map in one column, A and B sharing B's colour bar.
   const panels = sameSource ? 3 : 2
   const stacked = how === 'stacked'
-  const row = !stacked && (!sameSource || how === 'row')
+  // Keyed (a slide too small for three labelled maps): A and B large in a row, the difference
+  // small beside them with A's axes but no token labels of its own.
+  const keyed = how === 'keyed' && sameSource
+  const row = !stacked && (!sameSource || how === 'row' || keyed)
   const cols = stacked ? 1 : row ? panels : 2
   const w = (f.width - (cols - 1) * gap) / cols
-  const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`, 'A − B'].slice(0, panels)
+  const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`, keyed ? L.differenceKeyed : 'A − B'].slice(0, panels)
+  const share = keyed ? [0.38, 0.38, 0.24] : [1 / 3, 1 / 3, 1 / 3]
+  const keyedW = share.map((x) => x * (f.width - (cols - 1) * gap))
   // Heads wrap to two lines at most, the same height over every panel of a row.
-  const lines = heads.map((h, i) => wrapText(h, !row && i === 2 ? f.width : w, fs, f.measure, true).slice(0, 2))
+  const lines = heads.map((h, i) => wrapText(h, !row && i === 2 ? f.width : keyed ? keyedW[i] : w, fs, f.measure, true).slice(0, 2))
   const headH = Math.max(...lines.map((l) => l.length)) * linePitch(fs) + fs * 0.3
   const rowH = row ? f.height : stacked ? (f.height - (panels - 1) * gap) / panels : (f.height - gap) / 2
   const boxes = heads.map((_, i) => {
     if (stacked) return { x: f.x, y: f.y + i * (rowH + gap), width: f.width, height: rowH }
+    if (keyed) return { x: f.x + keyedW.slice(0, i).reduce((x, y) => x + y + gap, 0), y: f.y, width: keyedW[i], height: f.height }
     const [c, r] = row ? [i, 0] : [i % 2, Math.floor(i / 2)]
     // The difference alone on the lower row, the page's full width.
     if (!row && i === 2) return { x: f.x, y: f.y + rowH + gap, width: f.width, height: rowH }
@@ -112,8 +119,8 @@ function arranged(input: SideBySideFigureInput, how: Arrangement): Record<string
     const r = diff.range.toFixed(1)
     parts.push(
       buildHeatmapOption({
-        srcTokens: a.srcTokens,
-        tgtTokens: diff.rows,
+        srcTokens: keyed ? a.srcTokens.map(() => '') : a.srcTokens,
+        tgtTokens: keyed ? diff.rows.map(() => '') : diff.rows,
         attention: diff.d,
         labels: 'off',
         colorScale: input.colorScale,

@@ -209,11 +209,12 @@ const HAN = /[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]/u
 
 /**
  * Where the issue's rule (every view fits every size up to 14 tokens) is not met yet: side by
- * side's three maps on a slide, and a Transformer's 3 × 4 grid of maps, each row labelled, on a
- * slide or in a single column. These are refused with what would fit (paper-double, one head);
- * open in issue 23.
+ * side on a slide. A and B each need about 15 pt of map per token at the 14 pt floor, beside their
+ * row labels and colour bar, with the difference small beside them: a 4:3 slide (720 pt) is too
+ * narrow from 10 tokens, a 16:9 one (960 pt) for 14 tokens with long Chinese-side words. Refused
+ * with what would fit (paper-double); open in issue 23.
  */
-const KNOWN_GAPS = (view: View, size: string) => (view === 'sidebyside' && size.startsWith('slide')) || (view === 'heads' && size !== 'paper-double')
+const KNOWN_GAPS = (view: View, size: string) => view === 'sidebyside' && size.startsWith('slide')
 
 /** The views that must fit a sentence of n tokens at every size. */
 const mustFit = (view: View, n: number | null, size: string) =>
@@ -277,7 +278,7 @@ describe('exported figures read back with pdftotext: every label, nothing off th
       expect(problems.slice(0, 40), `${problems.length} problems`).toEqual([])
     })
 
-  it('the sentences span 4 to 45 tokens in both languages', () => {
+  it.skipIf(!VIEWS.includes('heatmap'))('the sentences span 4 to 45 tokens in both languages', () => {
     for (const lang of LANGS) {
       const ns = [...new Set(cases.filter((c) => c.lang === lang && c.view === 'heatmap').map((c) => c.n!))].sort((a, b) => a - b)
       expect(ns).toHaveLength(LENGTHS.length)

@@ -111,6 +111,13 @@ describe('the Chinese interface', () => {
     expect(untranslated.map(([key]) => key)).toEqual([])
   })
 
+  it('notation writes its subscripts as subscripts (pₜ, hⱼ), as the figures do, not p_t', () => {
+    const underscored = all.flatMap((d) =>
+      [...d.en, ...d.zh].flatMap(([key, text]) => (text.match(/\b[A-Za-z]_[a-z]{1,2}\b/g) ?? []).map((m) => `${d.name} ${key}: ${m}`)),
+    )
+    expect(underscored).toEqual([])
+  })
+
   it('the forecast chart’s labels come in Chinese too', () => {
     expect(Object.keys(FORECAST_LABELS_ZH).sort()).toEqual(Object.keys(FORECAST_LABELS_EN).sort())
     expect(CJK.test(FORECAST_LABELS_ZH.naive(10080) + FORECAST_LABELS_ZH.lag(48, 1440) + FORECAST_LABELS_ZH.attention)).toBe(true)

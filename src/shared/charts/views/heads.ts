@@ -1,4 +1,4 @@
-import { buildHeadFigure, buildHeadsGridOption } from '../heads'
+import { buildHeadFigure, buildHeadsGridFigure } from '../heads'
 import { always, defineView } from './view'
 
 /** A model's cross-attention heads: the layer × head grid (under the heatmap in the app), or one head large. */
@@ -12,6 +12,6 @@ export const heads = defineView({
     const common = { srcTokens: t.srcTokens, tgtTokens: t.tgtTokens, crossAttention: t.crossAttention!, reference: reference ?? null }
     return head
       ? buildHeadFigure({ ...common, head, colormap: spec.colormap, colorScale: spec.legend, frame })
-      : buildHeadsGridOption({ ...common, colormap: spec.colormap, colorScale: spec.legend, frame })
+      : buildHeadsGridFigure({ ...common, colormap: spec.colormap, colorScale: spec.legend, frame })
   },
 })
