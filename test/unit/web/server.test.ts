@@ -256,9 +256,10 @@ describe('browser mode with several clients at once', () => {
   }, 120_000)
 
   it('within one page a newer sentence still cancels the older one', async () => {
-    // Beam 16 over 200 tokens runs for a second or more: the newer sentence arrives while it decodes.
-    const slow = translate('a dog runs on the beach near the water while a man watches '.repeat(20), 'page-c', { beam: 16 })
-    await new Promise((r) => setTimeout(r, 300))
+    // Beam 16 over 300 tokens decodes for several hundred milliseconds (how long depends on where the
+    // model stops): the newer sentence, sent 50 ms later, arrives while it decodes.
+    const slow = translate('a dog runs on the beach near the water while a man watches '.repeat(30), 'page-c', { beam: 16 })
+    await new Promise((r) => setTimeout(r, 50))
     const fast = translate('A dog.', 'page-c')
     expect((await slow).error?.name).toBe('CancelledError')
     expect((await fast).result?.text).toBeTypeOf('string')
