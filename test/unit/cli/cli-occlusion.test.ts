@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { BUNDLED_MODELS, ROOT, tempDir } from '../../helpers'
+import { popplerWords } from '../host/pdf-readback'
 
 const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
 const MODEL = join(BUNDLED_MODELS, 'en-fr-luong-general.onnx')
@@ -16,35 +17,6 @@ const SENTENCE = 'two dogs are playing in the snow near a fence .'
 function run(args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
   return { code: r.status, out: r.stdout, err: r.stderr.trim() }
-}
-
-interface Word {
-  text: string
-  x0: number
-  y0: number
-  x1: number
-  y1: number
-}
-
-function pdfWords(pdf: string): { words: Word[]; page: { width: number; height: number } } {
-  const r = spawnSync('pdftotext', ['-bbox-layout', pdf, '-'], { encoding: 'utf8' })
-  if (r.error) throw new Error('pdftotext (poppler-utils) is needed: bash scripts/setup.sh --test installs it')
-  const page = /<page width="([\d.]+)" height="([\d.]+)"/.exec(r.stdout)!
-  const unescape = (s: string) =>
-    s
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;|&apos;/g, "'")
-      .replace(/&amp;/g, '&')
-  const words = [...r.stdout.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
-    text: unescape(m[5]),
-    x0: Number(m[1]),
-    y0: Number(m[2]),
-    x1: Number(m[3]),
-    y1: Number(m[4]),
-  }))
-  return { words, page: { width: Number(page[1]), height: Number(page[2]) } }
 }
 
 const count = (xs: string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>())
@@ -66,7 +38,7 @@ describe('export --view occlusion', () => {
     const out = join(dir, `occlusion-${_}.pdf`)
     const r = run(['export', '--model', MODEL, '--src', SENTENCE, '--view', 'occlusion', '--out', out, ...extra])
     expect(r.code, r.err).toBe(0)
-    const { words, page } = pdfWords(out)
+    const { words, page } = popplerWords(out)
     const seen = count(words.map((w) => w.text))
     // Each label twice (attention and importance), and twice more for a word that occurs twice.
     for (const [w, n] of count([...occ.srcWords, ...occ.tgtTokens])) expect(seen.get(w) ?? 0, w).toBeGreaterThanOrEqual(2 * n)

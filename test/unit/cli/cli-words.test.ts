@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { BUNDLED_MODELS, ROOT, tempDir } from '../../helpers'
+import { popplerWords, type PopplerWord as Word } from '../host/pdf-readback'
 
 const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
 const SENTENCE = 'A little girl climbing into a wooden playhouse .'
@@ -17,34 +18,6 @@ const MODEL = join(BUNDLED_MODELS, 'en-fr-luong-general.onnx')
 function run(args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
   return { code: r.status, out: r.stdout, err: r.stderr.trim() }
-}
-
-interface Word {
-  text: string
-  x0: number
-  y0: number
-  x1: number
-  y1: number
-}
-
-/** Every word pdftotext finds on the page, with its box in points. */
-function pdfWords(pdf: string): Word[] {
-  const r = spawnSync('pdftotext', ['-bbox-layout', pdf, '-'], { encoding: 'utf8' })
-  if (r.error) throw new Error('pdftotext (poppler-utils) is needed: bash scripts/setup.sh --test installs it')
-  const unescape = (s: string) =>
-    s
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&amp;/g, '&')
-  return [...r.stdout.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
-    text: unescape(m[5]),
-    x0: Number(m[1]),
-    y0: Number(m[2]),
-    x1: Number(m[3]),
-    y1: Number(m[4]),
-  }))
 }
 
 /** The value labels (".02") on the row whose label is `row`: one per column of the heatmap. */
@@ -71,12 +44,12 @@ beforeAll(() => {
 
 describe('export in words (the default) and pieces (--pieces)', () => {
   it('shows "playhouse" as one column of the heatmap, and its two pieces with --pieces', () => {
-    const words = pdfWords(join(dir, 'words.pdf'))
+    const words = popplerWords(join(dir, 'words.pdf')).words
     const texts = words.map((w) => w.text)
     expect(texts).toContain('playhouse')
     expect(texts).not.toContain('play@@')
     expect(texts).not.toContain('house')
-    const pieces = pdfWords(join(dir, 'pieces.pdf'))
+    const pieces = popplerWords(join(dir, 'pieces.pdf')).words
     const pieceTexts = pieces.map((w) => w.text)
     expect(pieceTexts).toContain('play@@')
     expect(pieceTexts).toContain('house')

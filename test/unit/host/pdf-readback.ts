@@ -7,7 +7,7 @@
  * 0.12 below) joined with DejaVu's, so two rows of Chinese labels one line apart do not read as
  * overlapping. Many PDFs are read with one call: `pdfunite` puts them into one file first.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { ASCENT, DESCENT } from '../../../src/shared/charts/frame'
 import { measureText, textRuns } from '../../../src/host/export/fonts'
@@ -75,4 +75,22 @@ export function readPdfs(files: string[], dir: string): ReadPage[] {
   if (files.length === 1) execFileSync('cp', [files[0], all])
   else execFileSync('pdfunite', [...files, all])
   return parseBboxLayout(execFileSync('pdftotext', ['-bbox-layout', all, '-'], { maxBuffer: 1 << 30 }).toString('utf8'))
+}
+
+/** A word as poppler boxes it, unadjusted (its box from the font's ascent and descent). */
+export type PopplerWord = Pick<ReadWord, 'text' | 'x0' | 'y0' | 'x1' | 'y1'>
+
+/** The first page of one PDF as pdftotext -bbox-layout gives it: its size and its words' boxes, as poppler drew them. */
+export function popplerWords(pdf: string): { words: PopplerWord[]; page: { width: number; height: number } } {
+  const r = spawnSync('pdftotext', ['-bbox-layout', pdf, '-'], { encoding: 'utf8' })
+  if (r.error) throw new Error('pdftotext (poppler-utils) is needed: bash scripts/setup.sh --test installs it')
+  const page = /<page width="([\d.]+)" height="([\d.]+)"/.exec(r.stdout)!
+  const words = [...r.stdout.matchAll(/<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+    text: unescape(m[5]),
+    x0: Number(m[1]),
+    y0: Number(m[2]),
+    x1: Number(m[3]),
+    y1: Number(m[4]),
+  }))
+  return { words, page: { width: Number(page[1]), height: Number(page[2]) } }
 }
