@@ -69,7 +69,9 @@ describe('figure builders are typed', () => {
     const c: ChartOption = { series: [], xAxis: { type: 'category' }, xaxis: {} }
     // @ts-expect-error a series type that is not registered
     const d: ChartOption = { series: [{ type: 'pie' }] }
+    // @ts-expect-error the option's own keys are typed too (ComposeOption alone leaves them to its index signature)
+    const e: ChartOption = { series: [], animation: 'no' }
     const typed: ChartOption = { animation: false, textStyle: { fontSize: 8 }, graphic: { elements: [{ type: 'text', style: { text: 'x' } }] }, series: [] }
-    expect([a, b, c, d, typed]).toHaveLength(5)
+    expect([a, b, c, d, e, typed]).toHaveLength(6)
   })
 })
