@@ -13,7 +13,7 @@ import * as echarts from 'echarts/core'
 import PDFDocument from 'pdfkit'
 import SVGtoPDF from 'svg-to-pdfkit'
 import { SVGRenderer } from 'echarts/renderers'
-import { CHART_PARTS } from '../../shared/charts/echarts-parts'
+import { CHART_PARTS, type ChartOption } from '../../shared/charts/echarts-parts'
 import { fitFigure, type FittedFigure } from '../../shared/charts/fit'
 import { normaliseText } from '../../shared/charts/text-boxes'
 import { unitsNote } from '../../shared/attention/word-figure'
@@ -29,7 +29,7 @@ export { FONT_FAMILY } from './fonts'
 // Without a canvas ECharts guesses text widths; give it the widths the fonts really have.
 echarts.setPlatformAPI({ measureText: (text: string, font?: string) => ({ width: measureCssFont(text, font) }) })
 
-function withOption<T>(option: Record<string, unknown>, width: number, height: number, use: (chart: echarts.EChartsType) => T): T {
+function withOption<T>(option: ChartOption, width: number, height: number, use: (chart: echarts.EChartsType) => T): T {
   const chart = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width, height })
   try {
     chart.setOption(option)
@@ -40,7 +40,7 @@ function withOption<T>(option: Record<string, unknown>, width: number, height: n
 }
 
 /** An option as the SVG the exporter writes: every text on its alphabetic baseline, one font per text. */
-export const optionSvg = (option: Record<string, unknown>, width: number, height: number) =>
+export const optionSvg = (option: ChartOption, width: number, height: number) =>
   splitFontRuns(normaliseText(withOption(option, width, height, (chart) => chart.renderToSVGString())))
 
 /**
@@ -52,7 +52,7 @@ export function fitted(data: FigureData, spec: FigureSpec): FittedFigure {
 }
 
 /** The figure's ECharts option, fitted. */
-export function figureOption(data: FigureData, spec: FigureSpec): Record<string, unknown> {
+export function figureOption(data: FigureData, spec: FigureSpec): ChartOption {
   return fitted(data, spec).option
 }
 

@@ -7,6 +7,7 @@
  */
 import { FIGURE_TEXT } from './figure-text'
 import { keyElements, keyHeight, textElement, textHeight, type Frame, type KeyItem } from './frame'
+import type { FigureOption, GraphicElement } from './echarts-parts'
 
 export interface AlignmentInput {
   /** Width in px of each source token's text. */
@@ -244,7 +245,7 @@ export interface AlignmentFigureInput {
  * left, output tokens down the right, the lines across. Text is never set smaller to fit: the
  * fitter picks the size, and a page with no room says so (`cramped`).
  */
-export function buildAlignmentFigure(input: AlignmentFigureInput): Record<string, unknown> {
+export function buildAlignmentFigure(input: AlignmentFigureInput): FigureOption {
   const f = input.frame
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
@@ -283,13 +284,13 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): Record<string
     type: 'line',
     silent: true,
     shape: { x1, y1, x2, y2 },
-    style: { stroke: LINE_COLOR, lineWidth: strokeWidth(v, o), opacity: strokeOpacity(v, o), lineCap: 'round' },
+    style: { stroke: LINE_COLOR, lineWidth: strokeWidth(v, o), opacity: strokeOpacity(v, o), lineCap: 'round' as const },
   })
   const keyAt = keyElements(key, f.x, f.y + f.height - keyH + gap, f.width, f).elements
   if (lay.width <= f.width + 1) {
     const x0 = f.x
     const y0 = f.y + lh + gap
-    const elements: Record<string, unknown>[] = [
+    const elements: GraphicElement[] = [
       textElement(L.source, f.x + f.width / 2, f.y + lh / 2, f, { align: 'center', color: f.ink.muted }),
       ...lay.lines.map((l) => line(x0 + l.x1, y0 + l.y1, x0 + l.x2, y0 + l.y2, l.weight)),
     ]
@@ -306,7 +307,7 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): Record<string
     elements.push(textElement(L.output, f.x + f.width / 2, bottom + gap + lh / 2, f, { align: 'center', color: f.ink.muted }))
     elements.push(...keyAt)
     if (!lay.lines.length) elements.push(textElement(L.noLines, f.x + f.width / 2, y0 + lay.srcY + lay.height / 2, f, { align: 'center', color: f.ink.muted }))
-    return { animation: false, graphic: { elements }, cramped: o.span < 2 * fs }
+    return { animation: false, graphic: { elements }, series: [], cramped: o.span < 2 * fs }
   }
   // Turned: a column of source tokens on the left, of output tokens on the right.
   const S = input.srcTokens.length
@@ -318,7 +319,7 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): Record<string
   const pitch = (n: number) => height / Math.max(1, n)
   const sx = f.x
   const tx = f.x + f.width - tw
-  const elements: Record<string, unknown>[] = [
+  const elements: GraphicElement[] = [
     textElement(L.source, sx, f.y + lh / 2, f, { color: f.ink.muted }),
     textElement(L.output, f.x + f.width, f.y + lh / 2, f, { align: 'right', color: f.ink.muted }),
   ]
@@ -342,7 +343,7 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): Record<string
   elements.push(...keyAt)
   if (!drawn) elements.push(textElement(L.noLines, f.x + f.width / 2, top + height / 2, f, { align: 'center', color: f.ink.muted }))
   const cramped = tx - (sx + sw) < 3 * fs || Math.min(pitch(S), pitch(T)) < o.boxHeight + fs * 0.15
-  return { animation: false, graphic: { elements }, cramped }
+  return { animation: false, graphic: { elements }, series: [], cramped }
 }
 
 /** The colour of alignment lines (the view's as well). */

@@ -7,10 +7,11 @@ import type { BeamTree } from '../teaching'
 import { layoutBeam, type BeamLayout } from './beam-layout'
 import { FIGURE_TEXT } from './figure-text'
 import { keyElements, keyHeight, linePitch, textElement, type Frame, type KeyItem } from './frame'
+import type { FigureOption, GraphicElement } from './echarts-parts'
 
 const FINISHED = '#059669'
 
-export function buildBeamFigure(tree: BeamTree, f: Frame): Record<string, unknown> {
+export function buildBeamFigure(tree: BeamTree, f: Frame): FigureOption {
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
   const pad = fs * 0.15
@@ -97,7 +98,7 @@ export function buildBeamFigure(tree: BeamTree, f: Frame): Record<string, unknow
     return { dx: left + fs + gap - (first.x - first.width / 2), y: (v: number) => top + tops[k] + rows[k].at.get(v)!, k }
   }
   const half = (i: number) => (i < 0 ? fs * 0.25 : f.measure(tree.nodes[i].token, fs) / 2 + pad)
-  const elements: Record<string, unknown>[] = []
+  const elements: GraphicElement[] = []
   const dot = (cx: number, cy: number, hollow: boolean) => ({
     type: 'circle',
     silent: true,
@@ -131,7 +132,7 @@ export function buildBeamFigure(tree: BeamTree, f: Frame): Record<string, unknow
         fill: 'none',
         stroke: color[status],
         lineWidth: status === 'chosen' ? Math.max(1, fs / 8) : Math.max(0.5, fs / 20),
-        lineDash: status === 'pruned' ? [fs * 0.3, fs * 0.2] : null,
+        lineDash: status === 'pruned' ? [fs * 0.3, fs * 0.2] : undefined,
         opacity: status === 'pruned' ? 0.7 : 1,
       },
     })
@@ -143,5 +144,5 @@ export function buildBeamFigure(tree: BeamTree, f: Frame): Record<string, unknow
     elements.push(textElement(p.node.token, at.dx + p.x, at.y(p.y), f, { align: 'center', color: color[p.node.status] }))
   }
   elements.push(...keyElements(key, f.x, f.y + f.height - keyH, f.width, f).elements)
-  return { animation: false, graphic: { elements }, cramped: !fits(layout, pruned) }
+  return { animation: false, graphic: { elements }, series: [], cramped: !fits(layout, pruned) }
 }

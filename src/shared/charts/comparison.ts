@@ -4,6 +4,8 @@ import { comparableTokens } from '../end-token'
 import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, keyElements, keyHeight, tokenRowElements, type Frame, type KeyItem } from './frame'
 import { modelColours } from './model-colours'
+import { firstItem, valueAt } from './data-values'
+import type { ChartOption, FigureOption } from './echarts-parts'
 
 export interface ComparisonInput {
   translations: Translation[]
@@ -23,7 +25,7 @@ export function referenceIndex(translations: Translation[]): number {
  * Per-token probability of each model's output, one line per model over output positions: the
  * no-attention model's confidence falls as the sentence goes on, the attention models' holds.
  */
-export function buildComparisonOption(input: ComparisonInput): Record<string, unknown> {
+export function buildComparisonOption(input: ComparisonInput): FigureOption {
   if (input.frame) return comparisonFigure(input, input.frame)
   const T = Math.max(0, ...input.translations.map((t) => t.tgtTokens.length))
   return {
@@ -35,11 +37,12 @@ export function buildComparisonOption(input: ComparisonInput): Record<string, un
     grid: { left: 48, right: 16, top: input.title ? 64 : 36, bottom: 36 },
     tooltip: {
       trigger: 'axis',
-      formatter: (ps: { seriesIndex: number; dataIndex: number; value: number }[]) =>
-        ps
+      formatter: (ps) =>
+        (Array.isArray(ps) ? ps : [ps])
           .map((p) => {
-            const tok = input.translations[p.seriesIndex].tgtTokens[p.dataIndex] ?? ''
-            return `${input.names[p.seriesIndex]}: ${tok.replace(/</g, '&lt;')} ${(p.value * 100).toFixed(1)}%`
+            const k = p.seriesIndex ?? 0
+            const tok = input.translations[k].tgtTokens[p.dataIndex] ?? ''
+            return `${input.names[k]}: ${tok.replace(/</g, '&lt;')} ${(Number(p.value) * 100).toFixed(1)}%`
           })
           .join('<br/>'),
     },
@@ -56,13 +59,13 @@ export function buildComparisonOption(input: ComparisonInput): Record<string, un
 }
 
 /** One row of numbers as a strip: the no-attention model's fixed context vector. */
-export function buildVectorStripOption(values: number[], title?: string): Record<string, unknown> {
+export function buildVectorStripOption(values: number[], title?: string): ChartOption {
   const max = Math.max(1e-6, ...values.map(Math.abs))
   return {
     animation: false,
     title: title ? { text: title, left: 0, textStyle: { fontSize: 12, fontWeight: 'normal' } } : undefined,
     grid: { left: 4, right: 4, top: title ? 24 : 4, bottom: 4 },
-    tooltip: { formatter: (p: { value: [number, number, number] }) => `dim ${p.value[0]}: ${p.value[2].toFixed(3)}` },
+    tooltip: { formatter: (ps) => `dim ${valueAt(firstItem(ps), 0)}: ${valueAt(firstItem(ps), 2).toFixed(3)}` },
     xAxis: { type: 'category', data: values.map((_, i) => String(i)), show: false },
     yAxis: { type: 'category', data: ['c'], show: false },
     visualMap: { min: -max, max, show: false, inRange: { color: ['#2563eb', '#f8fafc', '#c2410c'] } },
@@ -74,7 +77,7 @@ export function buildVectorStripOption(values: number[], title?: string): Record
  * With and without attention on a page: each model's output words (those that differ from the
  * reference's underlined), then the probability of each word against its position.
  */
-function comparisonFigure(input: ComparisonInput, f: Frame): Record<string, unknown> {
+function comparisonFigure(input: ComparisonInput, f: Frame): FigureOption {
   const L = FIGURE_TEXT[f.lang]
   const { translations, names } = input
   const fs = f.fontSize

@@ -3,6 +3,7 @@ import { KINDS } from '../attention-kinds'
 import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, type Frame } from './frame'
 import { modelLooks, type ModelLook } from './model-colours'
+import type { FigureOption } from './echarts-parts'
 
 /** Each model's line: its colour in every view (model-colours.ts); past fourteen models the marker changes too, so no two lines look alike. */
 export function corpusStyles(corpus: CorpusResult): ModelLook[] {
@@ -13,7 +14,7 @@ export function corpusStyles(corpus: CorpusResult): ModelLook[] {
 const LEGEND_TEXT = 190
 
 /** BLEU against source length, one line per model: Bahdanau et al.'s figure, measured. */
-export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: Frame): Record<string, unknown> {
+export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: Frame): FigureOption {
   const buckets = [...new Set(corpus.results.flatMap((r) => r.byLength.map((b) => b.bucket)))]
   const counts = new Map(corpus.results[0]?.byLength.map((b) => [b.bucket, b.sentences]) ?? [])
   if (frame) return corpusFigure(corpus, buckets, counts, frame)
@@ -31,7 +32,7 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
       tooltip: { show: true },
     },
     grid: { left: 56, right: LEGEND_TEXT + 56, top: title ? 60 : 32, bottom: 48 },
-    tooltip: { trigger: 'axis', valueFormatter: (v: number) => v.toFixed(2) },
+    tooltip: { trigger: 'axis', valueFormatter: (v) => Number(v).toFixed(2) },
     xAxis: {
       type: 'category',
       name: 'source length (tokens)',
@@ -53,7 +54,7 @@ export function buildCorpusOption(corpus: CorpusResult, title?: string, frame?: 
 }
 
 /** BLEU by length on a page: the models' key on top, the buckets (and their sentence counts) along the bottom. */
-function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<string, number>, f: Frame): Record<string, unknown> {
+function corpusFigure(corpus: CorpusResult, buckets: string[], counts: Map<string, number>, f: Frame): FigureOption {
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
   const none = (k: number) => !KINDS[corpus.results[k].attention].attends

@@ -1,4 +1,6 @@
 import { escapeHtml } from './html'
+import { firstItem, valueAt } from './data-values'
+import type { ChartOption } from './echarts-parts'
 
 /**
  * The difference of two attention maps of one source sentence, A − B, step by step: red where A
@@ -44,7 +46,7 @@ export function attentionDifference(input: Pick<DifferenceInput, 'srcTokens' | '
   return { rows, d, range: Math.max(0.1, Math.ceil(max * 10 - 1e-9) / 10) }
 }
 
-export function buildDifferenceOption(input: DifferenceInput): Record<string, unknown> {
+export function buildDifferenceOption(input: DifferenceInput): ChartOption {
   const { rows, d, range } = attentionDifference(input)
   const S = input.srcTokens.length
   const fontSize = input.fontSize ?? 13
@@ -56,8 +58,9 @@ export function buildDifferenceOption(input: DifferenceInput): Record<string, un
     grid: { left: 8, right: 90, top: 64, bottom: 8, containLabel: true },
     tooltip: {
       position: 'top',
-      formatter: (p: { value: [number, number, number] }) => {
-        const [s, t, v] = p.value
+      formatter: (ps) => {
+        const p = firstItem(ps)
+        const [s, t, v] = [valueAt(p, 0), valueAt(p, 1), valueAt(p, 2)]
         return `${escapeHtml(rows[t])} ← ${escapeHtml(input.srcTokens[s])}<br/><b>${v >= 0 ? '+' : ''}${v.toFixed(4)}</b>`
       },
     },

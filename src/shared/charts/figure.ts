@@ -6,6 +6,7 @@
 import type { FigureData, FigureSpec } from '../figure'
 import { FIGURE_FONT, INKS, linePitch, textElement, wrapText, type Frame, type Measure } from './frame'
 import { buildFigureParts } from './views'
+import { graphicElements, type ChartOption, type GraphicElement } from './echarts-parts'
 
 const BACKGROUND = { light: INKS.light.background, dark: INKS.dark.background, transparent: 'transparent' } as const
 
@@ -13,7 +14,7 @@ const BACKGROUND = { light: INKS.light.background, dark: INKS.dark.background, t
 export const pageMargin = (fontSize: number) => Math.max(4, fontSize * 0.6)
 
 /** The figure at the spec's text size, unfitted (fit.ts fits it to its page). */
-export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: Measure): Record<string, unknown> {
+export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: Measure): ChartOption {
   return composeFigure(data, spec, measure).option
 }
 
@@ -21,12 +22,7 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: M
  * The page around the chart, the chart's text at `chartFont` (the title and caption keep the
  * spec's size); `cramped` when the view's own layout already knows it does not fit.
  */
-export function composeFigure(
-  data: FigureData,
-  spec: FigureSpec,
-  measure: Measure,
-  chartFont = spec.fontSize,
-): { option: Record<string, unknown>; cramped: boolean } {
+export function composeFigure(data: FigureData, spec: FigureSpec, measure: Measure, chartFont = spec.fontSize): { option: ChartOption; cramped: boolean } {
   const fs = spec.fontSize
   const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
   const margin = pageMargin(fs)
@@ -47,10 +43,9 @@ export function composeFigure(
     ink,
     highlightRow: spec.highlightRow ?? null,
   }
-  const option = buildFigureParts(data, spec, { ...frame, fontSize: chartFont })
-  const cramped = !!option.cramped
-  delete option.cramped
-  const page: Record<string, unknown>[] = [
+  // The flag is for the fitter, not ECharts: the option drawn goes without it.
+  const { cramped = false, ...option } = buildFigureParts(data, spec, { ...frame, fontSize: chartFont })
+  const page: GraphicElement[] = [
     ...title.map((line, i) =>
       textElement(line, spec.width / 2, margin + (i + 0.5) * linePitch(titleSize), frame, { align: 'center', bold: true, size: titleSize }),
     ),
@@ -58,7 +53,7 @@ export function composeFigure(
       textElement(line, spec.width / 2, spec.height - margin - captionH + fs * 0.4 + (i + 0.5) * linePitch(fs), frame, { align: 'center' }),
     ),
   ]
-  const own = (option.graphic as { elements?: Record<string, unknown>[] } | undefined)?.elements ?? []
+  const own = graphicElements(option)
   return {
     cramped,
     option: {

@@ -10,12 +10,13 @@
 import type { FigureData, FigureSpec } from '../figure'
 import { SIZE_PRESETS } from '../figure'
 import { RefusedError } from '../errors'
+import type { ChartOption } from './echarts-parts'
 import { composeFigure } from './figure'
 import type { Measure } from './frame'
 import { outside, overlap, textBoxes, type Point, type TextBox } from './text-boxes'
 
 /** An ECharts option drawn as SVG at a page's size (layout units as pixels). */
-export type RenderSvg = (option: Record<string, unknown>, width: number, height: number) => string
+export type RenderSvg = (option: ChartOption, width: number, height: number) => string
 
 /** The smallest text a figure may use: token labels and other text, and numbers inside cells. */
 export interface Floors {
@@ -100,7 +101,7 @@ export function layoutProblems(svg: string, measure: Measure, page: { width: num
 }
 
 export interface FittedFigure {
-  option: Record<string, unknown>
+  option: ChartOption
   /** The page as drawn: a paper figure may be taller than asked. */
   spec: FigureSpec
   /** The chart's text size (the title and caption keep the spec's). */

@@ -5,6 +5,9 @@ import { colorBarElements, windowCells } from './heatmap'
 import { keyElements, labelStep, textElement, textHeight, tickText, niceTicks, widest, type Frame, type KeyItem } from './frame'
 import { escapeHtml } from './html'
 import { timeFormat } from '../time-format'
+import type { HeatmapSeriesOption } from 'echarts/charts'
+import { valueAt } from './data-values'
+import type { FigureOption, GraphicElement, HeatmapDatum, MarkAreaItem, MarkLineItem } from './echarts-parts'
 
 /**
  * The forecasting figure as one ECharts option with two grids that share their horizontal
@@ -123,7 +126,7 @@ export const FORECAST_LABELS_ZH: ForecastLabels = {
   lag: (lag, minutes) => `滞后 ${lag} · ${spanZh(minutes)}`,
 }
 
-export function buildForecastOption(input: ForecastChartInput): Record<string, unknown> {
+export function buildForecastOption(input: ForecastChartInput): FigureOption {
   if (input.frame) return forecastFigure(input, input.frame)
   const r = input.result
   const L = { ...FORECAST_LABELS_EN, ...input.labels }
@@ -158,7 +161,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
 
   let maxW = 0
   for (const row of r.attention) for (const w of row) if (w > maxW) maxW = w
-  const heat: unknown[] = []
+  const heat: HeatmapDatum[] = []
   if (hasAttention) {
     for (let t = 0; t < T; t++) {
       const row = r.attention[t]
@@ -179,8 +182,8 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
   const perDay = Math.max(1, Math.round(1440 / r.periodMinutes))
 
   // Vertical guides at the lags from the origin, and per step the exact column at that lag.
-  const guides: unknown[] = []
-  const guideStyle = (color: string) => ({ color, type: 'dashed', width: 1.5 })
+  const guides: MarkLineItem[] = []
+  const guideStyle = (color: string) => ({ color, type: 'dashed' as const, width: 1.5 })
   for (const [lag, color] of [
     [lagDay, '#f8fafc'],
     [lagWeek, '#fda4af'],
@@ -205,7 +208,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
     }
   }
 
-  const lineMarks: unknown[] = [
+  const lineMarks: MarkLineItem[] = [
     {
       xAxis: String(H),
       name: L.origin,
@@ -213,7 +216,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
       label: { formatter: L.origin, color: ink.text, fontSize: fontSize - 2 },
     },
   ]
-  const lineAreas: unknown[] = []
+  const lineAreas: MarkAreaItem[] = []
   if (sel !== null) {
     for (const lag of [lagDay, lagWeek]) {
       const j = lag === null ? null : columnAtLag(H, sel, lag)
@@ -266,7 +269,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
       ...(hasAttention
         ? [
             {
-              type: 'category',
+              type: 'category' as const,
               gridIndex: 1,
               data: categories.slice(0, H),
               boundaryGap: true,
@@ -290,7 +293,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
       ...(hasAttention
         ? [
             {
-              type: 'category',
+              type: 'category' as const,
               gridIndex: 1,
               inverse: true,
               data: Array.from({ length: T }, (_, t) => String(t)),
@@ -303,7 +306,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
                   const text = `+${t + 1} ${timeLabel(r.times[t] ?? '', false)}`
                   return t === sel ? `{sel|${text}}` : text
                 },
-                rich: { sel: { fontWeight: 'bold', color: '#c2410c', fontSize: fontSize - 2 } },
+                rich: { sel: { fontWeight: 'bold' as const, color: '#c2410c', fontSize: fontSize - 2 } },
                 fontSize: fontSize - 2,
               },
             },
@@ -351,8 +354,10 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
         lineStyle: { width: 2.5, color: ACCENT.forecast },
         itemStyle: { color: ACCENT.forecast },
         tooltip: {
-          formatter: (p: { dataIndex: number; value: number }) =>
-            p.dataIndex < H ? '' : `+${p.dataIndex - H + 1} · ${timeLabel(times[p.dataIndex], true)}<br/>${L.forecast} <b>${Math.round(p.value)}${unit}</b>`,
+          formatter: (p) =>
+            p.dataIndex < H
+              ? ''
+              : `+${p.dataIndex - H + 1} · ${timeLabel(times[p.dataIndex], true)}<br/>${L.forecast} <b>${Math.round(Number(p.value))}${unit}</b>`,
         },
       },
       {
@@ -375,7 +380,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
         barCategoryGap: 0,
         itemStyle: { color: ACCENT.attention, opacity: 0.75 },
         tooltip: {
-          formatter: (p: { dataIndex: number; value: number }) => `${timeLabel(times[p.dataIndex], true)}<br/>${L.attention}: <b>${p.value.toFixed(4)}</b>`,
+          formatter: (p) => `${timeLabel(times[p.dataIndex], true)}<br/>${L.attention}: <b>${Number(p.value).toFixed(4)}</b>`,
         },
       },
       ...(hasAttention
@@ -390,14 +395,14 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
               itemStyle: { borderWidth: 0 },
               emphasis: { itemStyle: { borderColor: '#f97316', borderWidth: 1 } },
               tooltip: {
-                formatter: (p: { value: [number, number, number, number] }) => {
-                  const [j, t, , w] = p.value
+                formatter: (p) => {
+                  const [j, t, w] = [valueAt(p, 0), valueAt(p, 1), valueAt(p, 3)]
                   const lag = lagOf(H, t, j)
                   return `+${t + 1} · ${timeLabel(r.times[t], true)} ← ${timeLabel(r.historyTimes[j], true)}<br/>lag ${lag} (${((lag * r.periodMinutes) / 60).toFixed(1)} h): <b>${w.toFixed(4)}</b>`
                 },
               },
               markLine: guides.length ? { silent: true, symbol: 'none', data: guides } : undefined,
-            },
+            } satisfies HeatmapSeriesOption,
           ]
         : []),
     ],
@@ -409,7 +414,7 @@ export function buildForecastOption(input: ForecastChartInput): Record<string, u
  * guides named over the heatmap, the forecast steps labelled as often as they fit, a colour bar
  * under the forecast part. Rows are dimmed only when the frame highlights one.
  */
-function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unknown> {
+function forecastFigure(input: ForecastChartInput, f: Frame): FigureOption {
   const r = input.result
   const L = { ...(f.lang === 'zh' ? FORECAST_LABELS_ZH : FORECAST_LABELS_EN), ...input.labels }
   // Dates in the figure's language, not the module's English default.
@@ -473,7 +478,7 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
   const heatTop = guideY + lh / 2 + gap
   const heatH = Math.max(fs, heatBottom - heatTop)
   const cramped = heatBottom - heatTop < 2 * lh || lineH < 3 * lh || plot < 8 * fs
-  const elements: Record<string, unknown>[] = [...keyBlock.elements]
+  const elements: GraphicElement[] = [...keyBlock.elements]
   // The origin's name, right of its line, over the series.
   elements.push(textElement(L.origin, xOf(H) - pitch / 2 - gap / 2, lineTop - gap - lh / 2, f, { align: 'right', color: ink.text }))
   // Day labels at midnight, every one that fits.
@@ -488,7 +493,7 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
     lastEnd = x + w / 2
   }
   // Lag guides over the heatmap, named where their names fit.
-  const guides: unknown[] = []
+  const guides: MarkLineItem[] = []
   let guideEnd = -Infinity
   for (const [lag, color] of [
     [lagWeek, '#fda4af'],
@@ -524,7 +529,7 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
   const selMax = selRow ? Math.max(...selRow) : 1
   let maxW = 0
   for (const row of r.attention) for (const w of row) if (w > maxW) maxW = w
-  const heat: unknown[] = []
+  const heat: HeatmapDatum[] = []
   if (hasAttention) {
     for (let t = 0; t < T; t++) {
       for (let j = 0; j < H; j++) {
@@ -539,7 +544,7 @@ function forecastFigure(input: ForecastChartInput, f: Frame): Record<string, unk
       elements.push(...colorBarElements(left + heatW + gap + scaleW / 2, heatTop, heatH, COLORMAPS[cmap], texts, f))
     }
   }
-  const lineMarks: unknown[] = [{ xAxis: String(H), lineStyle: { color: ink.text, type: 'solid', width: 1 }, label: { show: false } }]
+  const lineMarks: MarkLineItem[] = [{ xAxis: String(H), lineStyle: { color: ink.text, type: 'solid', width: 1 }, label: { show: false } }]
   if (sel !== null) lineMarks.push({ xAxis: String(H + sel), lineStyle: { color: ACCENT.forecast, type: 'dashed', width: 1.5 }, label: { show: false } })
   const categories = times.map((_, i) => String(i))
   const dark = INK[ink.dark ? 'dark' : 'light']

@@ -5,6 +5,8 @@
  * leaves the page at any size, text size or language; without one it leaves the layout to ECharts,
  * as the views on screen do.
  */
+import type { XAXisComponentOption, YAXisComponentOption } from 'echarts'
+import type { GraphicElement } from './echarts-parts'
 
 /** Width of one line of text at `fontSize` (layout units, points in a figure). */
 export type Measure = (text: string, fontSize: number, bold?: boolean) => number
@@ -116,7 +118,7 @@ export function textElement(
   y: number,
   f: Pick<Frame, 'fontSize' | 'ink'>,
   o: { align?: 'left' | 'center' | 'right'; bold?: boolean; color?: string; size?: number; rotate?: boolean } = {},
-): Record<string, unknown> {
+): GraphicElement {
   return {
     type: 'text',
     x,
@@ -197,11 +199,11 @@ export function keyElements(
   width: number,
   f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>,
   align: 'left' | 'center' = 'center',
-): { elements: Record<string, unknown>[]; height: number } {
+): { elements: GraphicElement[]; height: number } {
   const fs = f.fontSize
   const k = keyMetrics(fs)
   const rows = keyRows(items, width, fs, f.measure)
-  const elements: Record<string, unknown>[] = []
+  const elements: GraphicElement[] = []
   rows.forEach((row, r) => {
     if (!row.length) return
     const used = row[row.length - 1].x + row[row.length - 1].w
@@ -217,7 +219,7 @@ export function keyElements(
 }
 
 /** One key symbol, `w` wide, centred vertically on cy. */
-function keySymbol(item: KeyItem, x: number, cy: number, w: number, fs: number): Record<string, unknown>[] {
+function keySymbol(item: KeyItem, x: number, cy: number, w: number, fs: number): GraphicElement[] {
   const h = fs * 0.7
   const line = (dash: number[] | null, width = Math.max(1.5, fs / 8)) => ({
     type: 'line',
@@ -361,12 +363,12 @@ export function columnLabelElements(
   y: number,
   side: 'below' | 'above',
   f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>,
-): Record<string, unknown>[] {
+): GraphicElement[] {
   const fs = f.fontSize
   const lh = textHeight(fs)
   const gap = fs * 0.4
   const { upright, step } = columnLabels(labels, pitch, f)
-  const out: Record<string, unknown>[] = []
+  const out: GraphicElement[] = []
   labels.forEach((l, i) => {
     if (i % step) return
     const cx = x0 + (i + 0.5) * pitch
@@ -402,7 +404,7 @@ export interface CartesianLayout {
   cramped: boolean
   ticks: { min: number; max: number; interval: number }
   /** Key, column labels, axis titles. */
-  elements: Record<string, unknown>[]
+  elements: GraphicElement[]
 }
 
 /**
@@ -454,7 +456,7 @@ export function cartesianAxes(
   f: Frame,
   lay: CartesianLayout,
   o: { yText?: (v: number) => string; n: number },
-): { xAxis: Record<string, unknown>; yAxis: Record<string, unknown> } {
+): { xAxis: XAXisComponentOption; yAxis: YAXisComponentOption } {
   const fs = f.fontSize
   const gap = fs * 0.4
   return {
@@ -533,14 +535,14 @@ export function tokenRowElements(
   width: number,
   maxHeight: number,
   f: Pick<Frame, 'fontSize' | 'measure' | 'ink'>,
-): { elements: Record<string, unknown>[]; height: number; overflow: boolean } {
+): { elements: GraphicElement[]; height: number; overflow: boolean } {
   const fs = f.fontSize
   const flow = flowTokens(rows, width, fs, f.measure)
   const pitch = linePitch(fs)
   const rowGap = fs * 0.35
   const k = keyMetrics(fs)
   const ff = { ...f, fontSize: fs }
-  const elements: Record<string, unknown>[] = []
+  const elements: GraphicElement[] = []
   let cy = y
   let shown = 0
   rows.forEach((r, row) => {

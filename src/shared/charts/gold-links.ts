@@ -2,6 +2,8 @@ import type { Link } from '../alignment'
 import type { ColormapName } from './colormaps'
 import type { Frame } from './frame'
 import { buildHeatmapOption, heatmapLayout, type HeatmapInput } from './heatmap'
+import type { ScatterSeriesOption } from 'echarts/charts'
+import { asList, mapEach, type FigureOption } from './echarts-parts'
 
 /**
  * One gold sentence's attention (over the gold's words) with links drawn on its cells: the gold's
@@ -28,7 +30,7 @@ export interface GoldLinksInput {
 /** Colours that read on every colour map (dark blue to yellow), on grey and in the key on white. */
 const INK = { gold: '#f97316', extracted: '#22d3ee', statistical: '#e11d48' }
 
-export function buildGoldLinksOption(input: GoldLinksInput): Record<string, unknown> {
+export function buildGoldLinksOption(input: GoldLinksInput): FigureOption {
   const S = input.srcWords.length
   // On a page the links' key takes the top line; the heatmap is laid out in the rest.
   const keyH = input.frame ? input.frame.fontSize * 2 : 0
@@ -48,7 +50,14 @@ export function buildGoldLinksOption(input: GoldLinksInput): Record<string, unkn
   const cell = frame ? Math.min(heatmapLayout(heat, frame).cell.w, heatmapLayout(heat, frame).cell.h) : 22
   const size = Math.max(4, Math.min(18, cell * 0.62))
   const at = (links: readonly Link[]) => links.map((l) => [l.i, l.j])
-  const series = (name: string, data: number[][], style: Record<string, unknown>) => ({ type: 'scatter', name, data, silent: true, z: 5, ...style })
+  const series = (name: string, data: number[][], style: ScatterSeriesOption): ScatterSeriesOption => ({
+    type: 'scatter',
+    name,
+    data,
+    silent: true,
+    z: 5,
+    ...style,
+  })
   const marks = [
     series(input.names.sure, at(input.gold.filter((l) => l.sure)), { symbol: 'circle', symbolSize: size * 0.7, z: 4, itemStyle: { color: INK.gold } }),
     series(input.names.possible, at(input.gold.filter((l) => !l.sure)), {
@@ -74,15 +83,15 @@ export function buildGoldLinksOption(input: GoldLinksInput): Record<string, unkn
       : []),
   ]
   // The colour scale maps the heatmap's values only: on a scatter series it would recolour the links.
-  const visualMap = option.visualMap ? { ...(option.visualMap as object), seriesIndex: 0 } : undefined
+  const visualMap = option.visualMap ? mapEach(option.visualMap, (v) => ({ ...v, seriesIndex: 0 })) : undefined
   return {
     ...option,
     ...(visualMap ? { visualMap } : {}),
-    ...(frame ? {} : { grid: { ...(option.grid as object), bottom: 36 } }),
+    ...(frame ? {} : { grid: mapEach(option.grid ?? {}, (g) => ({ ...g, bottom: 36 })) }),
     legend: {
-      data: marks.map((m) => m.name),
+      data: marks.map((m) => String(m.name)),
       ...(input.frame ? { top: input.frame.y, textStyle: { fontSize: input.frame.fontSize * 0.8 } } : { bottom: 0 }),
     },
-    series: [...(option.series as unknown[]), ...marks],
+    series: [...asList(option.series), ...marks],
   }
 }

@@ -24,6 +24,11 @@ import { buildHeatmapOption, colorBarElements, displayValue, scaleEnds, type Hea
 import { escapeHtml } from './html'
 
 import { headMatrix, headShape, headStats, projection, statsOf, type HeadRef, type HeadStats, type ReferenceInput } from '../attention/heads'
+import type { XAXisComponentOption, YAXisComponentOption } from 'echarts'
+import type { HeatmapSeriesOption } from 'echarts/charts'
+import type { GridComponentOption, VisualMapComponentOption } from 'echarts/components'
+import { firstItem, valueAt } from './data-values'
+import { asList, graphicElements, type ChartOption, type FigureOption, type GraphicElement, type HeatmapDatum } from './echarts-parts'
 
 /** A weight as the heatmap writes it: .45, 1.00. */
 export const shortValue = (w: number) => w.toFixed(2).replace(/^0\./, '.')
@@ -210,7 +215,7 @@ export function headsGridLayout(input: HeadsGridInput): HeadsGridLayout & {
  * heads on top, the output tokens beside the first column, the source tokens under the last row,
  * each head's numbers over its map, a colour bar and a key.
  */
-export function buildHeadsGridOption(input: HeadsGridInput): Record<string, unknown> {
+export function buildHeadsGridOption(input: HeadsGridInput): FigureOption {
   const f = input.frame
   const fs = f.fontSize
   const gap = fs * 0.4
@@ -222,11 +227,11 @@ export function buildHeadsGridOption(input: HeadsGridInput): Record<string, unkn
   const cmap = input.colormap ?? 'viridis'
   const best = input.reference ? [...lay.stats].sort((x, y) => y.agreement! - x.agreement! || x.layer - y.layer || x.head - y.head)[0] : null
   const same = (a: HeadRef | null | undefined, b: HeadRef | null | undefined) => !!a && !!b && a.layer === b.layer && a.head === b.head
-  const grid: unknown[] = []
-  const xAxis: unknown[] = []
-  const yAxis: unknown[] = []
-  const series: Record<string, unknown>[] = []
-  const elements: Record<string, unknown>[] = []
+  const grid: GridComponentOption[] = []
+  const xAxis: XAXisComponentOption[] = []
+  const yAxis: YAXisComponentOption[] = []
+  const series: HeatmapSeriesOption[] = []
+  const elements: GraphicElement[] = []
   const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
   const lineW = Math.max(1.5, fs / 8)
   const small = Math.min(...lay.cells.map((c) => Math.min(c.width / Math.max(1, S), c.height / Math.max(1, T))))
@@ -258,7 +263,7 @@ export function buildHeadsGridOption(input: HeadsGridInput): Record<string, unkn
           ? { interval: lay.rowStep - 1, fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: string) => tgtTokens[Number(v)] ?? '' }
           : { show: false },
     })
-    const data: unknown[] = []
+    const data: HeatmapDatum[] = []
     for (let t = 0; t < T; t++) {
       const r = m[t] ?? []
       const rowMax = Math.max(0, ...r)
@@ -356,9 +361,10 @@ export function buildHeadsGridOption(input: HeadsGridInput): Record<string, unkn
     tooltip: input.interactive
       ? {
           trigger: 'item',
-          formatter: (p: { seriesName: string; value: [number, number, number, number] }) => {
-            const [s, t, , w] = p.value
-            return `${escapeHtml(p.seriesName)}<br/>${escapeHtml(tgtTokens[t] ?? '')} ← ${escapeHtml(srcTokens[s] ?? '')}<br/><b>${w.toFixed(4)}</b>`
+          formatter: (ps) => {
+            const p = firstItem(ps)
+            const [s, t, w] = [valueAt(p, 0), valueAt(p, 1), valueAt(p, 3)]
+            return `${escapeHtml(p.seriesName ?? '')}<br/>${escapeHtml(tgtTokens[t] ?? '')} ← ${escapeHtml(srcTokens[s] ?? '')}<br/><b>${w.toFixed(4)}</b>`
           },
         }
       : undefined,
@@ -373,7 +379,7 @@ export function buildHeadsGridOption(input: HeadsGridInput): Record<string, unkn
  * average of the heads large with every token label, and the twelve maps small beside or under
  * it with its axes but no token labels, each still titled with its numbers.
  */
-export function buildHeadsGridFigure(input: HeadsGridInput): Record<string, unknown> {
+export function buildHeadsGridFigure(input: HeadsGridInput): FigureOption {
   const grid = buildHeadsGridOption(input)
   const f = input.frame
   const fs = f.fontSize
@@ -429,22 +435,22 @@ export function buildHeadsGridFigure(input: HeadsGridInput): Record<string, unkn
   return { ...joinOptions(key, small, elements), cramped: !!key.cramped || !!small.cramped }
 }
 
-const list = (x: unknown): Record<string, unknown>[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]) as Record<string, unknown>[]
+const list = asList
 
 /** Two options on one page: the second's grids, axes, series and colour maps indexed after the first's. */
-function joinOptions(a: Record<string, unknown>, b: Record<string, unknown>, extra: Record<string, unknown>[]): Record<string, unknown> {
+function joinOptions(a: ChartOption, b: ChartOption, extra: GraphicElement[]): ChartOption {
   const grids = list(a.grid).length
   const series = list(a.series).length
-  const shift = (axis: Record<string, unknown>) => ({ ...axis, gridIndex: ((axis.gridIndex as number | undefined) ?? 0) + grids })
-  const indexOf = (x: unknown) => (x as number | undefined) ?? 0
-  const visualMap = [
+  const shift = <A extends { gridIndex?: number }>(axis: A) => ({ ...axis, gridIndex: (axis.gridIndex ?? 0) + grids })
+  const indexOf = (x: number | undefined) => x ?? 0
+  const visualMap: VisualMapComponentOption[] = [
     ...list(a.visualMap).map((v) => ({ ...v, seriesIndex: v.seriesIndex ?? list(a.series).map((_, i) => i) })),
     ...list(b.visualMap).map((v) => ({
       ...v,
-      seriesIndex: (Array.isArray(v.seriesIndex) ? v.seriesIndex : [indexOf(v.seriesIndex)]).map((i: number) => i + series),
+      seriesIndex: (Array.isArray(v.seriesIndex) ? v.seriesIndex : [typeof v.seriesIndex === 'number' ? v.seriesIndex : 0]).map((i) => i + series),
     })),
   ]
-  const graphic = (o: Record<string, unknown>) => (o.graphic as { elements?: Record<string, unknown>[] } | undefined)?.elements ?? []
+  const graphic = graphicElements
   return {
     animation: false,
     textStyle: { fontFamily: FIGURE_FONT },
@@ -474,7 +480,7 @@ export interface HeadFigureInput extends HeatmapStyle {
 }
 
 /** One head large on a page: its name and numbers on a line above, then its heatmap. */
-export function buildHeadFigure(input: HeadFigureInput): Record<string, unknown> {
+export function buildHeadFigure(input: HeadFigureInput): FigureOption {
   const f = input.frame
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
@@ -503,7 +509,7 @@ function headedHeatmap(
   align: 'center' | 'left',
   footer: string | null,
   heatmap: Omit<HeatmapInput, 'frame'>,
-): { option: Record<string, unknown>; room: number } {
+): { option: FigureOption; room: number } {
   const fs = f.fontSize
   const pitch = linePitch(fs)
   const lines = wrapText(heading, f.width, fs, f.measure, true)
@@ -518,7 +524,7 @@ function headedHeatmap(
     ...footLines.map((line, i) =>
       textElement(line, f.x + f.width / 2, f.y + f.height - footH + fs * 0.4 + (i + 0.5) * pitch, f, { align: 'center', color: f.ink.muted }),
     ),
-    ...(heat.graphic as { elements: Record<string, unknown>[] }).elements,
+    ...graphicElements(heat),
   ]
   return { option: { ...heat, graphic: { elements } }, room }
 }
@@ -554,7 +560,7 @@ export interface StepHeadsFigureInput {
  * no raw scores and no single context vector to show: each head reads its own projection of the
  * encoder states.
  */
-export function buildStepHeadsFigure(input: StepHeadsFigureInput): Record<string, unknown> {
+export function buildStepHeadsFigure(input: StepHeadsFigureInput): FigureOption {
   const f = input.frame
   const L = FIGURE_TEXT[f.lang]
   const layers = input.heads.length

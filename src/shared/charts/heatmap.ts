@@ -3,6 +3,10 @@ import { FIGURE_TEXT } from './figure-text'
 import { columnLabelElements, columnLabels, keyElements, keyHeight, textElement, textHeight, triangleDown, widest, type Frame, type KeyItem } from './frame'
 import { pieceGroups } from '../attention/pieces'
 import { escapeHtml } from './html'
+import type { CustomSeriesOption, HeatmapSeriesOption } from 'echarts/charts'
+import type { CustomSeriesRenderItemAPI, XAXisComponentOption } from 'echarts'
+import type { FigureOption, GraphicElement } from './echarts-parts'
+import { firstItem, valueAt } from './data-values'
 
 export type HeatmapScale = 'linear' | 'log'
 export type HeatmapNorm = 'fixed' | 'row'
@@ -73,11 +77,26 @@ interface RenderApi {
   size(v: [number, number]): [number, number]
 }
 
+/** ECharts' render API as the overlays use it: their data are numbers, and a cartesian cell's size is a pair. */
+function numeric(api: CustomSeriesRenderItemAPI): RenderApi {
+  return {
+    value: (i) => Number(api.value(i)),
+    coord: (v) => {
+      const [x, y] = api.coord(v)
+      return [x, y]
+    },
+    size: (v) => {
+      const s = api.size?.(v) ?? 0
+      return Array.isArray(s) ? [s[0], s[1]] : [s, s]
+    },
+  }
+}
+
 /**
  * A custom series drawing, per output row, the window outline and p_t as a triangle hanging from
  * the row's top edge, small enough to stay clear of a centred value label `labelHeight` tall.
  */
-function localOverlay(positions: number[], windows: [number, number][], S: number, labelHeight: number, stroke: number): Record<string, unknown> {
+function localOverlay(positions: number[], windows: [number, number][], S: number, labelHeight: number, stroke: number): CustomSeriesOption {
   return {
     type: 'custom',
     name: 'local window',
@@ -87,7 +106,8 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
       const [lo, hi] = windowCells(windows[t], S)
       return [t, p, lo, hi]
     }),
-    renderItem: (_params: unknown, api: RenderApi) => {
+    renderItem: (_params, raw) => {
+      const api = numeric(raw)
       // A category axis snaps values to cell centres, so place fractional positions by hand.
       const t = api.value(0)
       const [c0, yc] = api.coord([0, t])
@@ -119,11 +139,14 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
 
 const valueText = (w: number) => w.toFixed(2).replace(/^0\./, '.')
 
+/** One heatmap cell with its own style (ECharts' HeatmapDataItemOption, which it does not export by name). */
+type HeatmapCell = Extract<NonNullable<HeatmapSeriesOption['data']>[number], { value: unknown }>
+
 /** The cells as ECharts data: [s, t, colour value, weight], dimmed off the selection. */
-function cells(input: HeatmapInput, row: number | null, col: number | null, labelled: boolean, moves?: Map<number, [number, number]>): unknown[] {
+function cells(input: HeatmapInput, row: number | null, col: number | null, labelled: boolean, moves?: Map<number, [number, number]>): HeatmapCell[] {
   const { srcTokens, tgtTokens, attention } = input
   const cmap = input.colormap ?? 'viridis'
-  const data: unknown[] = []
+  const data: HeatmapCell[] = []
   for (let t = 0; t < tgtTokens.length; t++) {
     const r = attention[t] ?? []
     const rowMax = Math.max(0, ...r)
@@ -131,7 +154,7 @@ function cells(input: HeatmapInput, row: number | null, col: number | null, labe
       const w = r[s] ?? 0
       const v = input.diverging ? (w + input.diverging.range) / (2 * input.diverging.range) : displayValue(w, rowMax, input)
       const lit = (row === null && col === null) || t === row || s === col
-      const item: Record<string, unknown> = { value: [s, t, v, w] }
+      const item: HeatmapCell = { value: [s, t, v, w] }
       if (!lit) item.itemStyle = { opacity: DIM }
       if (labelled) {
         const offset = moves?.get(t * srcTokens.length + s)
@@ -155,7 +178,7 @@ export function scaleEnds(input: HeatmapStyle): [string, string] {
  * source tokens are columns (read left to right, labelled on top). Used by the renderer and
  * by the exporter (with a frame), so both draw the same figure.
  */
-export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown> {
+export function buildHeatmapOption(input: HeatmapInput): FigureOption {
   if (input.frame) return heatmapFigure(input, input.frame)
   const { srcTokens, tgtTokens } = input
   const S = srcTokens.length
@@ -177,13 +200,13 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
     return i === selected ? `{sel|${tokens[i]}}` : tokens[i]
   }
   const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
-  const rich = { sel: { fontWeight: 'bold', color: '#c2410c', fontSize } }
+  const rich = { sel: { fontWeight: 'bold' as const, color: '#c2410c', fontSize } }
   const many = (n: number) => (n > 60 ? 'auto' : 0)
-  const pointer = (tokens: string[]) => ({
+  const pointer = (tokens: string[]): XAXisComponentOption['axisPointer'] => ({
     show: true,
     type: 'shadow',
     triggerTooltip: false,
-    label: { show: true, formatter: (p: { value: string }) => tokens[Number(p.value)] ?? '' },
+    label: { show: true, formatter: (p) => tokens[Number(p.value)] ?? '' },
   })
   const groups = pieceGroups(srcTokens)
   // Upright column labels when the longest fits a column at the chart's width (all single CJK characters do).
@@ -195,8 +218,9 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
     grid: { left: 8, right: 80, top: input.title ? 90 : 64, bottom: 8, containLabel: true },
     tooltip: {
       position: 'top',
-      formatter: (p: { value: [number, number, number, number] }) => {
-        const [s, t, , w] = p.value
+      formatter: (params) => {
+        const p = firstItem(params)
+        const [s, t, w] = [valueAt(p, 0), valueAt(p, 1), valueAt(p, 3)]
         return `${escapeHtml(tgtTokens[t])} ← ${escapeHtml(srcTokens[s])}<br/><b>${w.toFixed(4)}</b>`
       },
     },
@@ -239,7 +263,7 @@ export function buildHeatmapOption(input: HeatmapInput): Record<string, unknown>
         data,
         progressive: 4000,
         progressiveThreshold: 20000,
-        label: { show: showLabels, fontSize: valueSize, formatter: (p: { value: number[] }) => valueText(p.value[3]) },
+        label: { show: showLabels, fontSize: valueSize, formatter: (p) => valueText(valueAt(p, 3)) },
         emphasis: { itemStyle: { borderColor: '#f97316', borderWidth: 2 } },
         itemStyle: { borderColor: 'rgba(255,255,255,0.6)', borderWidth: S * T > 4000 ? 0 : 0.5 },
         markArea: groups.length
@@ -428,7 +452,7 @@ export function colorBarElements(
   stops: readonly string[],
   ends: readonly [string, string] | string[],
   f: Pick<Frame, 'fontSize' | 'ink'>,
-): Record<string, unknown>[] {
+): GraphicElement[] {
   const fs = f.fontSize
   const barW = fs * 0.9
   const gap = fs * 0.4
@@ -459,7 +483,7 @@ function keyItems(f: Frame): KeyItem[] {
   ]
 }
 
-function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
+function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
   const { srcTokens, tgtTokens } = input
   const S = srcTokens.length
   const T = tgtTokens.length
@@ -472,7 +496,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
   const lh = textHeight(fs)
   const overlay = input.positions && input.windows
   const stroke = lay.stroke
-  const graphic: Record<string, unknown>[] = [
+  const graphic: GraphicElement[] = [
     textElement(input.sourceTitle ?? L.source, lay.left + lay.width / 2, lay.labelsAt - gap - lay.colExtent - gap - lh / 2, f, {
       align: 'center',
       color: f.ink.muted,
@@ -521,7 +545,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
       axisLabel: {
         interval: lay.rowStep - 1,
         formatter: (value: string) => (Number(value) === row ? `{sel|${tgtTokens[Number(value)]}}` : tgtTokens[Number(value)]),
-        rich: { sel: { fontWeight: 'bold', color: f.ink.accent, fontSize: fs } },
+        rich: { sel: { fontWeight: 'bold' as const, color: f.ink.accent, fontSize: fs } },
         fontSize: fs,
         margin: gap,
         color: f.ink.text,
@@ -534,7 +558,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
         type: 'heatmap',
         data: cells(input, row, null, lay.values, lay.moves),
         progressive: 0,
-        label: { show: lay.values, fontSize: lay.valueSize, formatter: (p: { value: number[] }) => valueText(p.value[3]) },
+        label: { show: lay.values, fontSize: lay.valueSize, formatter: (p) => valueText(valueAt(p, 3)) },
         itemStyle: { borderColor: f.ink.dark ? 'rgba(17,24,39,0.6)' : 'rgba(255,255,255,0.6)', borderWidth: S * T > 4000 ? 0 : Math.max(0.25, fs / 40) },
       },
       ...(overlay ? [localOverlayFigure(input.positions!, input.windows!, S, lay.marker, stroke)] : []),
@@ -543,11 +567,12 @@ function heatmapFigure(input: HeatmapInput, f: Frame): Record<string, unknown> {
 }
 
 /** The local overlay at a fixed marker size (the page's), so the layout can promise it misses the values. */
-function localOverlayFigure(positions: number[], windows: [number, number][], S: number, marker: number, stroke: number): Record<string, unknown> {
+function localOverlayFigure(positions: number[], windows: [number, number][], S: number, marker: number, stroke: number): CustomSeriesOption {
   const o = localOverlay(positions, windows, S, 0, stroke)
   return {
     ...o,
-    renderItem: (_params: unknown, api: RenderApi) => {
+    renderItem: (_params, raw) => {
+      const api = numeric(raw)
       const t = api.value(0)
       const [c0, yc] = api.coord([0, t])
       const [w, h] = api.size([1, 1])

@@ -12,6 +12,8 @@ import { FIGURE_TEXT } from './figure-text'
 import { cartesianAxes, cartesianLayout, type Frame, type KeyItem } from './frame'
 import { escapeHtml } from './html'
 import { diagonalAt } from '../attention/diagonal'
+import type { MarkLineComponentOption } from 'echarts/components'
+import type { ChartSeries, FigureOption } from './echarts-parts'
 
 /** How a local model places its window (attention-kinds.ts): local-m's fixed pace, local-p's prediction with a Gaussian. */
 export type LocalKind = 'monotonic' | 'predictive'
@@ -128,15 +130,15 @@ export function inWindow(s: number, win: [number, number]): boolean {
 }
 
 /** The spotlight for one output step. */
-export function buildSpotlightOption(input: SpotlightInput): Record<string, unknown> {
+export function buildSpotlightOption(input: SpotlightInput): FigureOption {
   const L = { ...SPOTLIGHT_LABELS, ...input.labels }
   const { srcTokens, align, gaussian, attention, position, window: win } = input
   const S = srcTokens.length
   const [x0, x1] = spotlightExtent(S)
   const at = (a: number[], s: number) => a[s] ?? 0
-  const rich = { in: { fontWeight: 'bold', color: '#0f172a', fontSize: 13 }, out: { color: C.muted, fontSize: 13 } }
+  const rich = { in: { fontWeight: 'bold' as const, color: '#0f172a', fontSize: 13 }, out: { color: C.muted, fontSize: 13 } }
   const category = (show: boolean) => ({
-    type: 'category',
+    type: 'category' as const,
     data: indices(S),
     show,
     gridIndex: 0,
@@ -208,8 +210,8 @@ export function buildSpotlightOption(input: SpotlightInput): Record<string, unkn
  */
 function spotlightSeries(
   input: SpotlightInput,
-  look: { names?: SpotlightLabels; symbolSize: number; lineWidth: number; positionLabel: Record<string, unknown> },
-): Record<string, unknown>[] {
+  look: { names?: SpotlightLabels; symbolSize: number; lineWidth: number; positionLabel: MarkLineComponentOption['label'] },
+): ChartSeries[] {
   const { srcTokens, align, gaussian, attention, position, window: win } = input
   const S = srcTokens.length
   const [x0, x1] = spotlightExtent(S)
@@ -290,7 +292,7 @@ export function positionExtent(positions: number[], S: number): [number, number]
 }
 
 /** p_t against the output step, the diagonal, and the window band around p_t. */
-export function buildPositionPlotOption(input: PositionPlotInput): Record<string, unknown> {
+export function buildPositionPlotOption(input: PositionPlotInput): FigureOption {
   const L = { ...POSITION_LABELS, ...input.labels }
   const { srcTokens, tgtTokens, positions, windows } = input
   const S = srcTokens.length
@@ -303,7 +305,7 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
     return [lo, clamp(w[1], y0, y1) - lo]
   })
   const yInterval = S > 24 ? Math.ceil(S / 24) : 1
-  const rich = { sel: { fontWeight: 'bold', color: C.selected, fontSize: 13 } }
+  const rich = { sel: { fontWeight: 'bold' as const, color: C.selected, fontSize: 13 } }
   const tooltip = (params: { dataIndex: number }[] | { dataIndex: number }) => {
     const t = (Array.isArray(params) ? params[0] : params)?.dataIndex ?? 0
     const w = windows[t] ?? [0, 0]
@@ -416,7 +418,7 @@ export function buildPositionPlotOption(input: PositionPlotInput): Record<string
 }
 
 /** The spotlight on a page: the same bars and curve, a key in place of labels on the chart. */
-function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknown> {
+function spotlightFigure(input: SpotlightInput, f: Frame): FigureOption {
   const T = FIGURE_TEXT[f.lang]
   const local = input.kind === 'monotonic'
   const L: SpotlightLabels = {
@@ -443,7 +445,7 @@ function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknow
   const xLabels = srcTokens.map((text, s) => (inWindow(s, win) ? { text, bold: true } : { text, color: f.ink.muted }))
   const lay = cartesianLayout(f, { xLabels, xTitle: L.source, y: { min: 0, max: 1 }, yTitle: L.weight, key })
   const axes = cartesianAxes(f, lay, { n: S })
-  const hidden = { type: 'category', data: srcTokens.map((_, i) => String(i)), show: false }
+  const hidden = { type: 'category' as const, data: srcTokens.map((_, i) => String(i)), show: false }
   return {
     animation: false,
     grid: { ...lay.grid, containLabel: false },
@@ -456,7 +458,7 @@ function spotlightFigure(input: SpotlightInput, f: Frame): Record<string, unknow
 }
 
 /** The position plot on a page: output tokens along the bottom, source tokens up the side. */
-function positionFigure(input: PositionPlotInput, f: Frame): Record<string, unknown> {
+function positionFigure(input: PositionPlotInput, f: Frame): FigureOption {
   const T = FIGURE_TEXT[f.lang]
   const L: PositionLabels = { position: T.pt, diagonal: T.diagonal, window: T.window, step: T.outputStep, source: T.sourcePosition, ...input.labels }
   const { srcTokens, tgtTokens, positions, windows } = input

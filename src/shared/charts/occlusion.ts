@@ -8,6 +8,7 @@ import type { ColormapName } from './colormaps'
 import { linePitch, textElement, wrapText, type Frame } from './frame'
 import { buildHeatmapOption, heatmapLayout, type HeatmapInput } from './heatmap'
 import { mergePanels } from './sidebyside'
+import type { FigureOption, GraphicElement } from './echarts-parts'
 
 /** Importance drawn as weights: each output token's row scaled to its largest drop, a rise (negative drop) as 0. */
 export function importanceRows(importance: readonly number[][]): number[][] {
@@ -32,7 +33,7 @@ export interface OcclusionFigureInput {
   frame: Frame
 }
 
-export function buildOcclusionFigure(input: OcclusionFigureInput): Record<string, unknown> {
+export function buildOcclusionFigure(input: OcclusionFigureInput): FigureOption {
   const { occlusion: o, frame: f } = input
   const fs = f.fontSize
   const gap = fs * 1.2
@@ -70,7 +71,7 @@ export function buildOcclusionFigure(input: OcclusionFigureInput): Record<string
   }
   const [wide, tall] = [arrange(true), arrange(false)]
   const { box, lines, body } = skipped(tall) < skipped(wide) ? tall : wide
-  const elements: Record<string, unknown>[] = []
+  const elements: GraphicElement[] = []
   lines.forEach((ls, i) =>
     ls.forEach((l, k) => elements.push(textElement(l, box(i).x + box(i).width / 2, box(i).y + (k + 0.5) * pitch, f, { align: 'center', bold: true }))),
   )

@@ -9,6 +9,9 @@ import { attentionDifference, DIFFERENCE_COLORS } from './difference'
 import { FIGURE_TEXT } from './figure-text'
 import { linePitch, textElement, wrapText, type Frame } from './frame'
 import { buildHeatmapOption } from './heatmap'
+import type { XAXisComponentOption, YAXisComponentOption } from 'echarts'
+import type { GridComponentOption, VisualMapComponentOption } from 'echarts/components'
+import { asList, graphicElements, type ChartSeries, type FigureOption, type GraphicElement } from './echarts-parts'
 
 export interface SideBySideFigureInput {
   a: Translation
@@ -20,25 +23,23 @@ export interface SideBySideFigureInput {
   frame: Frame
 }
 
-type Part = Record<string, unknown> & { graphic?: { elements?: Record<string, unknown>[] } }
-
 /** Single-grid options as one option: panel i's grid, axes and series indexed i. */
-export function mergePanels(parts: Part[], extra: Record<string, unknown>[]): Record<string, unknown> {
-  const grid: unknown[] = []
-  const xAxis: unknown[] = []
-  const yAxis: unknown[] = []
-  const visualMap: unknown[] = []
-  const series: Record<string, unknown>[] = []
+export function mergePanels(parts: FigureOption[], extra: GraphicElement[]): FigureOption {
+  const grid: GridComponentOption[] = []
+  const xAxis: XAXisComponentOption[] = []
+  const yAxis: YAXisComponentOption[] = []
+  const visualMap: VisualMapComponentOption[] = []
+  const series: ChartSeries[] = []
   const elements = [...extra]
   let cramped = false
   parts.forEach((p, i) => {
-    grid.push(p.grid)
-    xAxis.push({ ...(p.xAxis as object), gridIndex: i })
-    yAxis.push({ ...(p.yAxis as object), gridIndex: i })
+    grid.push(...asList(p.grid))
+    xAxis.push(...asList(p.xAxis).map((x) => ({ ...x, gridIndex: i })))
+    yAxis.push(...asList(p.yAxis).map((y) => ({ ...y, gridIndex: i })))
     // Each panel's colour map applies to its own heatmap series (its first).
-    if (p.visualMap) visualMap.push({ ...(p.visualMap as object), seriesIndex: series.length })
-    for (const s of p.series as Record<string, unknown>[]) series.push({ ...s, xAxisIndex: i, yAxisIndex: i })
-    elements.push(...(p.graphic?.elements ?? []))
+    visualMap.push(...asList(p.visualMap).map((v) => ({ ...v, seriesIndex: series.length })))
+    for (const s of asList(p.series)) series.push({ ...s, xAxisIndex: i, yAxisIndex: i })
+    elements.push(...graphicElements(p))
     cramped ||= !!p.cramped
   })
   return { animation: false, grid, xAxis, yAxis, visualMap, series, graphic: { elements }, cramped }
@@ -51,10 +52,10 @@ type Arrangement = 'row' | 'grid' | 'stacked' | 'keyed'
  * than wide, else in a row on a very wide page, else A and B above the difference, else in a row,
  * else (a slide) A and B large and the difference small on A's axes without token labels.
  */
-export function buildSideBySideFigure(input: SideBySideFigureInput): Record<string, unknown> {
+export function buildSideBySideFigure(input: SideBySideFigureInput): FigureOption {
   const f = input.frame
   const order: Arrangement[] = f.height >= 1.2 * f.width ? ['stacked'] : f.width >= 2.2 * f.height ? ['row', 'grid', 'keyed'] : ['grid', 'row', 'keyed']
-  let option: Record<string, unknown> = {}
+  let option: FigureOption = { series: [] }
   for (const how of order) {
     option = arranged(input, how)
     if (!option.cramped) break
@@ -62,7 +63,7 @@ export function buildSideBySideFigure(input: SideBySideFigureInput): Record<stri
   return option
 }
 
-function arranged(input: SideBySideFigureInput, how: Arrangement): Record<string, unknown> {
+function arranged(input: SideBySideFigureInput, how: Arrangement): FigureOption {
   const { a, b, frame: f } = input
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
@@ -93,7 +94,7 @@ function arranged(input: SideBySideFigureInput, how: Arrangement): Record<string
     if (!row && i === 2) return { x: f.x, y: f.y + rowH + gap, width: f.width, height: rowH }
     return { x: f.x + c * (w + gap), y: f.y + r * (rowH + gap), width: w, height: rowH }
   })
-  const heading: Record<string, unknown>[] = []
+  const heading: GraphicElement[] = []
   boxes.forEach((box, i) =>
     lines[i].forEach((line, k) =>
       heading.push(textElement(line, box.x + box.width / 2, box.y + (k + 0.5) * linePitch(fs), f, { align: 'center', bold: true })),
@@ -112,7 +113,7 @@ function arranged(input: SideBySideFigureInput, how: Arrangement): Record<string
       colorScale: bar,
       labels: 'auto',
       frame: body(box),
-    }) as Part
+    })
   const parts = [side(a, boxes[0], input.colorScale && !stacked), side(b, boxes[1])]
   if (sameSource) {
     const diff = attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
@@ -126,7 +127,7 @@ function arranged(input: SideBySideFigureInput, how: Arrangement): Record<string
         colorScale: input.colorScale,
         diverging: { range: diff.range, colors: DIFFERENCE_COLORS, ends: [L.moreA(r), L.moreB(r)] },
         frame: body(boxes[2]),
-      }) as Part,
+      }),
     )
   }
   return mergePanels(parts, heading)

@@ -22,6 +22,11 @@ import {
 } from './frame'
 import { windowCells } from './heatmap'
 import { escapeHtml } from './html'
+import type { XAXisComponentOption, YAXisComponentOption } from 'echarts'
+import type { LineSeriesOption } from 'echarts/charts'
+import type { GridComponentOption, MarkAreaComponentOption } from 'echarts/components'
+import { firstItem, valueAt } from './data-values'
+import type { ChartOption, ChartSeries, FigureOption, GraphicElement, HeatmapDatum } from './echarts-parts'
 
 /** A diverging map (ColorBrewer RdBu, reversed): negative blue, zero white, positive red. */
 export const DIVERGING = ['#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7', '#fddbc7', '#f4a582', '#d6604d', '#b2182b'] as const
@@ -74,11 +79,11 @@ export function usedRange(S: number, window: [number, number] | null | undefined
 }
 
 const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
-const rich = { sel: { fontWeight: 'bold', color: '#c2410c' } }
+const rich = { sel: { fontWeight: 'bold' as const, color: '#c2410c' } }
 const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(3))
 
 /** A category axis of source tokens (index strings, so repeated tokens stay distinct). */
-function tokenAxis(srcTokens: string[], selectedCol: number | null): Record<string, unknown> {
+function tokenAxis(srcTokens: string[], selectedCol: number | null): XAXisComponentOption {
   const S = srcTokens.length
   return {
     type: 'category',
@@ -104,7 +109,7 @@ function barBottom(S: number): number {
 }
 
 /** The window [lo, hi] of whole source positions, shaded behind the bars. */
-function windowArea(window: [number, number] | null | undefined, S: number): Record<string, unknown> | undefined {
+function windowArea(window: [number, number] | null | undefined, S: number): MarkAreaComponentOption | undefined {
   if (!window) return undefined
   const [lo, hi] = windowCells(window, S)
   if (hi < lo) return undefined
@@ -119,11 +124,11 @@ function windowArea(window: [number, number] | null | undefined, S: number): Rec
  * A hidden value axis over the same plot area as the token axis (token j at x = j), so fractional
  * positions such as p_t and a smooth Gaussian curve land exactly between the bars.
  */
-function positionAxis(S: number): Record<string, unknown> {
+function positionAxis(S: number): XAXisComponentOption {
   return { type: 'value', min: -0.5, max: S - 0.5, show: false }
 }
 
-function positionMarker(position: number, label: string): Record<string, unknown> {
+function positionMarker(position: number, label: string): LineSeriesOption {
   return {
     id: 'position',
     type: 'line',
@@ -150,11 +155,11 @@ export interface StepBarsInput {
 
 function barBase(
   input: StepBarsInput,
-  yAxis: Record<string, unknown>,
-  series: unknown[],
+  yAxis: YAXisComponentOption,
+  series: ChartSeries[],
   tooltip: (j: number, v: number) => string,
   legend?: string[],
-): Record<string, unknown> {
+): ChartOption {
   const S = input.srcTokens.length
   const hasPosition = input.position !== null && input.position !== undefined
   return {
@@ -163,9 +168,10 @@ function barBase(
     legend: legend ? { data: legend, top: 0, right: BAR_GRID.right, itemWidth: 14, itemHeight: 10, textStyle: { fontSize: 12 } } : undefined,
     tooltip: {
       trigger: 'item',
-      formatter: (p: { dataIndex: number; value: number | [number, number]; seriesName: string }) => {
-        if (Array.isArray(p.value)) return `${escapeHtml(p.seriesName)}: <b>${fmt(p.value[1])}</b>`
-        return tooltip(p.dataIndex, p.value)
+      formatter: (ps) => {
+        const p = firstItem(ps)
+        if (Array.isArray(p.value)) return `${escapeHtml(p.seriesName ?? '')}: <b>${fmt(valueAt(p, 1))}</b>`
+        return tooltip(p.dataIndex, Number(p.value))
       },
     },
     xAxis: [tokenAxis(input.srcTokens, input.selectedCol ?? null), ...(hasPosition ? [positionAxis(S)] : [])],
@@ -183,7 +189,7 @@ export interface ScoresInput extends StepBarsInput {
 }
 
 /** Stage 1: the raw scores e_tj (any sign, any size); for local models, bars outside the window are greyed. */
-export function buildScoresOption(input: ScoresInput): Record<string, unknown> {
+export function buildScoresOption(input: ScoresInput): ChartOption {
   const S = input.srcTokens.length
   const [lo, hi] = usedRange(S, input.window)
   const data = input.srcTokens.map((_, j) => barItem(input.scores[j] ?? 0, j >= lo && j <= hi ? COLORS.score : COLORS.outside, j, input.selectedCol))
@@ -211,7 +217,7 @@ export interface WeightsInput extends StepBarsInput {
 }
 
 /** Stage 2: the softmax weights, on a 0‥max axis with each bar labelled when there is room. */
-export function buildWeightsOption(input: WeightsInput): Record<string, unknown> {
+export function buildWeightsOption(input: WeightsInput): ChartOption {
   const S = input.srcTokens.length
   const data = input.srcTokens.map((_, j) => barItem(input.weights[j] ?? 0, COLORS.weight, j, input.selectedCol))
   return barBase(
@@ -230,7 +236,7 @@ export function buildWeightsOption(input: WeightsInput): Record<string, unknown>
           position: 'top',
           fontSize: 10,
           color: '#334155',
-          formatter: (p: { value: number }) => (p.value >= 0.005 ? p.value.toFixed(2) : ''),
+          formatter: (p) => (Number(p.value) >= 0.005 ? Number(p.value).toFixed(2) : ''),
         },
       },
     ],
@@ -268,10 +274,10 @@ export function gaussianCurve(position: number, window: [number, number], S: num
  * Stage 3 (local-p): the in-window softmax (light bars), the Gaussian centred on p_t (curve, and
  * the engine's value at each token as dots) and their product, the final weights (dark bars).
  */
-export function buildGaussianOption(input: GaussianInput): Record<string, unknown> {
+export function buildGaussianOption(input: GaussianInput): ChartOption {
   const S = input.srcTokens.length
   const [alignName, gaussName, finalName] = input.names ?? ['softmax', 'Gaussian', 'final']
-  const series = [
+  const series: ChartSeries[] = [
     {
       id: 'align',
       type: 'bar',
@@ -367,7 +373,7 @@ const CTX = { labels: 96, alphaWidth: 110, gutter: 14, right: 86 } as const
  * context vector c_t = Σ_j α_tj h_j over the same dimensions. h and c_t each get a symmetric
  * diverging scale of their own: c_t is an average, so on h's scale it would look washed out.
  */
-export function buildContextOption(input: ContextInput): Record<string, unknown> {
+export function buildContextOption(input: ContextInput): ChartOption {
   const { srcTokens, weights, states } = input
   const S = srcTokens.length
   const N = Math.max(
@@ -382,7 +388,7 @@ export function buildContextOption(input: ContextInput): Record<string, unknown>
   const maxAlpha = Math.max(1e-9, ...srcTokens.map((_, j) => weights[j] ?? 0))
   const absMax = (xs: number[]) => xs.reduce((m, x) => Math.max(m, Math.abs(x)), 0) || 1
   let hMax = 0
-  const cells: unknown[] = []
+  const cells: HeatmapDatum[] = []
   for (let j = 0; j < S; j++) {
     const row = states[j] ?? []
     const opacity = 0.18 + 0.82 * Math.min(1, (weights[j] ?? 0) / maxAlpha)
@@ -397,7 +403,7 @@ export function buildContextOption(input: ContextInput): Record<string, unknown>
   const L = contextLayout(S)
   const left = CTX.labels + CTX.alphaWidth + CTX.gutter
   const sel = input.selectedCol ?? null
-  const dimAxis = (gridIndex: number, show: boolean) => ({
+  const dimAxis = (gridIndex: number, show: boolean): XAXisComponentOption => ({
     type: 'category',
     gridIndex,
     data: indices(N),
@@ -407,7 +413,7 @@ export function buildContextOption(input: ContextInput): Record<string, unknown>
     splitArea: { show: false },
     axisLabel: { show, fontSize: 10, color: '#64748b', interval: (i: number) => i % 8 === 0 || i === N - 1 },
   })
-  const rowAxis = (gridIndex: number, show: boolean) => ({
+  const rowAxis = (gridIndex: number, show: boolean): YAXisComponentOption => ({
     type: 'category',
     gridIndex,
     inverse: true,
@@ -437,10 +443,11 @@ export function buildContextOption(input: ContextInput): Record<string, unknown>
     ],
     tooltip: {
       trigger: 'item',
-      formatter: (p: { seriesId: string; dataIndex: number; value: number | [number, number, number] }) => {
+      formatter: (ps) => {
+        const p = firstItem(ps)
         if (p.seriesId === 'alpha')
           return `${escapeHtml(srcTokens[p.dataIndex])}<br/>${escapeHtml(alphaName)} = <b>${(weights[p.dataIndex] ?? 0).toFixed(4)}</b>`
-        const [d, j, v] = p.value as [number, number, number]
+        const [d, j, v] = [valueAt(p, 0), valueAt(p, 1), valueAt(p, 2)]
         if (p.seriesId === 'context') return `${escapeHtml(ctxName)}[${d}] = <b>${v.toFixed(4)}</b>`
         return `${escapeHtml(srcTokens[j])} · h[${d}] = <b>${v.toFixed(4)}</b><br/>${escapeHtml(alphaName)} = ${(weights[j] ?? 0).toFixed(4)}`
       },
@@ -495,7 +502,7 @@ export function buildContextOption(input: ContextInput): Record<string, unknown>
           position: 'right',
           fontSize: 10,
           color: '#334155',
-          formatter: (p: { value: number }) => p.value.toFixed(3),
+          formatter: (p) => Number(p.value).toFixed(3),
         },
       },
       {
@@ -545,7 +552,7 @@ export interface StepFigureInput {
  * local-p the Gaussian) stacked over shared token columns, and the context vector beside them (or
  * under them on a narrow page): the encoder states faded by their weights and their weighted sum.
  */
-export function buildStepFigure(input: StepFigureInput): Record<string, unknown> {
+export function buildStepFigure(input: StepFigureInput): FigureOption {
   const f = input.frame
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
@@ -564,7 +571,7 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
     : { x: f.x, y: f.y + f.height * (1 - ctxShare) + fs * 0.5, width: f.width, height: f.height * ctxShare - fs * 0.5 }
   const [lo, hi] = usedRange(S, input.window)
   const local = input.window !== null
-  type Panel = { title: string; min: number; max: number; series: (grid: number) => Record<string, unknown>[] }
+  type Panel = { title: string; min: number; max: number; series: (grid: number) => ChartSeries[] }
   const pick = (a: number[], j: number) => a[j] ?? 0
   const panels: Panel[] = [
     {
@@ -669,11 +676,11 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
   const plotRoom = (bars.y + bars.height - top0 - cols.extent - gap - titlesH - n * lh) / n
   const plotH = Math.max(fs, plotRoom)
   const panelTop = (g: number) => top0 + titles.slice(0, g).reduce((a, t) => a + t.length * titleH, 0) + g * (lh + plotH)
-  const grids: Record<string, unknown>[] = []
-  const xAxes: Record<string, unknown>[] = []
-  const yAxes: Record<string, unknown>[] = []
-  const series: Record<string, unknown>[] = []
-  const elements: Record<string, unknown>[] = [...keyBlock.elements]
+  const grids: GridComponentOption[] = []
+  const xAxes: XAXisComponentOption[] = []
+  const yAxes: YAXisComponentOption[] = []
+  const series: ChartSeries[] = []
+  const elements: GraphicElement[] = [...keyBlock.elements]
   panels.forEach((p, g) => {
     const y = panelTop(g) + titles[g].length * titleH + lh / 2
     const t = ticks(p, plotH)
@@ -729,7 +736,7 @@ export function buildStepFigure(input: StepFigureInput): Record<string, unknown>
   const c = contextVector(input.final, input.states, N)
   const maxAlpha = Math.max(1e-9, ...input.final)
   let hMax = 0
-  const cells: unknown[] = []
+  const cells: HeatmapDatum[] = []
   for (let j = 0; j < S; j++) {
     const opacity = 0.15 + 0.85 * Math.min(1, pick(input.final, j) / maxAlpha)
     for (let d = 0; d < N; d++) {

@@ -11,7 +11,7 @@ function many(x: unknown): Part[] {
 }
 
 /** The index-th component of a type (xAxis, yAxis, visualMap, …). */
-export function component(option: ChartOption, type: string, index = 0): Part | undefined {
+export function component(option: ChartOption, type: keyof ChartOption, index = 0): Part | undefined {
   return many(option[type])[index]
 }
 

@@ -23,6 +23,7 @@ import { sidebyside } from './sidebyside'
 import { step } from './step'
 import type { ViewDef } from './view'
 import { whatif } from './whatif'
+import type { FigureOption } from '../echarts-parts'
 
 export type { ViewDef } from './view'
 
@@ -76,6 +77,6 @@ export function exportOffers(data: FigureData): { colormap: boolean; overlay: bo
   return { colormap: e?.colormap(data) ?? false, overlay: e?.overlay?.(data) ?? false, translation: e?.translation?.(data) ?? null }
 }
 
-export function buildFigureParts(data: FigureData, spec: FigureSpec, frame: Frame): Record<string, unknown> {
+export function buildFigureParts(data: FigureData, spec: FigureSpec, frame: Frame): FigureOption {
   return BY_ID.get(data.view)!.figure(data, spec, frame)
 }

@@ -6,6 +6,7 @@ import type { Translation } from '../../api'
 import type { Capability } from '../../attention-kinds'
 import type { FigureData, FigureSpec, FigureView } from '../../figure'
 import type { Frame } from '../frame'
+import type { FigureOption } from '../echarts-parts'
 
 export type ViewData<K extends FigureView> = Extract<FigureData, { view: K }>
 
@@ -35,7 +36,7 @@ export interface ViewDef<K extends FigureView = FigureView> {
     translation?: (data: ViewData<K>) => Translation
   }
   /** The figure on a page: the view's data and the export settings handed to its own chart builder (the one the app draws with). */
-  figure: (data: ViewData<K>, spec: FigureSpec, frame: Frame) => Record<string, unknown>
+  figure: (data: ViewData<K>, spec: FigureSpec, frame: Frame) => FigureOption
 }
 
 type Tab = NonNullable<ViewDef['tab']>

@@ -5,6 +5,7 @@ import { FIGURE_TEXT } from '../figure-text'
 import { keyElements, keyHeight, tokenRowElements, type Frame, type KeyItem } from '../frame'
 import { buildHeatmapOption } from '../heatmap'
 import { always, defineView, type ViewData } from './view'
+import { graphicElements, type FigureOption } from '../echarts-parts'
 
 /** What-if: the sentence decoded again with forced weights, before and after. */
 export const whatif = defineView({
@@ -21,7 +22,7 @@ export const whatif = defineView({
  * What-if on a page: the output before and after the override (changed words marked), and under
  * them the weights the new decoding used, as a heatmap.
  */
-function whatIfFigure(data: ViewData<'whatif'>, spec: FigureSpec, f: Frame): Record<string, unknown> {
+function whatIfFigure(data: ViewData<'whatif'>, spec: FigureSpec, f: Frame): FigureOption {
   const L = FIGURE_TEXT[f.lang]
   const { original, modified } = data.result
   // Changed words by the view's rule: outside a longest common subsequence of the two outputs.
@@ -51,6 +52,6 @@ function whatIfFigure(data: ViewData<'whatif'>, spec: FigureSpec, f: Frame): Rec
     labels: 'auto',
     frame: { ...f, y: f.y + below, height: f.height - below },
   })
-  const own = (heat.graphic as { elements: Record<string, unknown>[] }).elements
+  const own = graphicElements(heat)
   return { ...heat, cramped: !!heat.cramped || words.overflow, graphic: { elements: [...words.elements, ...k.elements, ...own] } }
 }
