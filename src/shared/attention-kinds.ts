@@ -29,6 +29,8 @@ export interface KindFacts {
    * the score it declares in `al.score` picks the Luong row. Null where there is no single score.
    */
   score: string | null
+  /** Its colour in every chart and figure (model-colours.ts): no orange, which marks the words that differ. */
+  colour: string
 }
 
 // Formulas are notation, the same in every language.
@@ -40,17 +42,26 @@ const SCORES = {
 } as const
 export type LuongScore = 'dot' | 'general' | 'concat'
 
-const global = (displayName: string, score: string): KindFacts => ({ displayName, attends: true, window: null, heads: false, scores: true, score })
+const global = (displayName: string, score: string, colour: string): KindFacts => ({
+  displayName,
+  attends: true,
+  window: null,
+  heads: false,
+  scores: true,
+  score,
+  colour,
+})
 
 export const KINDS: Record<AttentionKind, KindFacts> = {
-  none: { displayName: 'no attention', attends: false, window: null, heads: false, scores: false, score: null },
-  bahdanau: global('Bahdanau (additive)', SCORES.bahdanau),
-  'luong-dot': global('Luong dot', SCORES.dot),
-  'luong-general': global('Luong general', SCORES.general),
-  'luong-concat': global('Luong concat', SCORES.concat),
-  'local-m': { displayName: 'Luong local-m', attends: true, window: 'monotonic', heads: false, scores: true, score: SCORES.general },
-  'local-p': { displayName: 'Luong local-p', attends: true, window: 'predictive', heads: false, scores: true, score: SCORES.general },
-  transformer: { displayName: 'Transformer', attends: true, window: null, heads: true, scores: false, score: null },
+  // No-attention grey, as the baseline it is.
+  none: { displayName: 'no attention', attends: false, window: null, heads: false, scores: false, score: null, colour: '#6b7280' },
+  bahdanau: global('Bahdanau (additive)', SCORES.bahdanau, '#2563eb'),
+  'luong-dot': global('Luong dot', SCORES.dot, '#059669'),
+  'luong-general': global('Luong general', SCORES.general, '#7c3aed'),
+  'luong-concat': global('Luong concat', SCORES.concat, '#db2777'),
+  'local-m': { displayName: 'Luong local-m', attends: true, window: 'monotonic', heads: false, scores: true, score: SCORES.general, colour: '#0891b2' },
+  'local-p': { displayName: 'Luong local-p', attends: true, window: 'predictive', heads: false, scores: true, score: SCORES.general, colour: '#ca8a04' },
+  transformer: { displayName: 'Transformer', attends: true, window: null, heads: true, scores: false, score: null, colour: '#dc2626' },
 }
 
 /** A kind's facts; an unknown name (a newer file) reads as a kind without attention rather than throwing. */

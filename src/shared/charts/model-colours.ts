@@ -4,19 +4,10 @@
  * bundled models are named en-fr-bahdanau, zh-en-local-p…), not by where it happens to stand in
  * a list, so Bahdanau is blue in With / without, in BLEU by length and in their PDFs alike.
  */
-import { ATTENTION_KINDS, type AttentionKind } from '../attention-kinds'
+import { ATTENTION_KINDS, KINDS, type AttentionKind } from '../attention-kinds'
 
-// No orange: it marks the words that differ. No-attention grey, as the baseline it is.
-export const KIND_COLOURS: Record<AttentionKind, string> = {
-  none: '#6b7280',
-  bahdanau: '#2563eb',
-  'luong-dot': '#059669',
-  'luong-general': '#7c3aed',
-  'luong-concat': '#db2777',
-  'local-m': '#0891b2',
-  'local-p': '#ca8a04',
-  transformer: '#dc2626',
-}
+/** Each kind's colour, from its row in the kinds table (a new kind brings its colour there). */
+export const KIND_COLOURS = Object.fromEntries(ATTENTION_KINDS.map((k) => [k, KINDS[k].colour])) as Record<AttentionKind, string>
 /** For a second model of a kind, or a model whose kind is unknown: chosen by its name. */
 const SPARE = ['#1e3a8a', '#65a30d', '#9333ea', '#0f766e', '#be185d', '#854d0e']
 const ALL = [...Object.values(KIND_COLOURS), ...SPARE]
