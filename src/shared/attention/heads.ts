@@ -16,7 +16,7 @@
  *   source exactly as the reference does, 0 when they never read the same token.
  */
 import { diagonalAt } from './diagonal'
-import { pieceGroups } from './pieces'
+import { pieceToWord, wordAttention, wordLabels, wordSpans, type Span } from './words'
 
 /** One cross-attention head: its layer and its index in the layer, both from 0. */
 export interface HeadRef {
@@ -119,45 +119,29 @@ export function agreement(a: number[][], b: number[][]): number {
   return total / T
 }
 
-/** For each token, the index of the word it is a piece of (pieces as `pieceGroups` marks them). */
+/** For each token, the index of the word it is a piece of (words as `wordSpans` finds them, the figures' rule). */
 export function wordOfToken(tokens: string[]): number[] {
-  const out = tokens.map((_, i) => i)
-  for (const [a, b] of pieceGroups(tokens)) for (let i = a; i <= b; i++) out[i] = a
-  // Renumbered 0, 1, 2, … in order.
-  const ids = new Map<number, number>()
-  return out.map((w) => ids.get(w) ?? (ids.set(w, ids.size), ids.size - 1))
+  return pieceToWord(wordSpans(tokens))
 }
 
 /** The words the tokens spell: each word's pieces joined, their markers (@@, ▁, ##) dropped. */
 export function wordsOf(tokens: string[]): string[] {
-  const of = wordOfToken(tokens)
-  const words: string[] = []
-  tokens.forEach((tok, i) => (words[of[i]] = (words[of[i]] ?? '') + tok.replace(/@@$/, '').replace(/^(\u2581|##)/, '')))
-  return words
+  return wordLabels(tokens)
 }
 
 /**
  * An alignment between tokens as one between words, to compare two models that split words into
- * different pieces: each output word's row is the mean of its pieces' rows, and each source word
- * gets the weight of all its pieces, so every row still sums to what it did.
+ * different pieces: the figures' word rule (words.ts: a source word gets the weight of all its
+ * pieces, an output word's row is the mean of its pieces' rows), so every row still sums to what
+ * it did. Output words past the rows given (a shorter matrix) are left out, not left as zeros; a
+ * word cut by the end of the matrix is the mean of the rows it has.
  */
 export function toWordAlignment(m: number[][], tgtTokens: string[], srcTokens: string[]): number[][] {
-  const tw = wordOfToken(tgtTokens)
-  const sw = wordOfToken(srcTokens)
-  const T = tw.length ? tw[tw.length - 1] + 1 : 0
-  const S = sw.length ? sw[sw.length - 1] + 1 : 0
-  const out = Array.from({ length: T }, () => new Array<number>(S).fill(0))
-  const pieces = new Array<number>(T).fill(0)
-  m.forEach((row, t) => {
-    if (t >= tw.length) return
-    pieces[tw[t]]++
-    row.forEach((w, s) => {
-      if (s < sw.length) out[tw[t]][sw[s]] += w
-    })
-  })
-  // Output words past the rows given (a shorter matrix) are left out, not left as zeros.
-  const rows = m.length >= tw.length ? T : m.length > 0 ? tw[m.length - 1] + 1 : 0
-  return out.slice(0, rows).map((row, t) => row.map((w) => w / Math.max(1, pieces[t])))
+  const rows = Math.min(m.length, tgtTokens.length)
+  const tgt = wordSpans(tgtTokens)
+    .filter(([a]) => a < rows)
+    .map(([a, b]): Span => [a, Math.min(b, rows - 1)])
+  return wordAttention(m, wordSpans(srcTokens), tgt)
 }
 
 /** A reference alignment: [t][s] over the same tokens as the heads, or (`words`) over their words. */
