@@ -37,49 +37,75 @@ export type FrameBuilder = (frame: Frame) => Record<string, unknown>
 export interface ScreenFit {
   option: ChartOption
   height: number
-  /** False when even the tallest box left a problem: the option drawn is then the tallest one's. */
+  /** False when even the tallest box left a problem: the option drawn is then the last layout's, at its tallest. */
   fits: boolean
 }
 
+/** One way to lay a chart out: its builder, its text size, and how tall it may grow. */
+export interface Layout {
+  build: FrameBuilder
+  fontSize: number
+  maxHeight: number
+}
+
 /**
- * The lowest box, from `height` up to `maxHeight`, in which the chart drawn at `fontSize` has no
- * text off the box, over another or under `fontSize` (within 10 % of the lowest, as the exporter
- * searches). Every text is held to the one floor: presentation mode promises it for all of them.
+ * The first layout that fits, each in the lowest box from `height` up to its `maxHeight` in which
+ * no text is off the box, over another or under `floor` (to within 10 % of the lowest, as the
+ * exporter searches). Every text is held to the one floor: presentation mode promises it for all.
  */
 export function fitToScreen(
-  build: FrameBuilder,
-  box: { width: number; height: number; maxHeight: number },
-  o: { fontSize: number; lang: FrameLang; highlightRow?: number | null },
+  layouts: Layout[],
+  box: { width: number; height: number },
+  o: { floor: number; lang: FrameLang; highlightRow?: number | null },
 ): ScreenFit {
-  const floors = { label: o.fontSize, number: o.fontSize }
-  const attempt = (height: number): { option: Record<string, unknown>; ok: boolean } => {
-    const frame: Frame = {
-      x: 0,
-      y: 0,
-      width: box.width,
-      height,
-      fontSize: o.fontSize,
-      measure: screenMeasure,
-      lang: o.lang,
-      ink: INKS.light,
-      highlightRow: o.highlightRow ?? null,
+  const floors = { label: o.floor, number: o.floor }
+  let last: ScreenFit | null = null
+  for (const layout of layouts) {
+    const attempt = (height: number): { option: Record<string, unknown>; ok: boolean } => {
+      const frame: Frame = {
+        x: 0,
+        y: 0,
+        width: box.width,
+        height,
+        fontSize: layout.fontSize,
+        measure: screenMeasure,
+        lang: o.lang,
+        ink: INKS.light,
+        highlightRow: o.highlightRow ?? null,
+      }
+      const { cramped, ...option } = layout.build(frame) as Record<string, unknown> & { cramped?: boolean }
+      if (cramped) return { option, ok: false }
+      const svg = screenSvg(option, box.width, height)
+      return { option, ok: layoutProblems(svg, screenMeasure, { width: box.width, height }, floors, 1).length === 0 }
     }
-    const { cramped, ...option } = build(frame) as Record<string, unknown> & { cramped?: boolean }
-    if (cramped) return { option, ok: false }
-    const svg = screenSvg(option, box.width, height)
-    return { option, ok: layoutProblems(svg, screenMeasure, { width: box.width, height }, floors, 1).length === 0 }
+    const first = attempt(box.height)
+    if (first.ok) return { option: first.option as ChartOption, height: box.height, fits: true }
+    const top = Math.max(box.height, layout.maxHeight)
+    const tallest = attempt(top)
+    last = { option: tallest.option as ChartOption, height: top, fits: false }
+    if (!tallest.ok) continue
+    let best = { option: tallest.option, height: top }
+    let [lo, hi] = [box.height, top]
+    while (hi / lo > 1.1) {
+      const h = Math.round((lo + hi) / 2)
+      const got = attempt(h)
+      if (got.ok) [best, hi] = [{ option: got.option, height: h }, h]
+      else lo = h
+    }
+    return { option: best.option as ChartOption, height: best.height, fits: true }
   }
-  const first = attempt(box.height)
-  if (first.ok) return { option: first.option as ChartOption, height: box.height, fits: true }
-  const tallest = attempt(box.maxHeight)
-  if (!tallest.ok) return { option: tallest.option as ChartOption, height: box.maxHeight, fits: false }
-  let best = { option: tallest.option, height: box.maxHeight }
-  let [lo, hi] = [box.height, box.maxHeight]
-  while (hi / lo > 1.1) {
-    const h = Math.round((lo + hi) / 2)
-    const got = attempt(h)
-    if (got.ok) [best, hi] = [{ option: got.option, height: h }, h]
-    else lo = h
-  }
-  return { option: best.option as ChartOption, height: best.height, fits: true }
+  if (!last) throw new Error('fitToScreen: no layout given')
+  return last
+}
+
+/**
+ * What a view gives its chart for presentation mode: the builder at the mode's text size, growing
+ * from `height` to `maxHeight` (4 × by default), or its own list of layouts to try in order.
+ */
+export interface ScreenFitSpec {
+  build: FrameBuilder
+  height: number
+  maxHeight?: number
+  highlightRow?: number | null
+  layouts?: Layout[]
 }
