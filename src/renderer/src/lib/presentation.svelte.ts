@@ -62,6 +62,8 @@ export function enlargeText<T extends Record<string, unknown>>(option: T, scale 
       else out[k] = walk(v, k, key)
     }
     if (LABELLED.has(key) && out.fontSize === undefined && out.show !== false) out.fontSize = min
+    // Labels of two lines ("1-10" over "(3)"): ECharts sets them a font size apart, closer than their boxes.
+    if (LABELLED.has(key) && typeof out.fontSize === 'number' && out.lineHeight === undefined) out.lineHeight = Math.round(out.fontSize * 1.25)
     // An axis with no label style of its own still draws labels (at ECharts' 12 px).
     if ((key === 'xAxis' || key === 'yAxis') && out.axisLabel === undefined) out.axisLabel = walk({}, 'axisLabel', key)
     // Every token label drawn: ECharts would otherwise skip labels it thinks crowded.
