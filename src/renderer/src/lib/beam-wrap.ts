@@ -33,9 +33,10 @@ export interface WrappedBeam {
 /**
  * `layout` cut into bands of whole step columns at most `maxWidth` wide (a column wider than that
  * gets a band of its own). `half(node)` is half a node's drawn width, where its edges meet it;
- * `gap` the space between bands; `lead` the room at a band's left edge for the incoming stubs.
+ * `gap` the space between bands; `lead` the room at a band's left edge for the incoming stubs; `row`
+ * a node row's height (each band is as tall as the rows of its own nodes).
  */
-export function wrapBeam(layout: BeamLayout, maxWidth: number, half: (p: PlacedNode) => number, o: { gap: number; lead: number }): WrappedBeam {
+export function wrapBeam(layout: BeamLayout, maxWidth: number, half: (p: PlacedNode) => number, o: { gap: number; lead: number; row: number }): WrappedBeam {
   const cols = layout.columns
   // Each step column's band, and the x its band starts at in the unwrapped tree.
   const band: number[] = []
@@ -51,12 +52,25 @@ export function wrapBeam(layout: BeamLayout, maxWidth: number, half: (p: PlacedN
     band.push(b)
   }
   const bands = b + 1
-  const bandH = layout.height + o.gap
   const bandOf = (p: PlacedNode) => (p.node ? band[p.node.step] : 0)
+  // Each band as tall as its own nodes (a row's height around them), not the whole tree's.
+  const top = Array.from({ length: bands }, () => Infinity)
+  const bottom = Array.from({ length: bands }, () => -Infinity)
+  for (const p of layout.nodes) {
+    const k = bandOf(p)
+    top[k] = Math.min(top[k], p.y - o.row / 2)
+    bottom[k] = Math.max(bottom[k], p.y + o.row / 2)
+  }
+  const shift: number[] = []
+  let y = 0
+  for (let k = 0; k < bands; k++) {
+    shift.push(bands === 1 ? 0 : y - top[k])
+    y += bottom[k] - top[k] + o.gap
+  }
   const moved = new Map<number, WrappedNode>()
   for (const p of layout.nodes) {
     const k = bandOf(p)
-    moved.set(p.index, { ...p, band: k, x: p.x - origin[k], y: p.y + k * bandH })
+    moved.set(p.index, { ...p, band: k, x: p.x - origin[k], y: p.y + shift[k] })
   }
   const nodes = layout.nodes.map((p) => moved.get(p.index)!)
   const edges = layout.edges.map((e): WrappedEdge => {
@@ -73,5 +87,5 @@ export function wrapBeam(layout: BeamLayout, maxWidth: number, half: (p: PlacedN
     }
   })
   const width = Math.max(...nodes.map((p) => p.x + half(p))) + 8
-  return { nodes, edges, width, height: bands * bandH - o.gap, bands }
+  return { nodes, edges, width, height: bands === 1 ? layout.height : y - o.gap, bands }
 }
