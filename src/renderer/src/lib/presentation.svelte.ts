@@ -75,12 +75,14 @@ export function enlargeText<T extends Record<string, unknown>>(option: T, scale 
   return { ...grown, textStyle: { ...textStyle, fontSize: Math.max(min, Number(textStyle.fontSize ?? 12) * scale) } }
 }
 
-/** The smallest font size an option sets (its global text style included), for the tests; null when it sets none. */
+/** The smallest font size an option sets for text it draws (its global text style included), for the tests; null when it sets none. */
 export function smallestFont(option: Record<string, unknown>): number | null {
   let min = Infinity
   const walk = (x: unknown, key: string): void => {
     if (Array.isArray(x)) return x.forEach((v) => walk(v, key))
     if (!x || typeof x !== 'object' || (x as object).constructor !== Object) return
+    // A label switched off (a map's values where they do not fit) draws nothing at its size.
+    if ((x as Record<string, unknown>).show === false) return
     for (const [k, v] of Object.entries(x as Record<string, unknown>)) {
       if (k === 'data' && key === 'series') continue
       if (k === 'fontSize' && typeof v === 'number') min = Math.min(min, v)
