@@ -37,8 +37,7 @@ describe('the beam tree wrapped to a width (presentation mode)', () => {
       expect(p.x + half(p)).toBeLessThanOrEqual(600)
     }
     // Bands do not overlap: every node of a later band is below every node of an earlier one.
-    for (const a of w.nodes)
-      for (const b of w.nodes) if (a.band < b.band) expect(b.y - a.y).toBeGreaterThanOrEqual(40)
+    for (const a of w.nodes) for (const b of w.nodes) if (a.band < b.band) expect(b.y - a.y).toBeGreaterThanOrEqual(40)
     // Each step's nodes stay together, and an edge crossing a band boundary comes in from the left.
     const continued = w.edges.filter((e) => e.continued)
     expect(continued.length).toBe((w.bands - 1) * 2)

@@ -35,7 +35,10 @@ describe('presentation mode: chart text', () => {
   it('grows the room left for the text and the markers with it, and draws every category label', () => {
     const plot = {
       grid: { left: 40, top: 16, bottom: 28, width: 100, containLabel: false },
-      xAxis: [{ type: 'category', data: ['a', 'b'] }, { type: 'value', axisLabel: { interval: 2 } }],
+      xAxis: [
+        { type: 'category', data: ['a', 'b'] },
+        { type: 'value', axisLabel: { interval: 2 } },
+      ],
       yAxis: { type: 'value', nameGap: 10 },
       series: [{ type: 'line', symbolSize: 6, lineStyle: { width: 1.5 }, data: [1, 2] }],
     }
