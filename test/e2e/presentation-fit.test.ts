@@ -80,6 +80,8 @@ function problems(texts: DrawnText[], width: number): string[] {
   const say = (t: DrawnText) => `"${t.text}" (${t.size.toFixed(1)} px, ${t.where})`
   for (const t of texts) {
     if (t.size < FLOOR - 0.01) out.push(`${say(t)} is under ${FLOOR} px`)
+    // A label cut short ("emplo...") is not the token's label.
+    if (/\S(\.\.\.|…)$/.test(t.text)) out.push(`${say(t)} is cut short`)
     const xs = t.corners.map((p) => p[0])
     const ys = t.corners.map((p) => p[1])
     const e = TOLERANCE
