@@ -14,6 +14,7 @@ import { ARTIFACTS, launchChromium, openAndType, ROOT, screenshot, startBrowserM
 
 const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
 const LOCAL_P = 'bundled:en-fr-local-p.onnx'
+const TRANSFORMER = 'bundled:en-fr-transformer.onnx'
 const FLOOR = 20
 /** Two boxes may touch by this much (the text's box holds the font's whole line height). */
 const TOLERANCE = 1
@@ -213,4 +214,33 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
         }, 180_000)
     })
   }
+
+  // The Transformer adds the heads: a grid under the heatmap, and the heads stage of the step-through.
+  describe('the long sentence, Transformer', () => {
+    let labels: { src: string[]; tgt: string[] }
+    beforeAll(async () => {
+      // The model's name is hidden on a projector: the model is picked, then a new sentence waited for.
+      await page.getByTestId('model-select').selectOption(TRANSFORMER)
+      for (const sentence of [SENTENCES.short, SENTENCES.long]) {
+        await page.getByTestId('source').fill(sentence)
+        await waitForTranslationOf(page, sentence, 30_000)
+      }
+      labels = await tokens()
+    }, 60_000)
+    for (const view of ['heatmap', 'step'].filter((v) => VIEWS.includes(v)))
+      it(`${view}: every label, ≥ ${FLOOR} px, inside its chart, none over another`, async () => {
+        await show(view)
+        const texts = await drawnTexts(page)
+        const found = problems(texts, await page.evaluate(() => window.innerWidth))
+        const drawn = new Set(texts.map((t) => t.text))
+        for (const side of LABELS[view] ?? [])
+          for (const token of side === 'src' ? labels.src : labels.tgt) if (!drawn.has(token)) found.push(`the ${side} label "${token}" is not drawn`)
+        await page.evaluate(() => window.scrollTo(0, 0))
+        await screenshot(page, `present-fit-transformer-${view}`)
+        // The grid of every head cannot fit at 20 px with this many source tokens: it says so instead of drawing broken.
+        if (view === 'heatmap') expect(await page.getByTestId('heads-no-room').isVisible()).toBe(true)
+        writeFileSync(join(ARTIFACTS, `present-fit-transformer-${view}.txt`), found.join('\n') + '\n')
+        expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
+      }, 180_000)
+  })
 })
