@@ -216,7 +216,7 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
   }
 
   // The Transformer adds the heads: a grid under the heatmap, and the heads stage of the step-through.
-  describe('the long sentence, Transformer', () => {
+  describe.skipIf(!VIEWS.includes('heatmap') && !VIEWS.includes('step'))('the long sentence, Transformer', () => {
     let labels: { src: string[]; tgt: string[] }
     beforeAll(async () => {
       // The model's name is hidden on a projector: the model is picked, then a new sentence waited for.

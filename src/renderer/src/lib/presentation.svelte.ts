@@ -31,7 +31,7 @@ const LABELLED = new Set(['axisLabel', 'nameTextStyle', 'label', 'textStyle'])
 /**
  * Distances set in pixels for 12–14 px text (the room around a plot, the gap to an axis name), grown
  * with it; a grid laid out in pixels (rows of text) grows whole, its width and height too, and so
- * does the width an axis label is cut to.
+ * does the width a label is cut to (an axis label, a legend entry).
  */
 const ROOM = new Set(['top', 'bottom', 'left', 'right', 'nameGap', 'margin', 'distance', 'lineHeight', 'barMaxWidth', 'itemWidth', 'itemHeight', 'itemGap'])
 /** Markers and strokes, grown with the text so a point or a p_t triangle is not lost beside 20 px labels. */
@@ -57,7 +57,7 @@ export function enlargeText<T extends Record<string, unknown>>(option: T, scale 
         typeof v === 'number' &&
         (ROOM.has(k) || MARKS.has(k) || (key === 'grid' && (k === 'width' || k === 'height'))) &&
         key !== 'axisPointer' &&
-        !(k === 'width' && !/lineStyle|itemStyle|grid|axisLabel/.test(key))
+        !(k === 'width' && !/lineStyle|itemStyle|grid|axisLabel|textStyle/.test(key))
       )
         out[k] = Math.round(v * scale * 10) / 10
       else out[k] = walk(v, k, key)
