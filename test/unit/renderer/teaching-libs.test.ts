@@ -32,6 +32,26 @@ describe('presentation mode: chart text', () => {
     expect(option.xAxis.axisLabel.fontSize).toBe(13)
   })
 
+  it('grows the room left for the text and the markers with it, and draws every category label', () => {
+    const plot = {
+      grid: { left: 40, top: 16, bottom: 28, width: 100, containLabel: false },
+      xAxis: [
+        { type: 'category', data: ['a', 'b'] },
+        { type: 'value', axisLabel: { interval: 2 } },
+      ],
+      yAxis: { type: 'value', nameGap: 10 },
+      series: [{ type: 'line', symbolSize: 6, lineStyle: { width: 1.5 }, data: [1, 2] }],
+    }
+    const big = enlargeText(plot) as unknown as typeof plot & { xAxis: { axisLabel: { interval: number; fontSize: number } }[] }
+    expect(big.grid).toEqual({ left: 64, top: 25.6, bottom: 44.8, width: 160, containLabel: false })
+    expect(big.yAxis.nameGap).toBe(16)
+    expect(big.series[0].symbolSize).toBe(9.6)
+    expect(big.series[0].lineStyle.width).toBe(2.4)
+    // An axis with no label style gets one at the floor, with no interval skipping; an interval asked for stays.
+    expect(big.xAxis[0].axisLabel).toMatchObject({ fontSize: MIN_LABEL_PX, interval: 0 })
+    expect(big.xAxis[1].axisLabel.interval).toBe(2)
+  })
+
   it('a key typed into a text field is not a shortcut', () => {
     expect(isTyping({ tagName: 'TEXTAREA' } as unknown as EventTarget)).toBe(true)
     expect(isTyping({ tagName: 'INPUT' } as unknown as EventTarget)).toBe(true)
