@@ -19,14 +19,16 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: M
 
 /**
  * The page around the chart, the chart's text at `chartFont` (the title and caption keep the
- * spec's size); `cramped` when the view's own layout already knows it does not fit.
+ * spec's size); `cramped` when the view's own layout already knows it does not fit; `fallback`
+ * when it fits only by leaving a part out (taken only at the floor text size).
  */
 export function composeFigure(
   data: FigureData,
   spec: FigureSpec,
   measure: Measure,
   chartFont = spec.fontSize,
-): { option: Record<string, unknown>; cramped: boolean } {
+  grows = false,
+): { option: Record<string, unknown>; cramped: boolean; fallback: boolean } {
   const fs = spec.fontSize
   const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
   const margin = pageMargin(fs)
@@ -46,10 +48,13 @@ export function composeFigure(
     lang: spec.lang,
     ink,
     highlightRow: spec.highlightRow ?? null,
+    grows,
   }
   const option = buildFigureParts(data, spec, { ...frame, fontSize: chartFont })
   const cramped = !!option.cramped
+  const fallback = !!option.fallback
   delete option.cramped
+  delete option.fallback
   const page: Record<string, unknown>[] = [
     ...title.map((line, i) =>
       textElement(line, spec.width / 2, margin + (i + 0.5) * linePitch(titleSize), frame, { align: 'center', bold: true, size: titleSize }),
@@ -61,6 +66,7 @@ export function composeFigure(
   const own = (option.graphic as { elements?: Record<string, unknown>[] } | undefined)?.elements ?? []
   return {
     cramped,
+    fallback,
     option: {
       ...option,
       animation: false,
