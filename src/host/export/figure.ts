@@ -96,11 +96,21 @@ function withText(png: Buffer, keyword: string, text: string): Buffer {
   return Buffer.concat([png.subarray(0, 33), chunk, png.subarray(33)])
 }
 
+/**
+ * The page at its resolution, to the pixel both ways: scaled to its width alone, resvg rounds the
+ * height down (a 405 pt page at 300 dpi came out 1687 px high, not 1688), so the SVG is given the
+ * pixel size and the page as its view box, stretched by under a pixel to fill it.
+ */
 export async function renderPng(svg: string, spec: Pick<FigureSpec, 'width' | 'height' | 'dpi'>): Promise<Buffer> {
-  const [w] = pngPixels(spec)
+  const [w, h] = pngPixels(spec)
   const files = fontFiles()
-  const r = new Resvg(svg, {
-    fitTo: { mode: 'width', value: w },
+  const page = `viewBox="0 0 ${spec.width} ${spec.height}" preserveAspectRatio="none"`
+  const sized = svg.replace(/^<svg\b([^>]*)>/, (_m, attrs: string) => {
+    const rest = attrs.replace(/\s(width|height|viewBox|preserveAspectRatio)="[^"]*"/g, '')
+    return `<svg width="${w}" height="${h}" ${page}${rest}>`
+  })
+  const r = new Resvg(sized, {
+    fitTo: { mode: 'original' },
     font: { loadSystemFonts: files.length === 0, fontFiles: files, defaultFontFamily: LATIN_FAMILY },
   })
   return withResolution(Buffer.from(r.render().asPng()), spec.dpi)

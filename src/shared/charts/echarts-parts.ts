@@ -98,10 +98,11 @@ export type GraphicElement = NonNullable<Extract<GraphicComponentOption, { type?
 
 /**
  * What a builder laid out on a frame returns: its option, and whether its own layout already
- * knows it does not fit (`cramped`), which the fitter reads and composeFigure removes before the
- * option is drawn. Not an ECharts key, so kept out of ChartOption.
+ * knows it does not fit (`cramped`) or fits only by leaving a part out (`fallback`, taken only at
+ * the floor text size), which the fitter reads and composeFigure removes before the option is
+ * drawn. Not ECharts keys, so kept out of ChartOption.
  */
-export type FigureOption = ChartOption & { cramped?: boolean }
+export type FigureOption = ChartOption & { cramped?: boolean; fallback?: boolean }
 
 /** The elements of an option's graphic component (the builders give it as one `{ elements }`). */
 export function graphicElements(o: Pick<ChartOption, 'graphic'>): GraphicElement[] {

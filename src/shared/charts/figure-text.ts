@@ -44,6 +44,8 @@ export interface FigureText {
   moreB: (range: string) => string
   /** The difference map's heading when it is drawn small, without token labels, beside A and B. */
   differenceKeyed: string
+  /** Under A and B on a page (a slide) with no room for their difference. */
+  differenceNoRoom: string
   /** The layer × head grid (transformer cross-attention). */
   heads: {
     layer: (n: number) => string
@@ -102,6 +104,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
     differenceKeyed: 'A − B, on A’s axes',
+    differenceNoRoom: 'No room for A − B at this size: a taller page or paper-double shows it',
     heads: {
       layer: (n) => `layer ${n}`,
       head: (n) => `head ${n}`,
@@ -153,6 +156,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
     differenceKeyed: 'A − B（坐标轴同 A）',
+    differenceNoRoom: '此尺寸放不下 A − B：更高的页面或 paper-double 可显示',
     heads: {
       layer: (n) => `第 ${n} 层`,
       head: (n) => `头 ${n}`,

@@ -20,9 +20,16 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: M
 
 /**
  * The page around the chart, the chart's text at `chartFont` (the title and caption keep the
- * spec's size); `cramped` when the view's own layout already knows it does not fit.
+ * spec's size); `cramped` when the view's own layout already knows it does not fit; `fallback`
+ * when it fits only by leaving a part out (taken only at the floor text size).
  */
-export function composeFigure(data: FigureData, spec: FigureSpec, measure: Measure, chartFont = spec.fontSize): { option: ChartOption; cramped: boolean } {
+export function composeFigure(
+  data: FigureData,
+  spec: FigureSpec,
+  measure: Measure,
+  chartFont = spec.fontSize,
+  grows = false,
+): { option: ChartOption; cramped: boolean; fallback: boolean } {
   const fs = spec.fontSize
   const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
   const margin = pageMargin(fs)
@@ -42,9 +49,10 @@ export function composeFigure(data: FigureData, spec: FigureSpec, measure: Measu
     lang: spec.lang,
     ink,
     highlightRow: spec.highlightRow ?? null,
+    grows,
   }
-  // The flag is for the fitter, not ECharts: the option drawn goes without it.
-  const { cramped = false, ...option } = buildFigureParts(data, spec, { ...frame, fontSize: chartFont })
+  // The flags are for the fitter, not ECharts: the option drawn goes without them.
+  const { cramped = false, fallback = false, ...option } = buildFigureParts(data, spec, { ...frame, fontSize: chartFont })
   const page: GraphicElement[] = [
     ...title.map((line, i) =>
       textElement(line, spec.width / 2, margin + (i + 0.5) * linePitch(titleSize), frame, { align: 'center', bold: true, size: titleSize }),
@@ -56,6 +64,7 @@ export function composeFigure(data: FigureData, spec: FigureSpec, measure: Measu
   const own = graphicElements(option)
   return {
     cramped,
+    fallback,
     option: {
       ...option,
       animation: false,

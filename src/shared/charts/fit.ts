@@ -185,8 +185,9 @@ export function fitFigure(data: FigureData, spec: FigureSpec, measure: Measure, 
   const tallest = grow ? Math.max(spec.height, PAPER_MAX_HEIGHT) : spec.height
   const attempt = (fontSize: number, height: number): FittedFigure | null => {
     const s = { ...spec, height }
-    const { option, cramped } = composeFigure(data, s, measure, fontSize)
-    if (cramped) return null
+    const { option, cramped, fallback } = composeFigure(data, s, measure, fontSize, grow)
+    // A layout that leaves a part out is a last resort: larger text with everything comes first.
+    if (cramped || (fallback && fontSize > floor)) return null
     const svg = render(option, s.width, s.height)
     return layoutProblems(svg, measure, s, floors, 1).length ? null : { option, spec: s, fontSize, svg }
   }

@@ -66,6 +66,8 @@ export interface Frame {
   ink: Ink
   /** Dim every matrix row but this one (the app's selection), or null: nothing dimmed. */
   highlightRow: number | null
+  /** The page grows taller as the content asks (a paper figure being fitted). */
+  grows?: boolean
 }
 
 /** A box inside another. */

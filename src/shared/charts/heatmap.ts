@@ -41,6 +41,11 @@ export interface HeatmapInput extends HeatmapStyle {
   colorScale?: boolean
   /** A signed map (a difference): coloured from `colors[0]` at −range to the last at +range, no values. Export only. */
   diverging?: { range: number; colors: readonly string[]; ends: [string, string] }
+  /**
+   * With a frame, false: no token labels and no axis titles, cells as small as half a line (a
+   * small map read on another map's axes, beside it).
+   */
+  axisLabels?: false
   /** With a frame: the axis titles (default: the frame language's "source" and "output"). */
   sourceTitle?: string
   outputTitle?: string
@@ -322,17 +327,18 @@ export function heatmapLayout(
   const keyH = overlay ? keyHeight(keyItems(f), f.width, fs, m) + gap : 0
   const [hi, lo] = input.diverging?.ends ?? scaleEnds(input)
   const scaleW = input.colorScale === false ? 0 : Math.max(fs * 0.9, m(hi, fs), m(lo, fs)) + 2 * gap
-  const titleH = lh + gap
+  const bare = input.axisLabels === false
+  const titleH = bare ? 0 : lh + gap
   // A highlighted row's label is bold: measure every row so.
-  const rowLabelW = widest(tgtTokens, fs, m, f.highlightRow !== null)
+  const rowLabelW = bare ? 0 : widest(tgtTokens, fs, m, f.highlightRow !== null) + gap
   const labels = srcTokens.map((text) => ({ text }))
-  const left0 = f.x + titleH + rowLabelW + gap
+  const left0 = f.x + titleH + rowLabelW
   const width0 = Math.max(fs, f.x + f.width - scaleW - left0)
   // Column labels upright where they fit, turned where they do not: their height follows the
   // columns' width, which cells no more than twice as wide as tall may narrow.
   const layoutFor = (width: number) => {
-    const cols = columnLabels(labels, width / S, f)
-    const top = f.y + titleH + cols.extent + gap
+    const cols = bare ? { upright: labels.map(() => true), step: 1, extent: 0 } : columnLabels(labels, width / S, f)
+    const top = f.y + (bare ? 0 : titleH + cols.extent + gap)
     return { top, height: Math.max(fs, f.y + f.height - keyH - top), cols, cramped: f.y + f.height - keyH - top < 2 * lh }
   }
   let width = width0
@@ -345,7 +351,7 @@ export function heatmapLayout(
   if (height / T > (2 * width) / S) height = (2 * width * T) / S
   let top = v.top
   // Rows lower than a line: the first row's label reaches above the plot, into the column labels.
-  for (let i = 0; i < 2; i++) {
+  for (let i = 0; i < 2 && !bare; i++) {
     const over = (lh - height / T) / 2
     if (over <= 0) break
     height = Math.min(height, f.y + f.height - keyH - (v.top + over))
@@ -402,7 +408,7 @@ export function heatmapLayout(
     slack: (width0 - width) / 2,
     labelsAt: v.top,
     // Every label drawn: rows lower than a line, or turned column labels closer than one, would overlap.
-    cramped: v.cramped || f.x + f.width - scaleW - left0 < 2 * fs || ch < lh - 0.01 || (rotated && cw < lh - 0.01),
+    cramped: bare ? Math.min(cw, ch) < fs * 0.5 - 0.01 : v.cramped || f.x + f.width - scaleW - left0 < 2 * fs || ch < lh - 0.01 || (rotated && cw < lh - 0.01),
   }
 }
 
@@ -496,22 +502,24 @@ function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
   const lh = textHeight(fs)
   const overlay = input.positions && input.windows
   const stroke = lay.stroke
-  const graphic: GraphicElement[] = [
-    textElement(input.sourceTitle ?? L.source, lay.left + lay.width / 2, lay.labelsAt - gap - lay.colExtent - gap - lh / 2, f, {
-      align: 'center',
-      color: f.ink.muted,
-    }),
-    ...columnLabelElements(
-      srcTokens.map((text) => ({ text })),
-      lay.left,
-      lay.cell.w,
-      lay.labelsAt,
-      'above',
-      f,
-    ),
-    // Beside the row labels, where the plot is narrower than its box and centred in it.
-    textElement(input.outputTitle ?? L.output, f.x + lh / 2 + lay.slack, lay.top + lay.height / 2, f, { align: 'center', rotate: true, color: f.ink.muted }),
-  ]
+  const graphic: GraphicElement[] = []
+  if (input.axisLabels !== false)
+    graphic.push(
+      textElement(input.sourceTitle ?? L.source, lay.left + lay.width / 2, lay.labelsAt - gap - lay.colExtent - gap - lh / 2, f, {
+        align: 'center',
+        color: f.ink.muted,
+      }),
+      ...columnLabelElements(
+        srcTokens.map((text) => ({ text })),
+        lay.left,
+        lay.cell.w,
+        lay.labelsAt,
+        'above',
+        f,
+      ),
+      // Beside the row labels, where the plot is narrower than its box and centred in it.
+      textElement(input.outputTitle ?? L.output, f.x + lh / 2 + lay.slack, lay.top + lay.height / 2, f, { align: 'center', rotate: true, color: f.ink.muted }),
+    )
   if (overlay) graphic.push(...keyElements(keyItems(f), f.x, f.y + f.height - lay.keyH + gap, f.width, f).elements)
   if (input.colorScale !== false) {
     // At least room for the bar's two end labels, kept inside the box when the plot is shorter.
@@ -543,6 +551,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
       axisTick: { show: false },
       axisLine: { show: false },
       axisLabel: {
+        show: input.axisLabels !== false,
         interval: lay.rowStep - 1,
         formatter: (value: string) => (Number(value) === row ? `{sel|${tgtTokens[Number(value)]}}` : tgtTokens[Number(value)]),
         rich: { sel: { fontWeight: 'bold' as const, color: f.ink.accent, fontSize: fs } },
@@ -596,5 +605,39 @@ function localOverlayFigure(positions: number[], windows: [number, number][], S:
         ],
       }
     },
+  }
+}
+
+/**
+ * The smallest box `heatmapLayout` lays this map out in with every label drawn: rows one line
+ * tall, columns one line wide (their labels turned where they do not fit upright), and the row
+ * labels, axis titles and colour bar around them. A figure of several maps sizes its panels by it.
+ */
+export function heatmapNeeds(
+  input: HeatmapInput,
+  f: Pick<Frame, 'fontSize' | 'measure' | 'highlightRow'>,
+  /** The cell's side, when smaller than a line (a map without token labels). */
+  cell?: number,
+): { width: number; height: number } {
+  const fs = f.fontSize
+  const m = f.measure
+  const lh = textHeight(fs)
+  const gap = fs * 0.4
+  const titleH = lh + gap
+  const [hi, lo] = input.diverging?.ends ?? scaleEnds(input)
+  const scaleW = input.colorScale === false ? 0 : Math.max(fs * 0.9, m(hi, fs), m(lo, fs)) + 2 * gap
+  const S = Math.max(1, input.srcTokens.length)
+  const T = Math.max(1, input.tgtTokens.length)
+  // A hair over a line, so rounding never leaves a row or a turned label short of one.
+  const pitch = cell ?? lh + 0.01
+  if (input.axisLabels === false) return { width: S * pitch + scaleW, height: T * pitch }
+  const cols = columnLabels(
+    input.srcTokens.map((text) => ({ text })),
+    pitch,
+    f,
+  )
+  return {
+    width: titleH + widest(input.tgtTokens, fs, m, f.highlightRow !== null) + gap + S * pitch + scaleW,
+    height: titleH + cols.extent + gap + T * pitch,
   }
 }

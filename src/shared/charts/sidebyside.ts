@@ -7,8 +7,8 @@ import type { Translation } from '../api'
 import type { ColormapName } from './colormaps'
 import { attentionDifference, DIFFERENCE_COLORS } from './difference'
 import { FIGURE_TEXT } from './figure-text'
-import { linePitch, textElement, wrapText, type Frame } from './frame'
-import { buildHeatmapOption } from './heatmap'
+import { linePitch, textElement, textHeight, wrapText, type Frame } from './frame'
+import { buildHeatmapOption, heatmapNeeds, type HeatmapInput } from './heatmap'
 import type { XAXisComponentOption, YAXisComponentOption } from 'echarts'
 import type { GridComponentOption, VisualMapComponentOption } from 'echarts/components'
 import { asList, graphicElements, type ChartSeries, type FigureOption, type GraphicElement } from './echarts-parts'
@@ -45,25 +45,157 @@ export function mergePanels(parts: FigureOption[], extra: GraphicElement[]): Fig
   return { animation: false, grid, xAxis, yAxis, visualMap, series, graphic: { elements }, cramped }
 }
 
-type Arrangement = 'row' | 'grid' | 'stacked' | 'keyed'
+type Arrangement = 'row' | 'grid' | 'stacked' | 'compact'
 
 /**
  * The first arrangement whose maps have room for every label: in one column on a page taller
  * than wide, else in a row on a very wide page, else A and B above the difference, else in a row,
- * else (a slide) A and B large and the difference small on A's axes without token labels.
+ * else (a slide) A and B as large as the page allows with one colour bar, and the difference
+ * beside or below them, labelled where it has room, else small on A's axes.
  */
 export function buildSideBySideFigure(input: SideBySideFigureInput): FigureOption {
   const f = input.frame
-  const order: Arrangement[] = f.height >= 1.2 * f.width ? ['stacked'] : f.width >= 2.2 * f.height ? ['row', 'grid', 'keyed'] : ['grid', 'row', 'keyed']
+  const order: Arrangement[] = f.height >= 1.2 * f.width ? ['stacked'] : f.width >= 2.2 * f.height ? ['row', 'grid', 'compact'] : ['grid', 'row', 'compact']
   let option: FigureOption = { series: [] }
   for (const how of order) {
-    option = arranged(input, how)
+    // On a page that grows, three labelled maps on a taller page come before the compact one.
+    option = how === 'compact' ? { ...compact(input), ...(f.grows ? { fallback: true } : {}) } : arranged(input, how)
     if (!option.cramped) break
   }
   return option
 }
 
-function arranged(input: SideBySideFigureInput, how: Arrangement): FigureOption {
+type Box = { x: number; y: number; width: number; height: number }
+
+/**
+ * A slide's side by side: A and B in a row at one-line cells (the floor's labels all drawn), each
+ * with an equal share of the width left over, sharing B's colour bar (one fixed 0–1 scale). The
+ * difference goes where it has room: beside them with cells half a line to ¾ of one, without
+ * token labels (read on A's axes); else below both, labelled where that room has its labels; else
+ * below the shorter of A and B, unlabelled. Where it has no room at all, A and B carry the slide
+ * and a line under them says where the difference is shown (a lecturer's slide is about the two
+ * maps; the difference is their reading aid). Cramped when A and B alone do not fit.
+ */
+function compact(input: SideBySideFigureInput): FigureOption {
+  const { a, b, frame: f } = input
+  const L = FIGURE_TEXT[f.lang]
+  const fs = f.fontSize
+  const gap = fs * 1.2
+  const pitch = linePitch(fs)
+  const map = (t: Translation, colorScale: boolean): HeatmapInput => ({
+    srcTokens: t.srcTokens,
+    tgtTokens: t.tgtTokens,
+    attention: t.attention,
+    norm: 'fixed',
+    scale: 'linear',
+    colormap: input.colormap,
+    colorScale,
+    labels: 'auto',
+  })
+  const maps = [map(a, false), map(b, input.colorScale)]
+  const need = maps.map((m) => heatmapNeeds(m, f))
+  const spare = f.width - need[0].width - need[1].width - gap
+  // Lines of a head in a width, or null when it needs more than two.
+  const wrapped = (text: string, width: number) => {
+    const lines = wrapText(text, width, fs, f.measure, true)
+    return lines.length <= 2 ? lines : null
+  }
+  const headH = (lines: number) => lines * pitch + fs * 0.3
+  const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`]
+  const headsAt = (widths: number[]) => heads.map((h, i) => wrapped(h, widths[i]))
+  if (spare < 0 || headsAt(need.map((n) => n.width)).some((l) => !l)) return { series: [], cramped: true }
+
+  let widths = [need[0].width + spare / 2, need[1].width + spare / 2]
+  const boxes: Box[] = [
+    { x: f.x, y: f.y, width: widths[0], height: f.height },
+    { x: f.x + widths[0] + gap, y: f.y, width: widths[1], height: f.height },
+  ]
+  let diff: { box: Box; input: HeatmapInput; head: string[] } | null = null
+  let note: string | null = null
+  if (a.srcTokens.join('\u0001') === b.srcTokens.join('\u0001')) {
+    const d = attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
+    const r = d.range.toFixed(1)
+    const labelled: HeatmapInput = {
+      srcTokens: a.srcTokens,
+      tgtTokens: d.rows,
+      attention: d.d,
+      labels: 'off',
+      colorScale: input.colorScale,
+      diverging: { range: d.range, colors: DIFFERENCE_COLORS, ends: [L.moreA(r), L.moreB(r)] },
+    }
+    const small: HeatmapInput = { ...labelled, axisLabels: false }
+    const least = heatmapNeeds(small, f, fs * 0.5)
+    const most = heatmapNeeds(small, f, textHeight(fs) * 0.75)
+    const room = spare - gap
+    const beside = room >= least.width ? (wrapped(L.differenceKeyed, room) ?? wrapped('A − B', room)) : null
+    if (beside) {
+      const w = Math.min(room, most.width)
+      widths = need.map((n) => n.width + (room - w) / 2)
+      boxes[1].x = f.x + widths[0] + gap
+      boxes.forEach((box, i) => (box.width = widths[i]))
+      diff = { box: { x: f.x + widths[0] + widths[1] + 2 * gap, y: f.y, width: w, height: f.height }, input: small, head: beside }
+    } else {
+      const top = headH(Math.max(...headsAt(widths).map((l) => l!.length)))
+      const under = (i: number[]): Box => {
+        const y = f.y + top + Math.max(...i.map((k) => need[k].height)) + gap
+        return { x: boxes[i[0]].x, y, width: i.length > 1 ? f.width : widths[i[0]], height: f.y + f.height - y }
+      }
+      const full = heatmapNeeds(labelled, f)
+      const shorter = need[0].height <= need[1].height ? [0, 1] : [1, 0]
+      // Below both, labelled; below both, small; below the shorter map; below the other.
+      const tries: [number[], HeatmapInput][] = [
+        [[0, 1], labelled],
+        [[0, 1], small],
+        [[shorter[0]], small],
+        [[shorter[1]], small],
+      ]
+      for (const [under_, what] of tries) {
+        const box = under(under_)
+        const isSmall = what === small
+        const head = isSmall ? (wrapped(L.differenceKeyed, box.width) ?? wrapped('A − B', box.width)) : ['A − B']
+        const size = isSmall ? least : full
+        if (!head || size.width > box.width || headH(head.length) + size.height > box.height) continue
+        // The maps above keep the height the difference does not need, up to half of what is left.
+        const want = headH(head.length) + (isSmall ? Math.min(most.height, box.height - headH(head.length)) : size.height)
+        const h = want + (isSmall ? 0 : (box.height - want) / 2)
+        box.y += box.height - h
+        box.height = h
+        for (const k of under_) boxes[k].height = box.y - gap - f.y
+        diff = { box, input: what, head }
+        break
+      }
+      if (!diff) note = L.differenceNoRoom
+    }
+  }
+  const headLines = headsAt(widths)
+  if (headLines.some((l) => !l)) return { series: [], cramped: true }
+  const top = headH(Math.max(...headLines.map((l) => l!.length)))
+  const heading: GraphicElement[] = []
+  const title = (lines: string[], box: Box) =>
+    lines.forEach((line, k) => heading.push(textElement(line, box.x + box.width / 2, box.y + (k + 0.5) * pitch, f, { align: 'center', bold: true })))
+  boxes.forEach((box, i) => title(headLines[i]!, box))
+  if (note) {
+    // Under both maps where the page has a line for it; else the slide goes without.
+    const lowest = f.y + top + Math.max(need[0].height, need[1].height) + fs * 0.4
+    if (f.y + f.height - lowest >= pitch) {
+      boxes.forEach((box) => (box.height = f.height - pitch))
+      heading.push(textElement(note, f.x + f.width / 2, f.y + f.height - pitch / 2, f, { align: 'center', color: f.ink.muted }))
+    }
+  }
+  const parts = maps.map((m, i) => buildHeatmapOption({ ...m, frame: { ...f, ...boxes[i], y: boxes[i].y + top, height: boxes[i].height - top } }))
+  if (diff) {
+    title(diff.head, diff.box)
+    const h = headH(diff.head.length)
+    parts.push(buildHeatmapOption({ ...diff.input, frame: { ...f, ...diff.box, y: diff.box.y + h, height: diff.box.height - h } }))
+  }
+  return { ...mergePanels(parts, heading), fallback: !!note }
+}
+
+function differenceOf(a: Translation, b: Translation) {
+  return attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
+}
+
+function arranged(input: SideBySideFigureInput, how: Exclude<Arrangement, 'compact'>): FigureOption {
   const { a, b, frame: f } = input
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
@@ -73,22 +205,16 @@ function arranged(input: SideBySideFigureInput, how: Arrangement): FigureOption 
   // (a paper column the fitter made taller): every map in one column, A and B sharing B's colour bar.
   const panels = sameSource ? 3 : 2
   const stacked = how === 'stacked'
-  // Keyed (a slide too small for three labelled maps): A and B large in a row, the difference
-  // small beside them with A's axes but no token labels of its own.
-  const keyed = how === 'keyed' && sameSource
-  const row = !stacked && (!sameSource || how === 'row' || keyed)
+  const row = !stacked && (!sameSource || how === 'row')
   const cols = stacked ? 1 : row ? panels : 2
   const w = (f.width - (cols - 1) * gap) / cols
-  const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`, keyed ? L.differenceKeyed : 'A − B'].slice(0, panels)
-  const share = keyed ? [0.38, 0.38, 0.24] : [1 / 3, 1 / 3, 1 / 3]
-  const keyedW = share.map((x) => x * (f.width - (cols - 1) * gap))
+  const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`, 'A − B'].slice(0, panels)
   // Heads wrap to two lines at most, the same height over every panel of a row.
-  const lines = heads.map((h, i) => wrapText(h, !row && i === 2 ? f.width : keyed ? keyedW[i] : w, fs, f.measure, true).slice(0, 2))
+  const lines = heads.map((h, i) => wrapText(h, !row && i === 2 ? f.width : w, fs, f.measure, true).slice(0, 2))
   const headH = Math.max(...lines.map((l) => l.length)) * linePitch(fs) + fs * 0.3
   const rowH = row ? f.height : stacked ? (f.height - (panels - 1) * gap) / panels : (f.height - gap) / 2
   const boxes = heads.map((_, i) => {
     if (stacked) return { x: f.x, y: f.y + i * (rowH + gap), width: f.width, height: rowH }
-    if (keyed) return { x: f.x + keyedW.slice(0, i).reduce((x, y) => x + y + gap, 0), y: f.y, width: keyedW[i], height: f.height }
     const [c, r] = row ? [i, 0] : [i % 2, Math.floor(i / 2)]
     // The difference alone on the lower row, the page's full width.
     if (!row && i === 2) return { x: f.x, y: f.y + rowH + gap, width: f.width, height: rowH }
@@ -116,12 +242,12 @@ function arranged(input: SideBySideFigureInput, how: Arrangement): FigureOption 
     })
   const parts = [side(a, boxes[0], input.colorScale && !stacked), side(b, boxes[1])]
   if (sameSource) {
-    const diff = attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
+    const diff = differenceOf(a, b)
     const r = diff.range.toFixed(1)
     parts.push(
       buildHeatmapOption({
-        srcTokens: keyed ? a.srcTokens.map(() => '') : a.srcTokens,
-        tgtTokens: keyed ? diff.rows.map(() => '') : diff.rows,
+        srcTokens: a.srcTokens,
+        tgtTokens: diff.rows,
         attention: diff.d,
         labels: 'off',
         colorScale: input.colorScale,

@@ -72,8 +72,8 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
             title: lang === 'zh' ? '注意力 attention' : 'Where each word looks',
             caption: 'Figure made by Attention Lens',
           }
-          // Side by side's three maps of 11–14 tokens have no room on a slide at 14 pt (open: issue 23).
-          const svg = svgOrRefusal(() => renderSvg(data, spec), data.view === 'sidebyside' && size.startsWith('slide'), `${data.view} ${size} ${lang}`)
+          // Sentences of 11–14 tokens: every view fits every size (issue 23), side by side on a slide too.
+          const svg = svgOrRefusal(() => renderSvg(data, spec), false, `${data.view} ${size} ${lang}`)
           if (svg === null) continue
           const page = pageSize(svg)
           // A paper figure's height follows its content; a slide keeps its size.
@@ -144,7 +144,7 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     expect(zh).toEqual(expect.arrayContaining(['源语言', '输出', '窗口 ', '[pₜ − D, pₜ + D]']))
   })
 
-  it('side by side draws both maps on one fixed 0–1 scale, and the difference A − B in red and blue (paper-double; three maps of 14 tokens have no room on a slide)', () => {
+  it('side by side draws both maps on one fixed 0–1 scale, and the difference A − B in red and blue (paper-double)', () => {
     const data = views.en[9] as Extract<FigureData, { view: 'sidebyside' }>
     const option = figureOption(data, { ...DEFAULT_FIGURE, ...SIZE_PRESETS['paper-double'], fontSize: FONT_PRESETS.paper, format: 'svg' }) as {
       grid: unknown[]
@@ -166,6 +166,44 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
       (b) => b.text,
     )
     expect(texts).toEqual(expect.arrayContaining([`A · ${data.names[0]}`, `B · ${data.names[1]}`, 'A − B']))
+  })
+
+  it('side by side on a 4:3 slide: A and B carry every label; A − B goes beside or below them, and is left out (with a line saying so) only at the floor text size', () => {
+    const data = views.en[9] as Extract<FigureData, { view: 'sidebyside' }>
+    const spec: FigureSpec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-4x3'], fontSize: FONT_PRESETS.lecture, format: 'svg', title: 'Where each word looks' }
+    // 14 source words and 20 output rows in A and B: their one-line rows leave no room for a third map.
+    const src = ['several', 'people', 'wearing', 'winter', 'jackets', 'stand', 'outside', 'near', 'an', 'old', 'wooden', 'house', '.', '</s>']
+    const tgt = Array.from({ length: 20 }, (_, t) => `mot${t + 1}`)
+    const map = (shift: number) => tgt.map((_, t) => src.map((_, s) => (s === (t + shift) % src.length ? 1 : 0)))
+    const tall = {
+      ...data,
+      a: { ...data.a, srcTokens: src, tgtTokens: tgt, attention: map(0) },
+      b: { ...data.b, srcTokens: src, tgtTokens: tgt, attention: map(1) },
+    }
+    // 10 source words and 13 output rows: at 17 pt A and B alone would fit, at 14 pt all three do.
+    const src10 = ['people', 'are', 'fixing', 'the', 'roof', 'of', 'a', 'house', '.', '</s>']
+    const tgt13 = ['des', 'gens', 'sont', 'en', 'train', 'de', 'regarder', 'le', 'toit', "d'une", 'maison', '.', '</s>']
+    const map10 = (shift: number) => tgt13.map((_, t) => src10.map((_, s) => (s === (t + shift) % src10.length ? 1 : 0)))
+    const mid = {
+      ...data,
+      a: { ...data.a, srcTokens: src10, tgtTokens: tgt13, attention: map10(0) },
+      b: { ...data.b, srcTokens: src10, tgtTokens: tgt13, attention: map10(1) },
+    }
+    const boxes = (d: FigureData) => textBoxes(renderSvg(d, spec))
+    const grids = (d: FigureData) => (figureOption(d, spec).grid as unknown[]).length
+    for (const d of [data, mid, tall]) {
+      const texts = boxes(d).map((b) => b.text)
+      for (const t of [...d.a.srcTokens, ...d.a.tgtTokens, ...d.b.tgtTokens]) expect(texts, t).toContain(t)
+    }
+    // The sample sentence (12 tokens): three maps; the 10-token one: three maps at 14 pt before two at 17.
+    expect(grids(data)).toBe(3)
+    expect(grids(mid)).toBe(3)
+    expect(boxes(mid).find((b) => b.text === 'regarder')?.size).toBeCloseTo(14, 5)
+    // The tall one: A and B at the floor (14 pt), and the line that says where A − B is.
+    expect(grids(tall)).toBe(2)
+    const note = boxes(tall).find((b) => b.text.startsWith('No room for A − B'))
+    expect(note?.size).toBeCloseTo(floorsFor(FONT_PRESETS.lecture).label, 5)
+    expect(boxes(tall).find((b) => b.text === 'mot20')?.size).toBeCloseTo(14, 5)
   })
 
   it('the beam figure shows the chosen hypothesis as one line of words, left to right, and a key', () => {
