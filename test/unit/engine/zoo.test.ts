@@ -32,11 +32,11 @@ const EOS_SINKS: Record<string, number> = { 'en-fr-luong-concat': 0.1757, 'zh-en
 /**
  * The local models on their bundled test set (greedy): the median per-sentence correlation
  * between p_t and the attention's centre of mass and the mean |p_t − centre|, as
- * training/attention_stats.py measured them. Issue 26's targets for a retrained en-fr-local-p
- * (D = 3): correlation ≥ 0.9, distance ≤ 1.5 pieces; the bundled one (D = 8) is below them.
+ * training/attention_stats.py measured them. Issue 26's targets for en-fr-local-p (D = 3),
+ * asserted below: correlation ≥ 0.9, distance ≤ 1.5 pieces (the D = 8 model before it: 0.85, 2.25).
  */
 const LOCAL: Record<string, { correlation: number; distance: number }> = {
-  'en-fr-local-p': { correlation: 0.8546, distance: 2.247 },
+  'en-fr-local-p': { correlation: 0.9215, distance: 1.352 },
   'en-fr-local-m': { correlation: 0.9847, distance: 1.012 },
   'zh-en-local-p': { correlation: 0.3528, distance: 2.785 },
 }
@@ -116,6 +116,10 @@ describe('the bundled model zoo', () => {
       if (local) {
         expect(stats.medianCorrelation).toBeCloseTo(local.correlation, 3)
         expect(stats.meanDistance).toBeCloseTo(local.distance, 2)
+      }
+      if (name === 'en-fr-local-p') {
+        expect(stats.medianCorrelation).toBeGreaterThanOrEqual(0.9)
+        expect(stats.meanDistance).toBeLessThanOrEqual(1.5)
       }
     },
     120_000,
