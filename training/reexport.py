@@ -15,7 +15,7 @@ import onnx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_torch import load  # noqa: E402
-from attention_lens.export import export_graph  # noqa: E402
+from attention_lens.export import FLOAT16_SUFFIX, export_graph, store_float16  # noqa: E402
 from attention_lens import export_transformer  # noqa: E402
 from attention_lens import metadata  # noqa: E402
 from attention_lens import transformer as tf  # noqa: E402
@@ -32,6 +32,9 @@ def reexport(path):
         else:
             export_graph(model, out)
             m = onnx.load(out)
+            # A file that stored its weights as float16 keeps doing so (they are rounded already).
+            if any(t.name.endswith(FLOAT16_SUFFIX) for t in old.graph.initializer):
+                store_float16(m)
     meta = {p.key: p.value for p in old.metadata_props}
     if transformer:
         # The cache's layout may have changed: al.state_size is what this exporter says it is.

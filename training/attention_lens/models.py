@@ -13,17 +13,21 @@ KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "loca
 NEG = -1e9
 
 
-def local_attention(scores, mask, p, window, gaussian):
+def local_attention(scores, mask, p, window, gaussian, real=None):
     """Luong's local attention around p [B,1]: a softmax over the window [p-D, p+D], times the
     Gaussian exp(-(s-p)^2 / (2 sigma^2)), sigma = D/2 (or a factor of 1 inside the window, as
-    local-m has it). Returns the weights and the step outputs that show how they were made."""
+    local-m has it). Returns the weights and the step outputs that show how they were made.
+    `mask` is what attention may read; the `gaussian` output covers every `real` source position
+    (default: `mask`), so a model that never reads `</s>` still shows the curve there, as the
+    app's contract check expects (the weights are 0 there all the same)."""
+    real = mask if real is None else real
     pos = torch.cumsum(torch.ones_like(mask), 1) - 1
     valid = (mask > 0) & (torch.abs(pos - p) <= window)
     align = torch.softmax(torch.where(valid, scores, torch.full_like(scores, NEG)), 1)
     align = align * valid.float()
     if gaussian:
         sigma = window / 2.0
-        gauss = torch.exp(-((pos - p) ** 2) / (2 * sigma * sigma)) * mask
+        gauss = torch.exp(-((pos - p) ** 2) / (2 * sigma * sigma)) * real
     else:
         gauss = valid.float()
     named = {"position": p.squeeze(1), "window": torch.cat([p - window, p + window], 1), "gaussian": gauss, "align": align}
@@ -228,6 +232,7 @@ class Seq2Seq(nn.Module):
             out["next_state"] = s
             return out
         length = mask.sum(1, keepdim=True)
+        real = mask
         if not self.attend_eos:
             mask = without_eos(mask)
         if self.kind == "bahdanau":
@@ -251,7 +256,7 @@ class Seq2Seq(nn.Module):
                 p = torch.minimum(step_idx.unsqueeze(1) * self.local_m_ratio, length - 1)
             else:
                 p = length * torch.sigmoid(self.v_p(torch.tanh(self.W_p(s))))
-            weights, local = local_attention(scores, mask, p, self.window, self.kind == "local-p")
+            weights, local = local_attention(scores, mask, p, self.window, self.kind == "local-p", real)
             out.update(local)
         else:
             weights = torch.softmax(torch.where(mask > 0, scores, torch.full_like(scores, NEG)), 1)

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { checkFile } from '../../../src/engine/check'
 import { greedyBatch } from '../../../src/engine/decode'
 import { LoadedModel } from '../../../src/engine/model'
 import { nodesFor, parseOnnx } from '../../../src/engine/onnx-graph'
@@ -72,6 +73,14 @@ describe('the bundled model zoo', () => {
     const card = join(BUNDLED_MODELS, `${name}.md`)
     expect(existsSync(card)).toBe(true)
     expect(readFileSync(card, 'utf8')).toContain(String(m.spec.testScore!.bleu))
+  })
+
+  // The check a user's file gets (attention-lens check): a bundled model must have every feature
+  // (a local model that never reads </s> once zeroed its Gaussian there and lost the Local tab).
+  it.each([...EXPECTED, ...FORECASTERS])('%s: passes the contract check with every feature', async (name) => {
+    const r = await checkFile(join(BUNDLED_MODELS, `${name}.onnx`))
+    expect(r.fatal).toEqual([])
+    expect(r.findings.map((f) => `${f.level}: ${f.message}`)).toEqual([])
   })
 
   it.each(RNN)('%s: the decoder cell is one ONNX GRU node in the step part (training/attention_lens/export.py), not a dozen element-wise nodes', (name) => {

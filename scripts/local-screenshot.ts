@@ -1,11 +1,23 @@
 /**
  * Screenshots of the Local attention tab and the heatmap for one model and sentence, in browser
  * mode with the bundled models (issue 26: is local-p's window visibly narrower than the sentence?).
- *   node scripts/ensure-build.mjs && npx tsx scripts/local-screenshot.mts [model] [sentence] [name]
+ *   node scripts/ensure-build.mjs && npx tsx scripts/local-screenshot.ts [model] [sentence] [name]
  * Writes test/artifacts/<name>-local.png and <name>-heatmap.png.
  */
 import { join } from 'node:path'
-import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode } from '../test/e2e/harness'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, launchChromium, openAndType, ROOT, startBrowserMode } from '../test/e2e/harness'
+
+/**
+ * The harness's screenshot waits for the canvases inside page.evaluate, which tsx's name-keeping
+ * transform breaks (`__name is not defined` in the page): here a pause for the charts' animation.
+ */
+async function screenshot(page: Page, name: string, opts: { fullPage: boolean }): Promise<string> {
+  await page.waitForTimeout(1500)
+  const path = join(ARTIFACTS, `${name}.png`)
+  await page.screenshot({ path, fullPage: opts.fullPage })
+  return path
+}
 
 async function main(): Promise<void> {
   const [model = 'en-fr-local-p', sentence = 'A boy wearing a red shirt digs into the sand with a yellow shovel.', name = model] = process.argv.slice(2)
