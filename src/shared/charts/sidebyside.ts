@@ -65,6 +65,20 @@ export function buildSideBySideFigure(input: SideBySideFigureInput): FigureOptio
   return option
 }
 
+/** One side's map: on one scale for both, weights from 0 to 1 whatever the app's range setting. */
+function mapOf(t: Translation, input: SideBySideFigureInput, colorScale: boolean): HeatmapInput {
+  return {
+    srcTokens: t.srcTokens,
+    tgtTokens: t.tgtTokens,
+    attention: t.attention,
+    norm: 'fixed',
+    scale: 'linear',
+    colormap: input.colormap,
+    colorScale,
+    labels: 'auto',
+  }
+}
+
 type Box = { x: number; y: number; width: number; height: number }
 
 /**
@@ -82,17 +96,7 @@ function compact(input: SideBySideFigureInput): FigureOption {
   const fs = f.fontSize
   const gap = fs * 1.2
   const pitch = linePitch(fs)
-  const map = (t: Translation, colorScale: boolean): HeatmapInput => ({
-    srcTokens: t.srcTokens,
-    tgtTokens: t.tgtTokens,
-    attention: t.attention,
-    norm: 'fixed',
-    scale: 'linear',
-    colormap: input.colormap,
-    colorScale,
-    labels: 'auto',
-  })
-  const maps = [map(a, false), map(b, input.colorScale)]
+  const maps = [mapOf(a, input, false), mapOf(b, input, input.colorScale)]
   const need = maps.map((m) => heatmapNeeds(m, f))
   const spare = f.width - need[0].width - need[1].width - gap
   // Lines of a head in a width, or null when it needs more than two.
@@ -227,19 +231,7 @@ function arranged(input: SideBySideFigureInput, how: Exclude<Arrangement, 'compa
     ),
   )
   const body = (box: (typeof boxes)[number]): Frame => ({ ...f, x: box.x, y: box.y + headH, width: box.width, height: box.height - headH })
-  const side = (t: Translation, box: (typeof boxes)[number], bar = input.colorScale) =>
-    buildHeatmapOption({
-      srcTokens: t.srcTokens,
-      tgtTokens: t.tgtTokens,
-      attention: t.attention,
-      // One scale for both: weights from 0 to 1, whatever the app's range setting.
-      norm: 'fixed',
-      scale: 'linear',
-      colormap: input.colormap,
-      colorScale: bar,
-      labels: 'auto',
-      frame: body(box),
-    })
+  const side = (t: Translation, box: (typeof boxes)[number], bar = input.colorScale) => buildHeatmapOption({ ...mapOf(t, input, bar), frame: body(box) })
   const parts = [side(a, boxes[0], input.colorScale && !stacked), side(b, boxes[1])]
   if (sameSource) {
     const diff = differenceOf(a, b)
