@@ -90,18 +90,20 @@ describe('browser mode: open a model, type, see the heatmap', () => {
     await screenshot(page, 'heatmap-local-p')
   })
 
-  it('Chinese: characters as source tokens, English out, and the interface in 简体中文', async () => {
+  it('Chinese: words (jieba) as source tokens, English out, and the interface in 简体中文', async () => {
     await page.getByTestId('model-select').selectOption('bundled:zh-en-bahdanau.onnx')
     await page.getByTestId('model-name').filter({ hasText: 'zh-en-bahdanau' }).waitFor()
     await page.getByTestId('source').fill('我们明天去公园散步。')
     await expect.poll(async () => (await tokens(page, 'src-tokens')).join(''), { timeout: 20_000 }).toBe('我们明天去公园散步。</s>')
+    // 我们 明天 去 公园 散步 。 </s>: one column a word.
+    expect(await tokens(page, 'src-tokens')).toEqual(['我们', '明天', '去', '公园', '散步', '。', '</s>'])
     const shape = await heatmapShape(page)
-    expect(shape.cols).toBe(11)
+    expect(shape.cols).toBe(7)
     expect(shape.rows).toBe((await tokens(page, 'tgt-tokens')).length)
     await page.getByTestId('lang-select').selectOption('zh')
     await expect.poll(() => page.getByTestId('tab-heatmap').textContent()).toBe('热力图')
     await screenshot(page, 'translate-zh-en')
-    // "Click an English word, see which Chinese characters it looks at."
+    // "Click an English word, see which Chinese words it looks at."
     await page.getByTestId('tab-lines').click()
     await page.getByTestId('align-tgt-1').click()
     await expect.poll(async () => Number(await page.getByTestId('alignment').getAttribute('data-lines'))).toBeGreaterThan(0)

@@ -130,7 +130,7 @@ def write_card(info, path):
   training target). The attention
   the app shows is the mean of the {s['dec_layers']} × {s['heads']} cross-attention heads; each head is in `cross_attention`.
 - **Vocabulary**: source {tok(info['src_spec'], s['src_vocab'])}; target {tok(info['tgt_spec'], s['tgt_vocab'])}
-  (the same as the en→fr RNN models). `<unk>` in the test sources: {t.get('src_unknown_tokens', '?')} tokens.
+  (the same as the {cfg['src_lang']}→{cfg['tgt_lang']} RNN models). `<unk>` in the test sources: {t.get('src_unknown_tokens', '?')} tokens.
 - **Training**: {tr['pairs']:,} pairs, {tr['epochs']} epochs, batch {tr['batch']} (batches re-formed every epoch),
   Adam lr {tr['lr']}, {tr['schedule']}, dropout {tr['dropout']}, label smoothing 0.1, weights averaged over
   epochs {', '.join(map(str, tr['averaged_epochs']))}; {tr.get('cpu_minutes', tr['minutes'])} CPU minutes ({tr['minutes']} minutes wall clock)

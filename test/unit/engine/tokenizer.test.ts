@@ -91,9 +91,9 @@ describe('word-with-joiner and BPE tokenizers match training/attention_lens/toke
   }
   const index = new Map(Object.entries(file.specs).map(([id, s]) => [id, s.vocab && new Map(s.vocab.map((w, i) => [w, i]))]))
 
-  it('covers the joiner word tokenizer and a BPE spec on both sides', () => {
+  it('covers the joiner word tokenizer, a BPE spec on both sides and the Chinese source (jieba words, BPE inside them)', () => {
     const types = new Set(Object.values(file.specs).map((s) => `${s.spec.type}${'joiner' in s.spec ? '+joiner' : ''}`))
-    expect(types).toEqual(new Set(['word+joiner', 'bpe+joiner', 'char']))
+    expect(types).toEqual(new Set(['word+joiner', 'bpe+joiner', 'jieba+joiner']))
     expect(file.cases.length).toBeGreaterThan(1000)
     expect(file.cases.some((c) => c.text.includes('t-shirt'))).toBe(true)
   })

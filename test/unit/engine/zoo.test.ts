@@ -9,7 +9,8 @@ import { type TokenizerSpec } from '../../../src/engine/tokenizer'
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
 import { AttentionStats } from './attention-stats'
 
-// Issue 14's zoo: seven en→fr kinds and three zh→en ones, one architecture (GRU encoder-decoder).
+// Issue 14's zoo: seven en→fr kinds and three zh→en ones, one architecture (GRU encoder-decoder);
+// a Transformer for each pair beside them.
 const RNN = [
   'en-fr-none',
   'en-fr-bahdanau',
@@ -22,24 +23,26 @@ const RNN = [
   'zh-en-bahdanau',
   'zh-en-local-p',
 ]
-const EXPECTED = [...RNN, 'en-fr-transformer']
+const EXPECTED = [...RNN, 'en-fr-transformer', 'zh-en-transformer']
 /**
  * Issue 26: the models whose attention still sinks into the source </s>, with the mean weight it
  * gets there (greedy, the steps before the last, whole bundled test set; training/attention_stats.py
  * measured the same). Every other model must keep it at most 5 %; a retrained model (attention
  * never reads </s>, training/README.md) leaves this list.
  */
-const EOS_SINKS: Record<string, number> = { 'zh-en-bahdanau': 0.4436 }
+// zh-en-transformer: the recipe masks </s> for the RNN kinds only (the en→fr Transformer put 2 % there).
+const EOS_SINKS: Record<string, number> = { 'zh-en-transformer': 0.071 }
 /**
  * The local models on their bundled test set (greedy): the median per-sentence correlation
  * between p_t and the attention's centre of mass and the mean |p_t − centre|, as
- * training/attention_stats.py measured them. Issue 26's targets for en-fr-local-p (D = 3),
+ * training/attention_stats.py measured them (zh-en-local-p, whose p_t stays at the sentence's end:
+ * −0.387 here, −0.401 there, which counts fewer sentences as having a varying p_t). Issue 26's targets for en-fr-local-p (D = 3),
  * asserted below: correlation ≥ 0.9, distance ≤ 1.5 pieces (the D = 8 model before it: 0.85, 2.25).
  */
 const LOCAL: Record<string, { correlation: number; distance: number }> = {
   'en-fr-local-p': { correlation: 0.9215, distance: 1.352 },
   'en-fr-local-m': { correlation: 0.9847, distance: 1.012 },
-  'zh-en-local-p': { correlation: 0.3528, distance: 2.785 },
+  'zh-en-local-p': { correlation: -0.3872, distance: 5.477 },
 }
 const FORECASTERS = ['taylor-none', 'taylor-luong-general', 'taylor-local-p']
 const files = readdirSync(BUNDLED_MODELS).filter((f) => f.endsWith('.onnx'))
@@ -49,7 +52,7 @@ afterAll(async () => {
 })
 
 describe('the bundled model zoo', () => {
-  it('has seven English→French kinds, Chinese→English none, bahdanau and local-p, a Transformer and three forecasters', () => {
+  it('has seven English→French kinds, Chinese→English none, bahdanau and local-p, a Transformer for each pair and three forecasters', () => {
     expect(files.map((f) => f.replace(/\.onnx$/, '')).sort()).toEqual([...EXPECTED, ...FORECASTERS].sort())
   })
 
