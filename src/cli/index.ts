@@ -222,13 +222,16 @@ function index(value: string | undefined, n: number, what: string, fallback: num
 /** Renders and writes the figure, and says what was written: its size in pixels (CSS) and inches, and a PNG's resolution. */
 async function writeFigure(out: string, data: FigureData, spec: FigureSpec): Promise<void> {
   // Loaded when a figure is drawn: ECharts, resvg and PDFKit take most of the CLI's start-up otherwise.
-  const { renderFigure } = await import('../host/export/figure')
+  const { fitted, renderFigure } = await import('../host/export/figure')
   await writeAtomic(out, await renderFigure(data, spec))
+  // The page as fitted: a paper figure may have grown taller, its chart text shrunk towards the floor.
+  const { spec: page, fontSize } = fitted(data, spec)
   const px = (pt: number) => Math.round(pt / 0.75)
   const inch = (pt: number) => +(pt / 72).toFixed(2)
-  const [w, h] = pngPixels(spec)
+  const [w, h] = pngPixels(page)
+  const text = fontSize === page.fontSize ? `${page.fontSize} pt text` : `${page.fontSize} pt text, ${+fontSize.toFixed(2)} pt in the chart`
   console.log(
-    `wrote ${out} (${px(spec.width)}×${px(spec.height)} px, ${inch(spec.width)} × ${inch(spec.height)} in, ${spec.fontSize} pt text${spec.format === 'png' ? `, ${w}×${h} pixels at ${spec.dpi} dpi` : ''}, ${data.view})`,
+    `wrote ${out} (${px(page.width)}×${px(page.height)} px, ${inch(page.width)} × ${inch(page.height)} in, ${text}${page.format === 'png' ? `, ${w}×${h} pixels at ${page.dpi} dpi` : ''}, ${data.view})`,
   )
 }
 

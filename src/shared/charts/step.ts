@@ -562,7 +562,9 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
   const S = input.srcTokens.length
   // Side by side unless the page is portrait: stacked, the bar stages get too short.
   const side = f.width >= f.height
-  const ctxShare = side ? 0.38 : 0.3
+  // Stacked, the context's rows (one a source token, each a line of text) take what they need
+  // — its title, strip, scales and gaps about eight lines more — up to 60 % of the page.
+  const ctxShare = side ? 0.38 : Math.min(0.6, Math.max(0.3, ((S + 8) * lh) / f.height))
   const bars = side
     ? { x: f.x, y: f.y, width: f.width * (1 - ctxShare) - fs, height: f.height }
     : { x: f.x, y: f.y, width: f.width, height: f.height * (1 - ctxShare) - fs * 0.5 }

@@ -227,6 +227,33 @@ describe('attention-lens forecast and forecast-eval', () => {
     expect(r.out).toMatch(/7 × 3\.5 in, 8 pt text/)
   })
 
+  it('says the page it wrote: a paper figure that grew taller is reported at its real height (poppler reads the same)', () => {
+    const out = join(tempDir(), 'step.pdf')
+    const src = '我很确定，汤姆是唯一能告诉我们我们需要知道的事情的人。'
+    const r = run([
+      'export',
+      '--model',
+      join(ROOT, 'resources/models/zh-en-local-p.onnx'),
+      '--src',
+      src,
+      '--view',
+      'step',
+      '--size',
+      'paper-single',
+      '--out',
+      out,
+    ])
+    expect(r.code).toBe(0)
+    const said = /3\.5 × ([\d.]+) in/.exec(r.out)
+    expect(said, r.out).not.toBeNull()
+    const info = spawnSync('pdfinfo', [out], { encoding: 'utf8' }).stdout
+    const [, w, h] = /Page size:\s+([\d.]+) x ([\d.]+) pts/.exec(info)!
+    expect(Number(w)).toBeCloseTo(252, 0)
+    // 19 source words and their context rows do not fit 3 in: the page grew, and the line says so.
+    expect(Number(h)).toBeGreaterThan(216)
+    expect(Number(said![1])).toBeCloseTo(Number(h) / 72, 2)
+  })
+
   it('re-measures MAE and MAPE on the held-out weeks next to the seasonal naive', () => {
     const r = run(['forecast-eval', '--model', taylor('none')])
     expect(r.code).toBe(0)
