@@ -158,6 +158,35 @@ const LABELS: Record<string, ('src' | 'tgt')[]> = {
   whatif: ['src'],
 }
 
+/** Presentation mode on or off by its key, as a lecturer does (no text field may have the focus). */
+async function presenting(on: boolean): Promise<void> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+  await page.keyboard.press(on ? 'p' : 'Escape')
+  await page.locator(`[data-testid="app"][data-presenting="${on}"]`).waitFor()
+}
+
+/**
+ * The read-back of one tab on show: every text ≥ 20 px, inside its chart and the page, none over
+ * another, and every token label of the sentence that the view draws; a screenshot and the list of
+ * problems in test/artifacts/present-fit-<name>.*.
+ */
+async function checkView(view: string, labels: { src: string[]; tgt: string[] }, name: string): Promise<void> {
+  await show(view)
+  const texts = await drawnTexts(page)
+  const width = await page.evaluate(() => window.innerWidth)
+  const found = problems(texts, width)
+  const drawn = new Set(texts.map((t) => t.text))
+  for (const side of LABELS[view] ?? [])
+    for (const token of side === 'src' ? labels.src : labels.tgt) if (!drawn.has(token)) found.push(`the ${side} label "${token}" is not drawn`)
+  await page.evaluate(() => window.scrollTo(0, 0))
+  await screenshot(page, `present-fit-${name}`)
+  // The list, whole, for the report (an assertion's diff cuts long arrays short).
+  writeFileSync(join(ARTIFACTS, `present-fit-${name}.txt`), found.join('\n') + '\n')
+  expect(texts.length).toBeGreaterThan(0)
+  expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
+  expect(errors).toEqual([])
+}
+
 describe('presentation mode at 1280 × 720, read back from the SVG on screen', () => {
   beforeAll(async () => {
     app = await startBrowserMode({ AL_MODELS_DIR: MODELS })
@@ -196,24 +225,39 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
       })
 
       for (const view of VIEWS)
-        it(`${view}: every label, ≥ ${FLOOR} px, inside its chart, none over another`, async () => {
-          await show(view)
-          const texts = await drawnTexts(page)
-          const width = await page.evaluate(() => window.innerWidth)
-          const found = problems(texts, width)
-          const drawn = new Set(texts.map((t) => t.text))
-          for (const side of LABELS[view] ?? [])
-            for (const token of side === 'src' ? labels.src : labels.tgt) if (!drawn.has(token)) found.push(`the ${side} label "${token}" is not drawn`)
-          await page.evaluate(() => window.scrollTo(0, 0))
-          await screenshot(page, `present-fit-${length}-${view}`)
-          // The list, whole, for the report (an assertion's diff cuts long arrays short).
-          writeFileSync(join(ARTIFACTS, `present-fit-${length}-${view}.txt`), found.join('\n') + '\n')
-          expect(texts.length).toBeGreaterThan(0)
-          expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
-          expect(errors).toEqual([])
-        }, 180_000)
+        it(`${view}: every label, ≥ ${FLOOR} px, inside its chart, none over another`, () => checkView(view, labels, `${length}-${view}`), 180_000)
     })
   }
+
+  // Chinese: the interface in Chinese, a Chinese model, a 19-word sentence (jieba words as columns).
+  // Fails today (issue 23 open): in Chinese, heatmap, local, side by side, beam and what-if have
+  // overlapping labels at 20-27 px (the p_t triangles over the colour bar's ends, rows tighter than
+  // their labels). Opt-in until fixed: AL_PRESENT_ZH=1.
+  describe.runIf(!!process.env.AL_PRESENT_ZH)('the Chinese interface, zh-en-local-p, a 19-word sentence', () => {
+    const ZH = '我很确定，汤姆是唯一能告诉我们我们需要知道的事情的人。'
+    let labels: { src: string[]; tgt: string[] }
+    beforeAll(async () => {
+      // The language menu is off the projector's controls: set it outside presentation mode.
+      await presenting(false)
+      await page.getByTestId('lang-select').selectOption('zh')
+      await page.getByTestId('model-select').selectOption('bundled:zh-en-local-p.onnx')
+      await page.getByTestId('model-name').filter({ hasText: 'zh-en-local-p' }).waitFor()
+      await page.getByTestId('source').fill(ZH)
+      await waitForTranslationOf(page, ZH, 30_000)
+      await presenting(true)
+      labels = await tokens()
+    }, 120_000)
+    afterAll(async () => {
+      await presenting(false)
+      await page.getByTestId('lang-select').selectOption('en')
+      await page.getByTestId('model-select').selectOption(LOCAL_P)
+      await page.getByTestId('model-name').filter({ hasText: 'en-fr-local-p' }).waitFor()
+      await presenting(true)
+    }, 60_000)
+    it('reads the sentence in words', () => expect(labels.src.length).toBeGreaterThanOrEqual(19))
+    for (const view of ['heatmap', 'local', 'step', 'lines', 'sidebyside', 'beam', 'whatif'].filter((v) => VIEWS.includes(v)))
+      it(`${view}: every label, ≥ ${FLOOR} px, inside its chart, none over another`, () => checkView(view, labels, `zh-${view}`), 180_000)
+  })
 
   // The Transformer adds the heads: a grid under the heatmap, and the heads stage of the step-through.
   describe.skipIf(!VIEWS.includes('heatmap') && !VIEWS.includes('step'))('the long sentence, Transformer', () => {
