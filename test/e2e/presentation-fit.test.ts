@@ -230,9 +230,9 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
   }
 
   // Chinese: the interface in Chinese, a Chinese model, a 19-word sentence (jieba words as columns).
-  // Fails today (issue 23 open): in Chinese, heatmap, local, side by side, beam and what-if have
-  // overlapping labels at 20-27 px (the p_t triangles over the colour bar's ends, rows tighter than
-  // their labels). Opt-in until fixed: AL_PRESENT_ZH=1.
+  // Fails today (issue 23 open): in the Chinese interface, heatmap, local, side by side, beam and
+  // what-if have row labels whose boxes overlap at 20-27 px (rows laid out for the Latin font's line
+  // height; the page's text boxes are taller). Opt-in until fixed: AL_PRESENT_ZH=1.
   describe.runIf(!!process.env.AL_PRESENT_ZH)('the Chinese interface, zh-en-local-p, a 19-word sentence', () => {
     const ZH = '我很确定，汤姆是唯一能告诉我们我们需要知道的事情的人。'
     let labels: { src: string[]; tgt: string[] }

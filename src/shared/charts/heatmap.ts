@@ -120,7 +120,8 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
       const x = (v: number) => c0 + v * w
       const x0 = x(api.value(2) - 0.5)
       const x1 = x(api.value(3) + 0.5)
-      const xp = x(api.value(1))
+      // p_t = S·sigmoid(…) can pass the last word's centre (up to S): its marker stops at the map's edge.
+      const xp = x(Math.min(api.value(1), S - 0.5))
       const top = yc - h / 2
       const size = Math.max(2.5, markerSize(h, labelHeight, Math.max(4, stroke * 4)))
       return {
@@ -433,7 +434,7 @@ function moveValues(
   const down = stroke + marker + 1 + valueH / 2 - ch / 2
   const roomBelow = down + valueH / 2 <= ch / 2 - 0.5
   for (let t = 0; t < (input.positions?.length ?? 0) && t < input.tgtTokens.length; t++) {
-    const xp = (input.positions![t] + 0.5) * cw
+    const xp = (Math.min(input.positions![t], S - 0.5) + 0.5) * cw
     for (let s = Math.max(0, Math.floor((xp - half) / cw)); s < S && s * cw < xp + half; s++) {
       const w = m(valueText(input.attention[t]?.[s] ?? 0), valueSize)
       const cx = (s + 0.5) * cw
@@ -599,7 +600,7 @@ function localOverlayFigure(positions: number[], windows: [number, number][], S:
           },
           {
             type: 'polygon',
-            shape: { points: triangleDown(x(api.value(1)), top + stroke, marker) },
+            shape: { points: triangleDown(x(Math.min(api.value(1), S - 0.5)), top + stroke, marker) },
             style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.5, stroke / 2) },
           },
         ],
