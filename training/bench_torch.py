@@ -31,7 +31,7 @@ from onnx import numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attention_lens import data  # noqa: E402
 from attention_lens import transformer  # noqa: E402
-from attention_lens.models import FLOAT16_SUFFIX, Seq2Seq, beam_search, greedy, gru_weights_from_onnx, mask_unk  # noqa: E402
+from attention_lens.models import FLOAT16_SUFFIX, Seq2Seq, beam_search, greedy, gru_weights_from_onnx  # noqa: E402
 
 
 def load(path):
@@ -103,28 +103,7 @@ def greedy_keys_once(model, src, mask, max_len, bos=2, eos=3):
     """models.greedy with the keys computed once per sentence; the same steps and captures."""
     if is_transformer(model):
         return transformer_keys_once(model, src, mask, max_len, bos, eos)
-    H, state = model.encode(src, mask)
-    K = model.keys(H)
-    B, S = H.shape[0], H.shape[1]
-    m = mask if model.kind != "none" else mask[:, :1]
-    prev = torch.full((B,), bos, dtype=torch.long)
-    done = torch.zeros(B, dtype=torch.bool)
-    ids = [[] for _ in range(B)]
-    steps = []
-    for t in range(max_len):
-        o = model.step(prev, state, H, m, torch.full((B,), float(t)), torch.zeros(B, S), torch.zeros(B, 1), K=K)
-        state = o["next_state"]
-        prev = mask_unk(o["logits"]).argmax(1)
-        steps.append({k: v.clone() for k, v in o.items() if k not in ("logits", "next_state")})
-        for b in range(B):
-            if not done[b]:
-                if prev[b].item() == eos:
-                    done[b] = True
-                else:
-                    ids[b].append(prev[b].item())
-        if bool(done.all()):
-            break
-    return ids, steps
+    return greedy(model, src, mask, max_len, bos, eos, keys_once=True)
 
 
 def timed(fn):

@@ -319,11 +319,14 @@ def mask_unk(logits, unk=UNK):
 
 
 @torch.no_grad()
-def greedy(model, src, mask, max_len, bos=2, eos=3):
+def greedy(model, src, mask, max_len, bos=2, eos=3, keys_once=False):
     """Batched greedy decoding with `<unk>` masked; returns token id lists (without </s>) and
-    per-step outputs. max_len is 2*S+10 (S counts the source's </s>), as in the app."""
+    per-step outputs. max_len is 2*S+10 (S counts the source's </s>), as in the app.
+    keys_once: the attention keys computed once per sentence (as the exported graph does) rather
+    than by every step; the same steps and outputs (bench_torch.py times the two)."""
     model.eval()
     H, state = model.encode(src, mask)
+    K = model.keys(H) if keys_once else None
     B, S = H.shape[0], H.shape[1]
     m = mask if model.kind != "none" else mask[:, :1]
     prev = torch.full((B,), bos, dtype=torch.long)
@@ -331,7 +334,7 @@ def greedy(model, src, mask, max_len, bos=2, eos=3):
     ids = [[] for _ in range(B)]
     steps = []
     for t in range(max_len):
-        o = model.step(prev, state, H, m, torch.full((B,), float(t)), torch.zeros(B, S), torch.zeros(B, 1))
+        o = model.step(prev, state, H, m, torch.full((B,), float(t)), torch.zeros(B, S), torch.zeros(B, 1), K=K)
         state = o["next_state"]
         prev = mask_unk(o["logits"]).argmax(1)
         steps.append({k: v.clone() for k, v in o.items() if k not in ("logits", "next_state")})
