@@ -222,10 +222,11 @@ function index(value: string | undefined, n: number, what: string, fallback: num
 /** Renders and writes the figure, and says what was written: its size in pixels (CSS) and inches, and a PNG's resolution. */
 async function writeFigure(out: string, data: FigureData, spec: FigureSpec): Promise<void> {
   // Loaded when a figure is drawn: ECharts, resvg and PDFKit take most of the CLI's start-up otherwise.
-  const { fitted, renderFigure } = await import('../host/export/figure')
-  await writeAtomic(out, await renderFigure(data, spec))
+  const { fitted, renderFitted } = await import('../host/export/figure')
   // The page as fitted: a paper figure may have grown taller, its chart text shrunk towards the floor.
-  const { spec: page, fontSize } = fitted(data, spec)
+  const fit = fitted(data, spec)
+  await writeAtomic(out, await renderFitted(data, fit))
+  const { spec: page, fontSize } = fit
   const px = (pt: number) => Math.round(pt / 0.75)
   const inch = (pt: number) => +(pt / 72).toFixed(2)
   const [w, h] = pngPixels(page)

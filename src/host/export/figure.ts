@@ -226,7 +226,11 @@ export function locateCell(data: FigureData, spec: FigureSpec, s: number, t: num
 
 /** One figure file's bytes. */
 export async function renderFigure(data: FigureData, asked: FigureSpec): Promise<Buffer> {
-  const { svg, spec } = fitted(data, asked)
+  return renderFitted(data, fitted(data, asked))
+}
+
+/** The file of a figure already fitted (a caller that also reports the page fits it once). */
+export async function renderFitted(data: FigureData, { svg, spec }: FittedFigure): Promise<Buffer> {
   // The caption metadata: whether the labels are words or subword pieces, and the rule that made words.
   const note = unitsNote(data, spec.lang)
   if (spec.format === 'svg') return Buffer.from(svgFile(svg, spec, note), 'utf8')
