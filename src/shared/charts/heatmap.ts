@@ -64,6 +64,9 @@ export function markerSize(h: number, label: number, most: number): number {
 const DIM = 0.3
 export const LOG_FLOOR = -4
 
+/** Where p_t's marker goes: p_t = S·sigmoid(…) can pass the last word's centre (up to S); the marker stops at the map's edge. */
+const markerAt = (p: number, S: number): number => Math.min(p, S - 0.5)
+
 /** The cells a local window covers: whole source positions inside [p_t-D, p_t+D]. */
 export function windowCells(win: [number, number], S: number): [number, number] {
   return [Math.max(0, Math.ceil(win[0] - 1e-6)), Math.min(S - 1, Math.floor(win[1] + 1e-6))]
@@ -109,7 +112,7 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
     z: 10,
     data: positions.map((p, t) => {
       const [lo, hi] = windowCells(windows[t], S)
-      return [t, p, lo, hi]
+      return [t, markerAt(p, S), lo, hi]
     }),
     renderItem: (_params, raw) => {
       const api = numeric(raw)
@@ -120,8 +123,7 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
       const x = (v: number) => c0 + v * w
       const x0 = x(api.value(2) - 0.5)
       const x1 = x(api.value(3) + 0.5)
-      // p_t = S·sigmoid(…) can pass the last word's centre (up to S): its marker stops at the map's edge.
-      const xp = x(Math.min(api.value(1), S - 0.5))
+      const xp = x(api.value(1))
       const top = yc - h / 2
       const size = Math.max(2.5, markerSize(h, labelHeight, Math.max(4, stroke * 4)))
       return {
@@ -434,7 +436,7 @@ function moveValues(
   const down = stroke + marker + 1 + valueH / 2 - ch / 2
   const roomBelow = down + valueH / 2 <= ch / 2 - 0.5
   for (let t = 0; t < (input.positions?.length ?? 0) && t < input.tgtTokens.length; t++) {
-    const xp = (Math.min(input.positions![t], S - 0.5) + 0.5) * cw
+    const xp = (markerAt(input.positions![t], S) + 0.5) * cw
     for (let s = Math.max(0, Math.floor((xp - half) / cw)); s < S && s * cw < xp + half; s++) {
       const w = m(valueText(input.attention[t]?.[s] ?? 0), valueSize)
       const cx = (s + 0.5) * cw
@@ -600,7 +602,7 @@ function localOverlayFigure(positions: number[], windows: [number, number][], S:
           },
           {
             type: 'polygon',
-            shape: { points: triangleDown(x(Math.min(api.value(1), S - 0.5)), top + stroke, marker) },
+            shape: { points: triangleDown(x(api.value(1)), top + stroke, marker) },
             style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.5, stroke / 2) },
           },
         ],
