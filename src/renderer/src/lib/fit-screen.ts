@@ -75,7 +75,11 @@ export function fitToScreen(
         ink: INKS.light,
         highlightRow: o.highlightRow ?? null,
       }
-      const { cramped, ...option } = layout.build(frame)
+      const { cramped, ...built } = layout.build(frame)
+      // Every text in the font it was measured in, as the exporter's page sets it: ECharts' axis
+      // labels otherwise take the page's `sans-serif`, which in the Chinese interface (lang zh-CN)
+      // is a CJK face with other widths and a line box a quarter taller than the rows left for it.
+      const option: ChartOption = { ...built, textStyle: { fontFamily: FIGURE_FONT, ...built.textStyle } }
       if (cramped) return { option, ok: false }
       const svg = screenSvg(option, box.width, height)
       return { option, ok: layoutProblems(svg, screenMeasure, { width: box.width, height }, floors, 1).length === 0 }
