@@ -25,8 +25,8 @@ const SENTENCES = {
 }
 
 const CHART_TABS = ['heatmap', 'local', 'step', 'lines', 'comparison', 'sidebyside', 'beam', 'whatif', 'corpus', 'goldlinks']
-/** AL_PRESENT_VIEWS=local,step checks only those tabs (while working on them). */
-const VIEWS = process.env.AL_PRESENT_VIEWS?.split(',') ?? CHART_TABS
+/** AL_PRESENT_VIEWS=local,step checks only those tabs (while working on them); `forecast` is the forecaster's view. */
+const VIEWS = process.env.AL_PRESENT_VIEWS?.split(',') ?? [...CHART_TABS, 'forecast']
 
 interface DrawnText {
   text: string
@@ -224,7 +224,7 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
         expect(labels.src.length).toBeGreaterThan(length === 'long' ? 15 : 4)
       })
 
-      for (const view of VIEWS)
+      for (const view of VIEWS.filter((v) => CHART_TABS.includes(v)))
         it(`${view}: every label, ≥ ${FLOOR} px, inside its chart, none over another`, () => checkView(view, labels, `${length}-${view}`), 180_000)
     })
   }
@@ -289,5 +289,27 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
         writeFileSync(join(ARTIFACTS, `present-fit-transformer-${view}.txt`), found.join('\n') + '\n')
         expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
       }, 180_000)
+  })
+
+  // The forecaster's one view: the series, the step heatmap over the history, the key.
+  describe.runIf(VIEWS.includes('forecast'))('the forecaster, taylor-local-p', () => {
+    beforeAll(async () => {
+      await presenting(false)
+      await page.getByTestId('model-select').selectOption('bundled:taylor-local-p.onnx')
+      await page.getByTestId('model-name').filter({ hasText: 'taylor-local-p' }).waitFor()
+      await page.locator('[data-testid="forecast-chart"][data-rows="48"]').waitFor({ timeout: 30_000 })
+      await presenting(true)
+    }, 60_000)
+    it(`forecast: every text ≥ ${FLOOR} px, inside its chart, none over another`, async () => {
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 800)))
+      const texts = await drawnTexts(page)
+      const found = problems(texts, await page.evaluate(() => window.innerWidth))
+      await page.evaluate(() => window.scrollTo(0, 0))
+      await screenshot(page, 'present-fit-forecast')
+      writeFileSync(join(ARTIFACTS, 'present-fit-forecast.txt'), found.join('\n') + '\n')
+      expect(texts.length).toBeGreaterThan(10)
+      expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
+      expect(errors).toEqual([])
+    }, 120_000)
   })
 })
