@@ -277,14 +277,34 @@ class Seq2Seq(nn.Module):
         no_override = torch.zeros(B, S)
         off = torch.zeros(B, 1)
         K = self.keys(H)
-        hidden = []
+        hidden, positions = [], []
         for t in range(T):
             o = self.step(tgt_in[:, t], state, H, mask if self.kind != "none" else mask[:, :1],
                           torch.full((B,), float(t)), no_override, off, K=K, project=False)
             state = o["next_state"]
             hidden.append(o["logits"])
+            if "position" in o:
+                positions.append(o["position"])
+        # local-p's p_t [B,T] of this pass, for train.py's --p-guide (a training-time loss term only).
+        self.positions = torch.stack(positions, 1) if positions else None
         # One large output projection for all steps instead of T small ones.
         return self._logits(torch.stack(hidden, 1))
+
+
+def diagonal_guide(positions, mask, tgt_out, attend_eos=True):
+    """Mean smooth-L1 distance (in source positions) of local-p's p_t [B,T] from the diagonal
+    t * last / (T_b - 1), where last is the last position attention may read and T_b the
+    sentence's target length (fast_align's diagonal prior, Dyer et al. 2013). A curriculum for
+    the first epochs: with a narrow window, a p_t that starts far from the words it needs gets
+    no gradient from them (training/README.md)."""
+    real = (tgt_out != 0).float()
+    S = mask.sum(1, keepdim=True)
+    last = torch.clamp(S - (1 if attend_eos else 2), min=0)
+    T = torch.clamp(real.sum(1, keepdim=True) - 1, min=1)
+    t = torch.cumsum(torch.ones_like(real), 1) - 1
+    target = torch.minimum(t * last / T, last)
+    d = F.smooth_l1_loss(positions, target, reduction="none", beta=1.0)
+    return (d * real).sum() / real.sum()
 
 
 STEP_OUTPUTS = ("logits", "next_state", "attention", "scores", "position", "window", "gaussian", "align")
@@ -334,7 +354,9 @@ def greedy(model, src, mask, max_len, bos=2, eos=3, keys_once=False):
     ids = [[] for _ in range(B)]
     steps = []
     for t in range(max_len):
-        o = model.step(prev, state, H, m, torch.full((B,), float(t)), torch.zeros(B, S), torch.zeros(B, 1), K=K)
+        # Only the RNN step takes K (the Transformer's greedy comes through here without it).
+        o = model.step(prev, state, H, m, torch.full((B,), float(t)), torch.zeros(B, S), torch.zeros(B, 1),
+                       **({"K": K} if keys_once else {}))
         state = o["next_state"]
         prev = mask_unk(o["logits"]).argmax(1)
         steps.append({k: v.clone() for k, v in o.items() if k not in ("logits", "next_state")})

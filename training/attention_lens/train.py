@@ -20,6 +20,7 @@ import torch.nn.functional as F
 
 from . import data
 from .bleu import corpus_bleu
+from . import models
 from .models import Seq2Seq, beam_search, greedy
 from .tokenizer import detokenize, tokenize, units_of, normalize
 
@@ -57,6 +58,10 @@ def parse():
     ap.add_argument("--window-anneal", type=float, default=2.0, help="epochs over which D narrows to --window")
     ap.add_argument("--attend-eos", type=int, default=1, choices=(0, 1),
                     help="0: attention never reads the source </s> (models.without_eos)")
+    ap.add_argument("--p-guide", type=float, default=0.0,
+                    help="local-p: weight of a loss pulling p_t to the diagonal (models.diagonal_guide), "
+                         "decaying linearly to 0 over --p-guide-epochs")
+    ap.add_argument("--p-guide-epochs", type=float, default=2.0)
     ap.add_argument("--init", default=None,
                     help="start from this ONNX file's weights (same kind and vocabularies), e.g. the previous model")
     ap.add_argument("--min-freq", type=int, default=3)
@@ -71,6 +76,7 @@ def parse():
     ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     ap.add_argument("--stage", default="all", choices=("all", "train", "eval"))
     ap.add_argument("--max-steps", type=int, default=0, help="timing runs: stop after N batches")
+    ap.add_argument("--log-every", type=int, default=0, help="print the mean training loss every N batches")
     ap.add_argument("--stop-after-epoch", type=int, default=0, help="resume tests: exit after saving epoch N")
     ap.add_argument("--out-dir", default=os.path.join(STAGE, "models"))
     ap.add_argument("--fixture-dir", default=os.path.join(STAGE, "parity"))
@@ -178,6 +184,14 @@ def window_at(step, steps_per_epoch, a):
     return a.window_start + (a.window - a.window_start) * f
 
 
+def guide_at(step, steps_per_epoch, a):
+    """--p-guide's weight at this step: linear from --p-guide to 0 over --p-guide-epochs; the
+    epochs after it (the averaged and exported ones among them) train on the translation loss only."""
+    if not a.p_guide:
+        return 0.0
+    return a.p_guide * max(0.0, 1.0 - step / max(1.0, a.p_guide_epochs * steps_per_epoch))
+
+
 def setup(a):
     if a.tiny:
         a.emb, a.hid, a.dec, a.epochs, a.limit, a.average = 16, 16, 32, 2, 3000, 1
@@ -250,12 +264,18 @@ def main():
                 logits = model(src, mask, tin)
                 loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=0,
                                        label_smoothing=0.1)
+                guide = guide_at(epoch * steps_per_epoch + k, steps_per_epoch, a)
+                if guide > 0 and a.kind == "local-p":
+                    loss = loss + guide * models.diagonal_guide(model.positions, mask, tout, bool(a.attend_eos))
                 opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 opt.step()
                 tot += loss.item()
                 n += 1
+                if a.log_every and n % a.log_every == 0:
+                    p_mean = float(model.positions.mean()) if getattr(model, "positions", None) is not None else None
+                    print(json.dumps({"batch": n, "loss": round(tot / n, 4), "mean_p": p_mean and round(p_mean, 2)}), flush=True)
                 if a.max_steps and n >= a.max_steps:
                     dt = time.time() - te
                     print(f"timing: {n} batches in {dt:.1f}s -> {dt / n * steps_per_epoch / 60:.2f} min/epoch "
@@ -334,7 +354,9 @@ def main():
         "training": {"pairs": len(train), "epochs": a.epochs, "batch": a.batch, "lr": a.lr,
                      "schedule": f"linear warm-up {a.warmup} steps, cosine to {a.lr_floor} x lr"
                      + (f"; local window D narrowed linearly from {a.window_start:g} to {a.window} over the first {a.window_anneal:g} epochs"
-                        if a.kind.startswith("local") and a.window_start > a.window else ""),
+                        if a.kind.startswith("local") and a.window_start > a.window else "")
+                     + (f"; p_t pulled toward the diagonal by a smooth-L1 loss of weight {a.p_guide:g} decaying to 0 over the"
+                        f" first {a.p_guide_epochs:g} epochs (models.diagonal_guide)" if a.kind == "local-p" and a.p_guide else ""),
                      "dropout": a.dropout, "averaged_epochs": list(range(avg_from, done + 1)),
                      **({} if a.attend_eos else {"attend_eos": False}),
                      **({"initialised_from": ck["init"]} if ck.get("init") else {}),

@@ -115,9 +115,12 @@ class DecoderLayer(nn.Module):
 
 class Transformer(nn.Module):
     def __init__(self, src_vocab, tgt_vocab, d=256, heads=4, enc_layers=3, dec_layers=3, ffn=1024,
-                 max_target=128, dropout=0.1):
+                 max_target=128, dropout=0.1, attend_eos=True):
         super().__init__()
         self.kind = KIND
+        # False: cross-attention never reads the source `</s>` (models.without_eos), the recipe of
+        # every RNN kind; the encoder's self-attention still reads it.
+        self.attend_eos = attend_eos
         self.d, self.heads, self.ffn_dim, self.max_target = d, heads, ffn, max_target
         self.enc_layers_n, self.dec_layers_n = enc_layers, dec_layers
         self.mem = d  # the size of one encoder state (M in the contract)
@@ -152,6 +155,9 @@ class Transformer(nn.Module):
                 "parameters": sum(p.numel() for p in self.parameters()),
                 "src_vocab": self.src_emb.num_embeddings, "tgt_vocab": self.tgt_emb.num_embeddings}
 
+    def _cross_allowed(self, mask):
+        return (mask if self.attend_eos else models.without_eos(mask)) > 0
+
     def _logits(self, x):
         return F.linear(self.drop(x), self.tgt_emb.weight, self.proj_bias)
 
@@ -175,7 +181,7 @@ class Transformer(nn.Module):
         pos = torch.arange(Tn, dtype=torch.float32)
         x = self.drop(self.tgt_emb(tgt_in) * math.sqrt(self.d) + sinusoid(pos, self.d))
         causal = (pos.unsqueeze(0) <= pos.unsqueeze(1)).unsqueeze(0).unsqueeze(0)  # [1,1,Tq,Tk]
-        src_allowed = (mask > 0).unsqueeze(1).unsqueeze(2)
+        src_allowed = self._cross_allowed(mask).unsqueeze(1).unsqueeze(2)
         for layer in self.dec:
             y = layer.ln1(x)
             sa, ca = layer.self_attn, layer.cross
@@ -205,7 +211,7 @@ class Transformer(nn.Module):
         # Layer l's cached keys and values of positions 0..t-1: [B, t, d] each, one Split.
         cached = state.reshape(state.shape[0], -1, L * 2 * d).split(d, dim=2)
         x = self.drop(self.tgt_emb(prev) * math.sqrt(d) + sinusoid(step_idx, d))  # [B,d]
-        src_allowed = (mask > 0).unsqueeze(1)  # [B,1,S]
+        src_allowed = self._cross_allowed(mask).unsqueeze(1)  # [B,1,S]
         srcf = mask.unsqueeze(1)  # [B,1,S]
         on = override_on.reshape(-1, 1, 1)
         ov = override.unsqueeze(1)  # [B,1,S]
@@ -258,7 +264,7 @@ STEP_OUTPUTS = ["logits", "next_state", "attention", "cross_attention"]
 
 def from_args(a, src_vocab, tgt_vocab):
     return Transformer(src_vocab, tgt_vocab, d=a.d_model, heads=a.heads, enc_layers=a.layers, dec_layers=a.layers,
-                       ffn=a.ffn, max_target=a.max_target, dropout=a.dropout)
+                       ffn=a.ffn, max_target=a.max_target, dropout=a.dropout, attend_eos=bool(a.attend_eos))
 
 
 @torch.no_grad()
@@ -308,7 +314,8 @@ def load_from_onnx(path):
     assert meta.get("al.attention") == KIND, meta.get("al.attention")
     s = json.loads(meta["al.model_card"])["sizes"]
     model = Transformer(s["src_vocab"], s["tgt_vocab"], s["d_model"], s["heads"], s["enc_layers"], s["dec_layers"],
-                        s["ffn"], s["max_target"], dropout=0.0)
+                        s["ffn"], s["max_target"], dropout=0.0,
+                        attend_eos=json.loads(meta["al.model_card"])["training"].get("attend_eos", True))
     keep = set(model.state_dict())  # not the head_blocks / head_query constants
     weights = {n: w for n, w in ((i.name[len("model."):].removesuffix(FLOAT16_SUFFIX), i) for i in m.graph.initializer
                                  if i.name.startswith("model.")) if n in keep}
