@@ -125,8 +125,11 @@ def from_checkpoint(name, epoch, kind, window, attend_eos=True, spec_from=None):
         src_spec, vocab, _, _ = data.tokenizers(pair, data.load_pair(pair)["train"])
         assert vocab == src_vocab
     # local-m's ratio only matters for local-m; the stats here are about p_t.
-    model = Seq2Seq(kind, len(src_vocab), len(tgt_vocab), window=window, attend_eos=attend_eos)
     sd = ck["model"] if epoch == 0 else torch.load(os.path.join(HERE, "checkpoints", name, f"epoch-{epoch}.pt"))
+    # The sizes from the weights (zh-en's RNNs are wider than en-fr's).
+    dec, mem = sd["init.weight"].shape
+    model = Seq2Seq(kind, len(src_vocab), len(tgt_vocab), emb=sd["tgt_emb.weight"].shape[1], hid=mem // 2, dec=dec,
+                    window=window, attend_eos=attend_eos)
     model.load_state_dict(sd)
     model.eval()
     return model, src_spec, {w: i for i, w in enumerate(src_vocab)}, pair
