@@ -22,9 +22,8 @@ export interface BeamLayout {
 export interface BeamLayoutOptions {
   /** Draw the hypotheses that fell out of the beam (faded). */
   pruned: boolean
-  /** Height of a row for a kept node and for a pruned one. */
+  /** Height of a row. */
   row: number
-  prunedRow: number
   /** Width of a token in pixels. */
   measure: (token: string) => number
   /** Space between columns, and the width kept for the start of the sentence (28 and 40 on screen). */
@@ -62,22 +61,57 @@ export function layoutBeam(tree: BeamTree, o: BeamLayoutOptions): BeamLayout {
     x += colWidth[t] + gap
   }
   const placed = new Map<number, PlacedNode>()
-  let cursor = 0
-  const place = (i: number): number => {
-    const kids = children.get(i) ?? []
-    let y: number
-    if (kids.length === 0) {
-      const h = i >= 0 && tree.nodes[i].status === 'pruned' ? o.prunedRow : o.row
-      y = cursor + h / 2
-      cursor += h
-    } else {
-      // Level with its best continuation: the winning path runs straight along the top.
-      y = kids.map(place)[0]
-    }
-    placed.set(i, { index: i, x: i < 0 ? start / 2 : colX[tree.nodes[i].step], y, node: i < 0 ? null : tree.nodes[i] })
-    return y
+  // Each hypothesis' subtree is packed as a rigid shape: its nodes' cells (column, row) and, per
+  // gap between two columns, the rows its parent-to-child curves span. A parent puts its best
+  // continuation level with itself and each next one on the first row below the one before where
+  // no cell of the continuation's subtree is taken and none of its curves runs beside another
+  // parent's: a branch that ends early sits just under its parent instead of below every longer
+  // branch before it (a 14-word tree was three times taller than its rows needed), and no two
+  // branches cross.
+  interface Shape {
+    cells: Map<number, Set<number>>
+    spans: Map<number, [number, number][]>
+    rows: Map<number, number>
   }
-  place(-1)
+  const column = (i: number) => (i < 0 ? -1 : tree.nodes[i].step)
+  const fits = (into: Shape, sub: Shape, o: number) => {
+    for (const [c, rs] of sub.cells) {
+      const taken = into.cells.get(c)
+      if (taken) for (const r of rs) if (taken.has(r + o)) return false
+    }
+    for (const [g, list] of sub.spans) {
+      const taken = into.spans.get(g) ?? []
+      for (const [a, b] of list) if (taken.some(([x, y]) => a + o <= y && x <= b + o)) return false
+    }
+    return true
+  }
+  const merge = (into: Shape, sub: Shape, o: number) => {
+    for (const [c, rs] of sub.cells) {
+      const set = into.cells.get(c) ?? new Set<number>()
+      for (const r of rs) set.add(r + o)
+      into.cells.set(c, set)
+    }
+    for (const [g, list] of sub.spans) into.spans.set(g, [...(into.spans.get(g) ?? []), ...list.map(([a, b]): [number, number] => [a + o, b + o])])
+    for (const [i, r] of sub.rows) into.rows.set(i, r + o)
+  }
+  const shape = (i: number): Shape => {
+    const c = column(i)
+    const own: Shape = { cells: new Map([[c, new Set([0])]]), spans: new Map(), rows: new Map([[i, 0]]) }
+    let o = -1
+    for (const k of children.get(i) ?? []) {
+      const sub = shape(k)
+      o += 1
+      while (!fits(own, sub, o)) o += 1
+      merge(own, sub, o)
+    }
+    if (o >= 0) own.spans.set(c, [[0, o]])
+    return own
+  }
+  let rows = 0
+  for (const [i, r] of shape(-1).rows) {
+    rows = Math.max(rows, r + 1)
+    placed.set(i, { index: i, x: i < 0 ? start / 2 : colX[tree.nodes[i].step], y: r * o.row + o.row / 2, node: i < 0 ? null : tree.nodes[i] })
+  }
   const nodes = [...placed.values()].sort((a, b) => a.index - b.index)
   const edges = nodes.filter((p) => p.node).map((p) => ({ from: placed.get(p.node!.parent)!, to: p }))
   const chosen = tree.nodes
@@ -86,7 +120,7 @@ export function layoutBeam(tree: BeamTree, o: BeamLayoutOptions): BeamLayout {
     .sort((a, b) => a.n.step - b.n.step)
     .map(({ i }) => i)
   const columns = colX.map((cx, t) => ({ x: cx, width: colWidth[t] }))
-  return { nodes, edges, width: x + start / 2, height: Math.max(cursor, o.row), chosen, columns }
+  return { nodes, edges, width: x + start / 2, height: Math.max(rows, 1) * o.row, chosen, columns }
 }
 
 /** The hypothesis ending at a node: its nodes from the first step on. */

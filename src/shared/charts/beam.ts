@@ -24,7 +24,7 @@ export function buildBeamFigure(tree: BeamTree, f: Frame): FigureOption {
   const roomFor = (key: KeyItem[]) => ({ width: f.width, height: f.height - keyHeight(key, f.width, fs, f.measure) - fs * 0.6 })
   const gap = fs * 0.9
   const lay = (pruned: boolean): BeamLayout =>
-    layoutBeam(tree, { pruned, row: linePitch(fs) * 1.1, prunedRow: linePitch(fs), measure: (tok) => f.measure(tok, fs) + 2 * pad, gap, start: fs })
+    layoutBeam(tree, { pruned, row: linePitch(fs) * 1.1, measure: (tok) => f.measure(tok, fs) + 2 * pad, gap, start: fs })
   const bandGap = fs
   // Steps cut into bands no wider than the page, one under another (the tree wrapped like text):
   // a band after the first starts each branch again from a small circle level with its parent.

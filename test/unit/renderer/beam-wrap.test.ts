@@ -18,7 +18,7 @@ function chain(steps: number): BeamTree {
 
 describe('the beam tree wrapped to a width (presentation mode)', () => {
   const measure = (tok: string) => tok.length * 12 + 12
-  const layout = layoutBeam(chain(20), { pruned: true, row: 40, prunedRow: 28, measure })
+  const layout = layoutBeam(chain(20), { pruned: true, row: 40, measure })
   const half = (p: { node: { token: string } | null }) => (p.node ? measure(p.node.token) / 2 : 16)
 
   it('keeps a tree that fits as it is, in one band', () => {

@@ -157,7 +157,7 @@ describe('beam tree layout', () => {
   const measure = (t: string) => t.length * 8
 
   it('puts each step in its own column, best first, and the chosen path in order', () => {
-    const l = layoutBeam(tree, { pruned: true, row: 20, prunedRow: 10, measure })
+    const l = layoutBeam(tree, { pruned: true, row: 20, measure })
     expect(l.chosen).toEqual([0, 3])
     const at = (i: number) => l.nodes.find((n) => n.index === i)!
     expect(at(0).x).toBe(at(1).x)
@@ -171,11 +171,56 @@ describe('beam tree layout', () => {
       [0, 3],
       [1, 4],
     ])
-    expect(l.height).toBe(20 + 10 + 10)
+    expect(l.height).toBe(3 * 20)
+  })
+
+  it('packs rows: a branch that ends early sits on the first row free in its columns, not below every longer branch', () => {
+    const packed: BeamTree = {
+      width: 2,
+      nodes: [
+        node(-1, 0, 'a', -0.5, 'chosen'),
+        node(-1, 0, 'b', -2, 'kept'),
+        node(0, 1, 'c', -0.7, 'chosen'),
+        node(0, 1, 'd', -1, 'kept'),
+        node(3, 2, 'e', -1.1, 'kept'),
+        node(3, 2, 'f', -1.3, 'kept'),
+        node(2, 2, 'g', -0.8, 'kept'),
+      ],
+    }
+    const l = layoutBeam(packed, { pruned: true, row: 20, measure })
+    const at = (i: number) => l.nodes.find((n) => n.index === i)!
+    // a, c, g on the top row; d level with e, f under e; b (step 0 only) beside d, not under f.
+    expect([at(0).y, at(2).y, at(6).y]).toEqual([10, 10, 10])
+    expect([at(3).y, at(4).y, at(5).y]).toEqual([30, 30, 50])
+    expect(at(1).y).toBe(30)
+    expect(l.height).toBe(3 * 20)
+  })
+
+  it('packs without crossings: a branch goes below the rows where another parent\'s curves run in its gap', () => {
+    // c (step 1) continues to g (row 0) and h, which its own continuation pushes to row 2; d's
+    // continuation e would find free cells on row 1, but its curve would run between c's two.
+    const crossing: BeamTree = {
+      width: 3,
+      nodes: [
+        node(-1, 0, 'a', -0.5, 'chosen'),
+        node(0, 1, 'c', -0.6, 'chosen'),
+        node(0, 1, 'd', -2, 'kept'),
+        node(1, 2, 'g', -0.7, 'chosen'),
+        node(1, 2, 'h', -0.9, 'kept'),
+        node(3, 3, 'g2', -0.8, 'chosen'),
+        node(3, 3, 'g3', -1, 'kept'),
+        node(4, 3, 'h2', -1.1, 'kept'),
+        node(2, 2, 'e', -2.1, 'kept'),
+      ],
+    }
+    const l = layoutBeam(crossing, { pruned: true, row: 20, measure })
+    const row = (i: number) => (l.nodes.find((n) => n.index === i)!.y - 10) / 20
+    expect([0, 1, 3, 5, 6, 4, 7].map(row)).toEqual([0, 0, 0, 0, 1, 2, 2])
+    expect([row(2), row(8)]).toEqual([3, 3])
   })
 
   it('hides pruned hypotheses on request', () => {
-    const l = layoutBeam(tree, { pruned: false, row: 20, prunedRow: 10, measure })
+    const l = layoutBeam(tree, { pruned: false, row: 20, measure })
     expect(l.nodes.map((n) => n.index)).toEqual([-1, 0, 1, 3])
   })
 
