@@ -196,7 +196,7 @@ describe('beam tree layout', () => {
     expect(l.height).toBe(3 * 20)
   })
 
-  it('packs without crossings: a branch goes below the rows where another parent\'s curves run in its gap', () => {
+  it("packs without crossings: a branch goes below the rows where another parent's curves run in its gap", () => {
     // c (step 1) continues to g (row 0) and h, which its own continuation pushes to row 2; d's
     // continuation e would find free cells on row 1, but its curve would run between c's two.
     const crossing: BeamTree = {
