@@ -159,6 +159,11 @@ def beam_text(bm, unit):
 """
 
 
+def source_unit(spec):
+    """What a source length is counted in, for a card's tables."""
+    return {"char": "characters", "jieba": "jieba words"}.get(spec["type"], "words")
+
+
 def write_card(info, path):
     t, s, tr = info["test"], info["sizes"], info["training"]
     cfg = info["cfg"]
@@ -168,7 +173,7 @@ def write_card(info, path):
         extra += (" Attention never reads the source `</s>`: with it attendable, the additive scores parked 18–42 % of"
                   " each step's weight there (see training/README.md, \"The source `</s>`\").")
     bm = t.get("beam")
-    unit = "characters" if info["src_spec"]["type"] == "char" else "jieba words" if info["src_spec"]["type"] == "jieba" else "words"
+    unit = source_unit(info["src_spec"])
 
     tok = vocabulary_text(s)
     beam_part = beam_text(bm, unit)

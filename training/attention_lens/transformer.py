@@ -312,10 +312,10 @@ def load_from_onnx(path):
     m = onnx.load(path)
     meta = {p.key: p.value for p in m.metadata_props}
     assert meta.get("al.attention") == KIND, meta.get("al.attention")
-    s = json.loads(meta["al.model_card"])["sizes"]
+    card = json.loads(meta["al.model_card"])
+    s = card["sizes"]
     model = Transformer(s["src_vocab"], s["tgt_vocab"], s["d_model"], s["heads"], s["enc_layers"], s["dec_layers"],
-                        s["ffn"], s["max_target"], dropout=0.0,
-                        attend_eos=json.loads(meta["al.model_card"])["training"].get("attend_eos", True))
+                        s["ffn"], s["max_target"], dropout=0.0, attend_eos=card["training"].get("attend_eos", True))
     keep = set(model.state_dict())  # not the head_blocks / head_query constants
     weights = {n: w for n, w in ((i.name[len("model."):].removesuffix(FLOAT16_SUFFIX), i) for i in m.graph.initializer
                                  if i.name.startswith("model.")) if n in keep}

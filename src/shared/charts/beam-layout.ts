@@ -74,37 +74,37 @@ export function layoutBeam(tree: BeamTree, o: BeamLayoutOptions): BeamLayout {
     rows: Map<number, number>
   }
   const column = (i: number) => (i < 0 ? -1 : tree.nodes[i].step)
-  const fits = (into: Shape, sub: Shape, o: number) => {
+  const fits = (into: Shape, sub: Shape, dy: number) => {
     for (const [c, rs] of sub.cells) {
       const taken = into.cells.get(c)
-      if (taken) for (const r of rs) if (taken.has(r + o)) return false
+      if (taken) for (const r of rs) if (taken.has(r + dy)) return false
     }
     for (const [g, list] of sub.spans) {
       const taken = into.spans.get(g) ?? []
-      for (const [a, b] of list) if (taken.some(([x, y]) => a + o <= y && x <= b + o)) return false
+      for (const [a, b] of list) if (taken.some(([x, y]) => a + dy <= y && x <= b + dy)) return false
     }
     return true
   }
-  const merge = (into: Shape, sub: Shape, o: number) => {
+  const merge = (into: Shape, sub: Shape, dy: number) => {
     for (const [c, rs] of sub.cells) {
       const set = into.cells.get(c) ?? new Set<number>()
-      for (const r of rs) set.add(r + o)
+      for (const r of rs) set.add(r + dy)
       into.cells.set(c, set)
     }
-    for (const [g, list] of sub.spans) into.spans.set(g, [...(into.spans.get(g) ?? []), ...list.map(([a, b]): [number, number] => [a + o, b + o])])
-    for (const [i, r] of sub.rows) into.rows.set(i, r + o)
+    for (const [g, list] of sub.spans) into.spans.set(g, [...(into.spans.get(g) ?? []), ...list.map(([a, b]): [number, number] => [a + dy, b + dy])])
+    for (const [i, r] of sub.rows) into.rows.set(i, r + dy)
   }
   const shape = (i: number): Shape => {
     const c = column(i)
     const own: Shape = { cells: new Map([[c, new Set([0])]]), spans: new Map(), rows: new Map([[i, 0]]) }
-    let o = -1
+    let dy = -1
     for (const k of children.get(i) ?? []) {
       const sub = shape(k)
-      o += 1
-      while (!fits(own, sub, o)) o += 1
-      merge(own, sub, o)
+      dy += 1
+      while (!fits(own, sub, dy)) dy += 1
+      merge(own, sub, dy)
     }
-    if (o >= 0) own.spans.set(c, [[0, o]])
+    if (dy >= 0) own.spans.set(c, [[0, dy]])
     return own
   }
   let rows = 0

@@ -174,6 +174,12 @@ describe('beam tree layout', () => {
     expect(l.height).toBe(3 * 20)
   })
 
+  /** A tree laid out on rows of 20 (pruned shown), and the row each node is on. */
+  const rowsOf = (t: BeamTree) => {
+    const l = layoutBeam(t, { pruned: true, row: 20, measure })
+    return { l, row: (i: number) => (l.nodes.find((n) => n.index === i)!.y - 10) / 20 }
+  }
+
   it('packs rows: a branch that ends early sits on the first row free in its columns, not below every longer branch', () => {
     const packed: BeamTree = {
       width: 2,
@@ -187,12 +193,11 @@ describe('beam tree layout', () => {
         node(2, 2, 'g', -0.8, 'kept'),
       ],
     }
-    const l = layoutBeam(packed, { pruned: true, row: 20, measure })
-    const at = (i: number) => l.nodes.find((n) => n.index === i)!
+    const { l, row } = rowsOf(packed)
     // a, c, g on the top row; d level with e, f under e; b (step 0 only) beside d, not under f.
-    expect([at(0).y, at(2).y, at(6).y]).toEqual([10, 10, 10])
-    expect([at(3).y, at(4).y, at(5).y]).toEqual([30, 30, 50])
-    expect(at(1).y).toBe(30)
+    expect([0, 2, 6].map(row)).toEqual([0, 0, 0])
+    expect([3, 4, 5].map(row)).toEqual([1, 1, 2])
+    expect(row(1)).toBe(1)
     expect(l.height).toBe(3 * 20)
   })
 
@@ -213,8 +218,7 @@ describe('beam tree layout', () => {
         node(2, 2, 'e', -2.1, 'kept'),
       ],
     }
-    const l = layoutBeam(crossing, { pruned: true, row: 20, measure })
-    const row = (i: number) => (l.nodes.find((n) => n.index === i)!.y - 10) / 20
+    const { row } = rowsOf(crossing)
     expect([0, 1, 3, 5, 6, 4, 7].map(row)).toEqual([0, 0, 0, 0, 1, 2, 2])
     expect([row(2), row(8)]).toEqual([3, 3])
   })
