@@ -4,6 +4,7 @@
  * sentence), on the operands a real step had. What a decoder step cannot do without on this
  * machine with onnxruntime; the engine's time is reported as a multiple of it.
  */
+import type { PartSession } from '../src/engine/formats/types'
 import { readFileSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
 import { ENCODER_OUTPUTS } from '../src/engine/contract'
@@ -23,7 +24,7 @@ export interface Floor {
   /** Runs them once. */
   runStep(): Promise<void>
   /** The model's encoder part as the engine runs it (keys included). */
-  encoder: ort.InferenceSession
+  encoder: PartSession
   encoderFeeds: (ids: number[]) => Record<string, ort.Tensor>
   release(): Promise<void>
 }

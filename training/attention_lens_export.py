@@ -154,6 +154,37 @@ class StatePacker:
 # The wrapper that puts both parts in one graph
 
 
+def _modules_of(fn):
+    """The nn.Modules a callable computes with: itself, the module of a bound method, and for a
+    plain function (or lambda) the modules it closes over or names as globals."""
+    if isinstance(fn, nn.Module):
+        return [fn]
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, nn.Module):
+        return [owner]
+    found = []
+    code = getattr(fn, "__code__", None)
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        found += [v] if isinstance(v, nn.Module) else _modules_of(v) if callable(v) and getattr(v, "__self__", None) is not None else []
+    if code is not None:
+        g = getattr(fn, "__globals__", {})
+        found += [g[n] for n in code.co_names if isinstance(g.get(n), nn.Module)]
+    return found
+
+
+def _onnx_export(model, example, path, **kw):
+    """torch.onnx.export with the TorchScript exporter. From torch 2.9 the default is the dynamo
+    exporter, which renames and reorders the inputs (a file the app refuses: "reads the input
+    encoder_states, which the app never feeds") and may write the weights to a side file."""
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        kw["dynamo"] = False
+    torch.onnx.export(model, example, path, **kw)
+
+
 def _accepted(fn, names):
     try:
         params = inspect.signature(fn).parameters
@@ -219,9 +250,10 @@ class _Combined(nn.Module):
 
     def __init__(self, encoder, step, kind, packer, extras, forecasting=False):
         super().__init__()
-        # Bound methods of modules: register the modules so their weights are exported as such.
-        owners = [f if isinstance(f, nn.Module) else getattr(f, "__self__", None) for f in (encoder, step)]
-        for i, owner in enumerate({id(o): o for o in owners if isinstance(o, nn.Module)}.values()):
+        # The modules whose weights the callables use, registered so they are exported as weights
+        # (else tracing stops at "Cannot insert a Tensor that requires grad as a constant").
+        owners = [o for f in (encoder, step) for o in _modules_of(f)]
+        for i, owner in enumerate({id(o): o for o in owners}.values()):
             self.add_module(f"m{i}", owner)
         self.encoder, self.step_fn, self.kind, self.packer, self.extras = encoder, step, kind, packer, extras
         self.forecasting = forecasting
@@ -366,7 +398,7 @@ def _axes(names, kind, forecasting):
 def _export(path, combined, example, input_names, kind, forecasting, opset):
     combined.eval()
     with torch.no_grad():
-        torch.onnx.export(combined, example, path, input_names=input_names, output_names=combined.outputs,
+        _onnx_export(combined, example, path, input_names=input_names, output_names=combined.outputs,
                           dynamic_axes=_axes(input_names + combined.outputs, kind, forecasting),
                           opset_version=opset, do_constant_folding=True)
 

@@ -18,7 +18,7 @@ import { outOfRange, readLinks, readPairs, type WordPair } from '../engine/align
 import { occlusion } from '../engine/align/occlusion'
 import { formatPharaohLine, type Link } from '../engine/align/pharaoh'
 import { alignStatistically } from '../engine/align/statistical'
-import { args, headOption, lines, readableFile, UsageError } from './options'
+import { args, headOption, lines, modelPath, readableFile, UsageError } from './options'
 
 export const ALIGN_USAGE = [
   '       attention-lens align --model M.onnx --input PAIRS.src-tgt [--head L:H | --layer L] [--shifted] [--method argmax|threshold=0.3]',
@@ -31,7 +31,7 @@ export const ALIGN_USAGE = [
 
 async function openModel(path: string | undefined, provider: string, what = '--model M.onnx'): Promise<LoadedModel> {
   if (!isKnownProvider(provider)) throw new UsageError(`--provider ${provider} is not one this build knows`)
-  const m = await LoadedModel.open(readableFile(path, what), provider)
+  const m = await LoadedModel.open(modelPath(path, what), provider)
   if (m.spec.task !== 'translation') throw new UsageError(`${m.spec.name} is a forecasting model: it has no words to align`)
   return m
 }

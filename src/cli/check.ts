@@ -22,6 +22,7 @@ function describe(r: CheckReport, verbose = false): string {
       ? `${errors} feature${errors > 1 ? 's' : ''} will not work`
       : 'the app can use every feature'
   const lines = [`${head} — ${verdict}`]
+  for (const d of r.details ?? []) lines.push(`  · ${d}`)
   for (const m of r.fatal) lines.push(`  ✗ ${m}`)
   for (const f of r.findings) {
     lines.push(`  ${f.level === 'error' ? '✗' : '!'} ${FEATURE_NAMES[f.feature]}: ${f.message}`)
@@ -53,7 +54,17 @@ export async function check(argv: string[]): Promise<void> {
   for (const p of paths) {
     const r = await checkFile(p, provider)
     code = Math.max(code, exitCode(r))
-    if (v.values.json) reports.push({ path: r.path, name: r.name, exitCode: exitCode(r), fatal: r.fatal, findings: r.findings, passed: r.passed })
+    if (v.values.json)
+      reports.push({
+        path: r.path,
+        name: r.name,
+        format: r.format,
+        details: r.details,
+        exitCode: exitCode(r),
+        fatal: r.fatal,
+        findings: r.findings,
+        passed: r.passed,
+      })
     else console.log(describe(r, v.values.verbose))
   }
   if (v.values.json) console.log(JSON.stringify(paths.length === 1 ? reports[0] : reports, null, 2))

@@ -13,7 +13,7 @@ import { InferenceService } from '../engine/service'
 import { naiveBaselineLabel } from './baseline'
 import { check } from './check'
 import { alignCommands, ALIGN_USAGE, evalAblate, wantsAblation } from './align'
-import { args, headOption, lines, readableFile, UsageError } from './options'
+import { args, GUARD_USAGE, guardFrom, guardLabel, guardOptions, headOption, LANG_OPTIONS, lines, modelPath, readableFile, UsageError } from './options'
 import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
 import { figureInUnits } from '../shared/attention/word-figure'
 import { inUnits, type Units } from '../shared/attention/word-translation'
@@ -36,7 +36,8 @@ import {
 
 const USAGE = [
   'usage: attention-lens translate --model M.onnx [--beam K] [--provider P] [--input FILE] [--attention OUT.jsonl [--pieces]]',
-  '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P]',
+  '       attention-lens eval --model M.onnx [--model N.onnx ...] --src X --ref Y [--provider P] [--raw]',
+  `       translate, eval and export decode with ${GUARD_USAGE}`,
   '       attention-lens export --model M.onnx [--model N.onnx ...] --src "sentence" [--target "translation"] --out FIG.png|svg|pdf',
   `              [--view ${CLI_VIEWS.join('|')}] [--step N] [--threshold 0-1]`,
   '              [--head LAYER:HEAD] (Transformer: heads draws that one head large, whatif overrides or silences only it)',
@@ -61,11 +62,14 @@ async function translate(argv: string[]): Promise<void> {
     input: { type: 'string' },
     attention: { type: 'string' },
     pieces: { type: 'boolean' },
+    ...guardOptions,
+    ...LANG_OPTIONS,
   })
   const units: Units = v.pieces ? 'pieces' : 'words'
-  const model = readableFile(v.model, '--model M.onnx')
+  const model = modelPath(v.model, '--model M.onnx', v)
   const beam = Number(v.beam)
   if (!Number.isInteger(beam) || beam < 1 || beam > 16) throw new UsageError('--beam must be a whole number from 1 to 16')
+  const guard = guardFrom(v)
   if (v.input) readableFile(v.input, '--input')
   const service = new InferenceService()
   await service.setProvider(v.provider!)
@@ -83,10 +87,12 @@ async function translate(argv: string[]): Promise<void> {
       if (v.attention) records.push(JSON.stringify({ source: line, translation: '', srcTokens: [], tgtTokens: [], attention: [] }))
       continue
     }
-    const t = await service.translate(model, line, { beam })
+    const t = await service.translate(model, line, { beam, ...guard })
     process.stdout.write(t.text + '\n')
     if (v.attention) {
-      const { srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs, words, crossAttention } = inUnits(t, units)
+      const { srcTokens, tgtTokens, attention, scores, positions, windows, gaussian, tokenLogProbs, words, crossAttention, blocked } = inUnits(t, units)
+      // Where the repeat guard blocked the model's own choice: that choice, per output unit (null elsewhere).
+      const guarded = blocked ? { blocked } : {}
       // A transformer's every head, [step][layer][head][source], next to their average `attention`.
       const heads = crossAttention ? { crossAttention } : {}
       // In words: each word's [first, last] piece, so a record can be traced back to the pieces.
@@ -106,6 +112,7 @@ async function translate(argv: string[]): Promise<void> {
           tokenLogProbs,
           ...heads,
           ...spans,
+          ...guarded,
         }),
       )
     }
@@ -120,9 +127,12 @@ async function evaluate(argv: string[]): Promise<void> {
     src: { type: 'string' },
     ref: { type: 'string' },
     provider: { type: 'string', default: 'cpu' },
+    ...guardOptions,
+    ...LANG_OPTIONS,
   })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
-  const models = v.model.map((m) => readableFile(m, '--model'))
+  const guard = guardFrom(v)
+  const models = v.model.map((m) => modelPath(m, '--model', v))
   const srcs = lines(readableFile(v.src, '--src X'))
   const refs = lines(readableFile(v.ref, '--ref Y'))
   const service = new InferenceService()
@@ -130,9 +140,9 @@ async function evaluate(argv: string[]): Promise<void> {
   for (const m of models) {
     const info = await service.open(m)
     if (info.providerNote) console.error(`attention-lens: ${info.providerNote}`)
-    const r = await service.evaluate(m, srcs, refs)
+    const r = await service.evaluate(m, srcs, refs, { guard })
     console.log(
-      `${r.fileName}: BLEU ${r.bleu.toFixed(2)} (case-insensitive), ${r.bleuCased.toFixed(2)} cased, ${r.sentences} sentences, ${r.seconds.toFixed(1)} s (${r.sentencesPerSecond.toFixed(0)} sentences/s)`,
+      `${r.fileName}: BLEU ${r.bleu.toFixed(2)} (case-insensitive), ${r.bleuCased.toFixed(2)} cased, ${r.sentences} sentences, ${r.seconds.toFixed(1)} s (${r.sentencesPerSecond.toFixed(0)} sentences/s), ${guardLabel(guard)}`,
     )
     for (const b of r.byLength) console.log(`  source length ${b.bucket.padEnd(6)} ${String(b.sentences).padStart(5)} sentences  BLEU ${b.bleu.toFixed(2)}`)
   }
@@ -244,6 +254,7 @@ async function exportFigure(argv: string[]): Promise<void> {
     target: { type: 'string' },
     view: { type: 'string', default: 'heatmap' },
     ...figureOptions,
+    ...LANG_OPTIONS,
     'no-overlay': { type: 'boolean' },
     pieces: { type: 'boolean' },
     threshold: { type: 'string' },
@@ -253,8 +264,10 @@ async function exportFigure(argv: string[]): Promise<void> {
     beam: { type: 'string' },
     head: { type: 'string' },
     provider: { type: 'string', default: 'cpu' },
+    ...guardOptions,
   })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
+  const guard = guardFrom(v)
   const view = String(v.view)
   if (!CLI_VIEWS.includes(view)) throw new UsageError(`--view must be ${CLI_VIEWS.slice(0, -1).join(', ')} or ${CLI_VIEWS[CLI_VIEWS.length - 1]}`)
   if (v.src === undefined) throw new UsageError(view === 'corpus' ? '--src TEST-SET (a file, one sentence a line) is missing' : '--src "sentence" is missing')
@@ -273,10 +286,10 @@ async function exportFigure(argv: string[]): Promise<void> {
   if (view === 'beam' && beam < 2) throw new UsageError('--view beam needs --beam K with K from 2 to 16 (greedy decoding has no tree)')
   if (view === 'sidebyside' && !(v.model.length === 2 || (v.model.length === 1 && (beam > 1 || v.target !== undefined))))
     throw new UsageError('--view sidebyside needs two --model, or one --model and --beam K (greedy against beam K) or --target (against the reference)')
-  const models = v.model.map((m) => readableFile(m, '--model'))
+  const models = v.model.map((m) => modelPath(m, '--model', v))
   const service = new InferenceService()
   await service.setProvider(v.provider!)
-  const run = (m: string) => (v.target !== undefined ? service.forced(m, v.src!, v.target) : service.translate(m, v.src!))
+  const run = (m: string) => (v.target !== undefined ? service.forced(m, v.src!, v.target) : service.translate(m, v.src!, guard))
   let data: FigureData
   if (view === 'corpus') {
     const srcs = lines(readableFile(v.src, '--src TEST-SET'))
@@ -284,7 +297,7 @@ async function exportFigure(argv: string[]): Promise<void> {
     const results = []
     for (const m of models) {
       const info = await service.open(m)
-      results.push({ ...(await service.evaluate(m, srcs, refs)), modelId: m, attention: info.attention, model: info.name })
+      results.push({ ...(await service.evaluate(m, srcs, refs, { guard })), modelId: m, attention: info.attention, model: info.name })
     }
     const first = await service.open(models[0])
     data = { view: 'corpus', corpus: { pair: `${first.srcLang}-${first.tgtLang}`, testSet: basename(v.src), results } }
@@ -301,14 +314,14 @@ async function exportFigure(argv: string[]): Promise<void> {
           ]
     const decoded = []
     for (const { m, forced, k } of sides) {
-      const t = forced ? await service.forced(m, v.src, v.target!) : await service.translate(m, v.src, { beam: k })
+      const t = forced ? await service.forced(m, v.src, v.target!) : await service.translate(m, v.src, { beam: k, ...guard })
       const info = await service.open(m)
       if (t.attention.length === 0) throw new Error(`${info.name} has no attention to draw`)
       decoded.push({ t, name: `${info.name} · ${forced ? 'reference' : k === 1 ? 'greedy' : `beam ${k}`}` })
     }
     data = { view: 'sidebyside', a: decoded[0].t, b: decoded[1].t, names: [decoded[0].name, decoded[1].name] }
   } else if (view === 'beam') {
-    const translation = await service.translate(models[0], v.src, { beam })
+    const translation = await service.translate(models[0], v.src, { beam, ...guard })
     if (!translation.beamTree?.nodes.length) throw new Error(`${(await service.open(models[0])).name} returned no beam tree`)
     data = { view: 'beam', translation }
   } else if (view === 'occlusion') {
@@ -321,7 +334,7 @@ async function exportFigure(argv: string[]): Promise<void> {
   } else {
     const info = await service.open(models[0])
     if (view === 'whatif') {
-      const original = await service.translate(models[0], v.src)
+      const original = await service.translate(models[0], v.src, guard)
       const at = v.at === undefined || v.at === 'all' ? 'all' : index(v.at, original.tgtTokens.length, '--at (an output step, or all)', 0)
       const sourceIndex = index(v.source, original.srcTokens.length, '--source', 0)
       const head = headOption(v.head, info.heads, info.name)
@@ -332,6 +345,7 @@ async function exportFigure(argv: string[]): Promise<void> {
         mode,
         sourceIndex,
         ...(head ? { head } : {}),
+        ...guard,
       })
       if (result.modified.attention.length === 0 && mode !== 'silence') throw new Error(`${info.name} has no attention to override`)
       data = { view: 'whatif', result, mode, at, ...(mode === 'onehot' ? { sourceIndex } : {}), ...(head ? { head } : {}) }

@@ -2,6 +2,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { isHeadOf } from '../shared/attention/heads'
+import { withLanguages } from '../engine/formats'
+import { DEFAULT_REPEAT_GUARD, MAX_GUARD_SETTING, NO_REPEAT_GUARD, validSetting, type RepeatGuard } from '../shared/repeat-guard'
 
 export class UsageError extends Error {}
 
@@ -18,6 +20,21 @@ export function readableFile(path: string | undefined, what: string): string {
   if (!existsSync(path)) throw new Error(`no such file: ${path}`)
   if (statSync(path).isDirectory()) throw new Error(`${path} is a folder, not a file`)
   return path
+}
+
+/** A multilingual model's language pair (M2M100, NLLB, mBART-50), for the commands that decode. */
+export const LANG_OPTIONS = { 'src-lang': { type: 'string' }, 'tgt-lang': { type: 'string' } } as const
+
+/**
+ * A model: one file of the app's own format, or a Hugging Face folder (or one of its .onnx
+ * files), with the language pair given by --src-lang/--tgt-lang for a multilingual one.
+ */
+export function modelPath(path: string | undefined, what: string, langs: { 'src-lang'?: string; 'tgt-lang'?: string } = {}): string {
+  if (!path) throw new UsageError(`${what} is missing`)
+  if (!existsSync(path)) throw new Error(`no such file or folder: ${path}`)
+  const [src, tgt] = [langs['src-lang'], langs['tgt-lang']]
+  if ((src === undefined) !== (tgt === undefined)) throw new UsageError('--src-lang and --tgt-lang go together (e.g. --src-lang en --tgt-lang fr)')
+  return src !== undefined && tgt !== undefined ? withLanguages(path, src, tgt) : path
 }
 
 export function lines(path: string): string[] {
@@ -38,4 +55,41 @@ export function headOption(
   if (!isHeadOf({ layer: layer - 1, head: head - 1 }, heads))
     throw new UsageError(`--head must be LAYER:HEAD with LAYER from 1 to ${heads.layers} and HEAD from 1 to ${heads.heads} (e.g. --head 1:2)`)
   return { layer: layer - 1, head: head - 1 }
+}
+
+/** The repeat-guard options of every command that decodes freely (src/shared/repeat-guard.ts). */
+export const guardOptions = {
+  'no-repeat-ngram': { type: 'string' },
+  'max-repeat': { type: 'string' },
+  raw: { type: 'boolean' },
+} as const
+
+/** USAGE's line for them. */
+export const GUARD_USAGE = `[--no-repeat-ngram N] [--max-repeat N] [--raw] (repeat guards, on by default: no N-gram of pieces twice (${DEFAULT_REPEAT_GUARD.noRepeatNgram}), no piece more than N times in a row (${DEFAULT_REPEAT_GUARD.maxRepeat}); 0 turns one off, --raw both)`
+
+/** `--no-repeat-ngram N` and `--max-repeat N` (0 = off; absent = the default), or `--raw`: both off. */
+export function guardFrom(v: { 'no-repeat-ngram'?: string; 'max-repeat'?: string; raw?: boolean }): RepeatGuard {
+  const n = v['no-repeat-ngram']
+  const r = v['max-repeat']
+  if (v.raw) {
+    if (n !== undefined || r !== undefined) throw new UsageError('--raw turns both repeat guards off: give it without --no-repeat-ngram and --max-repeat')
+    return { ...NO_REPEAT_GUARD }
+  }
+  const setting = (raw: string | undefined, name: string, fallback: number) => {
+    if (raw === undefined) return fallback
+    const x = Number(raw)
+    if (raw.trim() === '' || !validSetting(x)) throw new UsageError(`--${name} must be a whole number from 0 (off) to ${MAX_GUARD_SETTING}`)
+    return x
+  }
+  return {
+    noRepeatNgram: setting(n, 'no-repeat-ngram', DEFAULT_REPEAT_GUARD.noRepeatNgram),
+    maxRepeat: setting(r, 'max-repeat', DEFAULT_REPEAT_GUARD.maxRepeat),
+  }
+}
+
+/** The guard in words, for a report: "raw (no repeat guards)" or what is on. */
+export function guardLabel(g: RepeatGuard): string {
+  if (g.noRepeatNgram === 0 && g.maxRepeat === 0) return 'raw (no repeat guards)'
+  const parts = [...(g.noRepeatNgram > 0 ? [`no-repeat-ngram ${g.noRepeatNgram}`] : []), ...(g.maxRepeat > 0 ? [`max-repeat ${g.maxRepeat}`] : [])]
+  return `repeat guards ${parts.join(', ')}`
 }

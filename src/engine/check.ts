@@ -1,11 +1,14 @@
 import { readFile, stat } from 'node:fs/promises'
 import type { CheckFeature, CheckFinding, Translation } from '../shared/api'
 import { KINDS } from '../shared/attention-kinds'
+import { NO_REPEAT_GUARD } from '../shared/repeat-guard'
 import { contractProblems, ContractError, ENCODER_OUTPUTS, FORECAST_STEP_REQUIRED_INPUTS, HEAD_INPUTS, shown, STEP_INPUTS, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateForecast, forecastAt, FORECAST_ENCODER_FEEDS } from './forecast'
 import { favouredSpecial, insideGraph, paddingCause, stateShapeProblem, type Problem } from './batch-probe'
 import { firstLine, LoadedModel, MAX_MODEL_BYTES } from './model'
+import { lensFile } from './formats/lens-file'
+import { formatFor } from './formats'
 import { nodesFor, OnnxParseError, parseOnnx, type OnnxFile } from './onnx-graph'
 
 /**
@@ -38,6 +41,9 @@ export interface CheckReport {
   findings: CheckFinding[]
   /** What was tried and worked, in words, for the report. */
   passed: string[]
+  /** The format it was read as, and what that format says of it (where the attention comes from…). */
+  format?: string
+  details?: string[]
 }
 
 /** 0: every feature works; 1: some will not (the findings say which); 2: the file does not open. */
@@ -478,7 +484,8 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
   const singles: Translation[] = []
   for (const text of texts) {
     try {
-      singles.push((await greedyBatch(model, [text], { topK: 1, encoderStates: false }))[0])
+      // The model's own outputs (no repeat guard): a guard could hide where a batch parts from them.
+      singles.push((await greedyBatch(model, [text], { topK: 1, encoderStates: false, guard: NO_REPEAT_GUARD }))[0])
     } catch (e) {
       // A fixed shape found in the graph, or by the batch step above, already says why, better than onnxruntime does.
       // A transformer is fed head inputs shaped by its metadata: say so, as onnxruntime will not.
@@ -510,7 +517,7 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
   if (shape) out.warn('batch', goingOn(shape, `so ${oneAtATime}`))
   else {
     try {
-      const batch = await greedyBatch(model, texts, { topK: 1, encoderStates: false })
+      const batch = await greedyBatch(model, texts, { topK: 1, encoderStates: false, guard: NO_REPEAT_GUARD })
       const differs = batch.findIndex((t, i) => t.tgtTokens.join(' ') !== singles[i].tgtTokens.join(' ') || !sameRows(t.attention, singles[i].attention))
       if (differs >= 0 && !out.list.some((f) => f.feature === 'batch')) {
         const cause = await paddingCause(model, texts).catch(() => 'the model does not ignore the padding of the shorter sentence')
@@ -667,7 +674,9 @@ export async function probeFindings(model: LoadedModel, known: CheckFinding[] = 
 
 /** Everything about a file, as `attention-lens check` reports it. */
 export async function checkFile(path: string, provider = 'cpu'): Promise<CheckReport> {
-  const report: CheckReport = { path, name: null, spec: null, fatal: [], findings: [], passed: [] }
+  const format = await formatFor(path)
+  if (format.id !== lensFile.id) return checkOtherFormat(path, format.id, provider)
+  const report: CheckReport = { path, name: null, spec: null, fatal: [], findings: [], passed: [], format: format.id }
   const info = await stat(path).catch(() => null)
   let file: OnnxFile
   try {
@@ -707,14 +716,38 @@ export async function checkFile(path: string, provider = 'cpu'): Promise<CheckRe
   return report
 }
 
+/** A model of another format (a Hugging Face folder): opened as the app opens it, then probed. */
+async function checkOtherFormat(path: string, format: string, provider: string): Promise<CheckReport> {
+  const report: CheckReport = { path, name: null, spec: null, fatal: [], findings: [], passed: [], format, details: [] }
+  let model: LoadedModel
+  try {
+    model = await LoadedModel.open(path, provider)
+  } catch (e) {
+    report.fatal.push((e as Error).message)
+    return report
+  }
+  try {
+    report.spec = model.spec
+    report.name = model.spec.name
+    report.details = model.formatDetails
+    const probed = await probeFindings(model, [])
+    report.findings = probed.findings
+    report.passed = probed.passed
+  } finally {
+    await model.release()
+  }
+  return report
+}
+
 /**
  * The checks the app runs when it opens a model (the same as `check`'s, on the sessions already
  * made). A model whose main feature fails is refused with the reason; the findings of the others
  * travel with the model info, and the service keeps the features they name off.
  */
 export async function openingFindings(model: LoadedModel, bytes?: Uint8Array): Promise<CheckFinding[]> {
-  const file = parseOnnx(bytes ?? new Uint8Array(await readFile(model.path)))
-  const { findings } = await probeFindings(model, staticFindings(file, model.spec))
+  // The static checks read the app's own one-file format; another format's files were checked as it opened them.
+  const known = model.format === lensFile.id ? staticFindings(parseOnnx(bytes ?? new Uint8Array(await readFile(model.path))), model.spec) : []
+  const { findings } = await probeFindings(model, known)
   const main = model.spec.task === 'forecasting' ? 'forecast' : 'translate'
   const fatal = blocked(findings, main)
   if (fatal) {

@@ -161,6 +161,11 @@ export interface ModelSpec {
   /** Forecasting models only (translation fields are then empty). */
   forecast: ForecastModelSpec | null
   forecastScore: ForecastScore | null
+  /**
+   * The target ids no decoder emits, where the format says so itself (a Hugging Face folder: its
+   * generation config's single-token bad_words_ids); absent: every special token but `</s>`.
+   */
+  neverGenerate?: number[]
 }
 
 /**
@@ -500,7 +505,8 @@ const neverCache = new WeakMap<object, number[]>()
  * but `</s>`. Their logits are set to −∞ before ranking, and log-probabilities are renormalised
  * over the other tokens.
  */
-export function neverGenerated(spec: Pick<ModelSpec, 'special' | 'tgtVocab'>): number[] {
+export function neverGenerated(spec: Pick<ModelSpec, 'special' | 'tgtVocab' | 'neverGenerate'>): number[] {
+  if (spec.neverGenerate) return spec.neverGenerate
   let ids = neverCache.get(spec)
   if (!ids) {
     const named = Object.entries(spec.special as unknown as Record<string, unknown>)

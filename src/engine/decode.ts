@@ -1,5 +1,5 @@
 import * as ort from 'onnxruntime-node'
-import type { Alternative, DecodeOptions, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
+import type { Alternative, DecodeOptions, GuardOptions, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
 import { KINDS } from '../shared/attention-kinds'
 import { beamTreeOf } from './beam-tree'
 import { CancelledError } from '../shared/errors'
@@ -7,6 +7,17 @@ import { K_INPUT, LOOP_INPUTS, SEQ, seqName } from './graph-surgery'
 import { differing } from '../shared/differing'
 import { isHeadOf } from '../shared/attention/heads'
 import { comparableTokens } from '../shared/end-token'
+import {
+  bannedTokens,
+  firstAllowed,
+  firstBanned,
+  guardOf,
+  guardOn,
+  MAX_GUARD_SETTING,
+  NO_REPEAT_GUARD,
+  validSetting,
+  type RepeatGuard,
+} from '../shared/repeat-guard'
 import type { LoadedModel } from './model'
 import { clampK, encode, gatherRows, headRows, row, rowTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
 import { detokenize, tokenize } from './tokenizer'
@@ -50,7 +61,26 @@ function vocabIndex(vocab: string[]): Map<string, number> {
 
 /** Text to ids with `</s>` appended, cut to MAX_SOURCE_TOKENS. */
 export function encodeSource(model: LoadedModel, text: string): EncodedSource {
+  if (model.sourceEncoder) return encodeOwn(model, text)
   return encodePieces(model, tokenize(text, model.spec.srcTokenizer), text)
+}
+
+/**
+ * A format whose tokenizer adds its own special tokens (a Hugging Face folder: BART's `<s>`, an
+ * M2M100 language token, `</s>`): its pieces and ids as it makes them, the body cut to
+ * MAX_SOURCE_TOKENS between them.
+ */
+function encodeOwn(model: LoadedModel, text: string): EncodedSource {
+  const own = model.sourceEncoder!(text)
+  const { head, tail } = own
+  let { pieces, ids } = own
+  const truncated = ids.length - head - tail > MAX_SOURCE_TOKENS
+  if (truncated) {
+    const cut = <T>(xs: T[]) => [...xs.slice(0, head + MAX_SOURCE_TOKENS), ...xs.slice(xs.length - tail)]
+    pieces = cut(pieces)
+    ids = cut(ids)
+  }
+  return { text, tokens: pieces, ids, unknown: ids.map((id) => id === model.spec.special.unk), truncated }
 }
 
 /**
@@ -84,6 +114,8 @@ interface RowCapture {
   align: number[] | null
   /** Transformer: every head's weights, [layer][head][s]; null where not captured (batched evaluation). */
   cross: number[][][] | null
+  /** The model's own first choice where the repeat guard blocked it (this row's history banned it), else null. */
+  blocked?: number | null
 }
 
 /** One output step of one hypothesis. */
@@ -92,6 +124,9 @@ interface StepRecord {
   logProb: number
   capture: RowCapture
 }
+
+/** The tokens of some steps: a hypothesis' history, as the repeat guard reads it. */
+const tokensOf = (steps: readonly StepRecord[]) => steps.map((s) => s.token)
 
 function alternativesOf(model: LoadedModel, top: RowTop, k: number): Alternative[] {
   const n = Math.min(k, top.ids.length)
@@ -133,6 +168,7 @@ function toTranslation(
   const tokens = steps.map((s, t) => replaced[t]?.source ?? spec.tgtVocab[s.token] ?? '<unk>')
   // An <unk> nothing could replace (a model without attention) is left out of the text.
   const words = tokens.filter((_, t) => steps[t].token !== spec.special.eos && !(steps[t].token === spec.special.unk && !replaced[t]))
+  const blocked = steps.map((s) => (s.capture.blocked == null ? null : (spec.tgtVocab[s.capture.blocked] ?? '<unk>')))
   return {
     modelId: '',
     source: src.text,
@@ -150,6 +186,7 @@ function toTranslation(
     encoderStates: [],
     tokenLogProbs: steps.map((s) => s.logProb),
     alternatives: steps.map((s) => s.capture.alternatives),
+    ...(blocked.some((b) => b !== null) ? { blocked } : {}),
     tgtUnknown: null,
     replaced,
     logProb: steps.reduce((a, s) => a + s.logProb, 0),
@@ -174,6 +211,8 @@ interface StepLoopOptions {
   override?: (t: number) => StepOverride | null
   /** Capture a transformer's per-head weights (default true; batched evaluation skips them). */
   crossAttention?: boolean
+  /** The repeat guard of the free (not forced) rows; default none. */
+  guard?: RepeatGuard
 }
 
 /** One step's what-if inputs for row 0 (see `whatIf`). */
@@ -195,7 +234,8 @@ interface Decoded {
 /**
  * Step-by-step decoding of a batch of sentences, greedy or forced, with every step recorded: one
  * `session.run` per step. Forced decoding and what-if run here; greedy runs here only for a
- * model whose graph could not be rewritten (and as the reference the tests compare the loop to).
+ * model whose graph could not be rewritten, for a sentence the repeat guard changes (guardedLoop),
+ * and as the reference the tests compare the loop to.
  * Finished rows keep running until the batch ends; their steps are simply not recorded.
  */
 export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opts: StepLoopOptions, states = true): Promise<Decoded> {
@@ -212,9 +252,14 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
   let prev = new Array<number>(B).fill(special.bos)
   let state = enc.init
   const maxT = Math.max(...limits)
+  const guard = opts.forced ? NO_REPEAT_GUARD : (opts.guard ?? NO_REPEAT_GUARD)
+  const guarded = guardOn(guard)
   for (let t = 0; t < maxT && done.includes(false); t++) {
     checkCancel(opts.signal)
     const w = opts.override?.(t) ?? null
+    // What the guard bans in each row now; the step ranks that many more tokens, so k of them stay.
+    const bans = guarded ? out.map((steps, b) => (done[b] ? null : bannedTokens(tokensOf(steps), guard))) : null
+    const ranked = opts.topK + (bans ? Math.max(0, ...bans.map((x) => x?.size ?? 0)) : 0)
     const o = await step(model, {
       prev,
       state,
@@ -222,7 +267,7 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
       mask: enc.mask,
       keys: enc.keys,
       t,
-      k: opts.topK,
+      k: ranked,
       logits: !!opts.forced,
       override: w?.weights ? { weights: w.weights, on: Float32Array.of(w.on) } : null,
       heads: w?.heads ?? null,
@@ -231,11 +276,16 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
     const next = [...prev]
     for (let b = 0; b < B; b++) {
       if (done[b]) continue
-      const top = rowTop(model, o, b, opts.topK)
-      // The greedy choice is the most probable alternative (ties broken the same way).
-      const token = opts.forced ? opts.forced[b][t] : top.ids[0]
-      const logProb = opts.forced ? tokenLogProb(model, o, b, token) : top.logp[0]
-      out[b].push({ token, logProb, capture: capture(model, o, b, enc.lengths[b], top, opts.topK, cross) })
+      const top = rowTop(model, o, b, ranked)
+      // The greedy choice is the most probable alternative (ties broken the same way) the repeat
+      // guard lets through; where it bans every one ranked, the model's own choice stands.
+      const ban = bans?.[b]
+      const rank = Math.max(0, ban ? firstAllowed(top.ids, ban) : 0)
+      const token = opts.forced ? opts.forced[b][t] : top.ids[rank]
+      const logProb = opts.forced ? tokenLogProb(model, o, b, token) : top.logp[rank]
+      const cap = capture(model, o, b, enc.lengths[b], top, opts.topK, cross)
+      if (rank > 0) cap.blocked = top.ids[0]
+      out[b].push({ token, logProb, capture: cap })
       next[b] = token
       if (token === special.eos || out[b].length >= limits[b]) done[b] = true
     }
@@ -319,6 +369,35 @@ async function decodeLoop(model: LoadedModel, srcs: EncodedSource[], k: number, 
   return { steps, memory }
 }
 
+/**
+ * The loop graph's greedy output under the repeat guard. The graph has no guard in it; but the
+ * guarded decoder departs from the model's own choice only at a step where that choice is banned,
+ * so an output with no banned step (firstBanned, the usual case) is already the guarded one. The
+ * sentences with one are decoded again step by step with the guard (decodeSteps); the loop's
+ * encoder states stand for them, being the same.
+ */
+async function guardedLoop(
+  model: LoadedModel,
+  srcs: EncodedSource[],
+  k: number,
+  states: boolean,
+  cross: boolean,
+  guard: RepeatGuard,
+  signal?: AbortSignal,
+): Promise<Decoded> {
+  const loop = await decodeLoop(model, srcs, k, states, cross)
+  const again = srcs.flatMap((_, b) => (firstBanned(tokensOf(loop.steps[b]), guard) >= 0 ? [b] : []))
+  if (again.length === 0) return loop
+  const redone = await decodeSteps(
+    model,
+    again.map((b) => srcs[b]),
+    { topK: k, signal, crossAttention: cross, guard },
+    false,
+  )
+  again.forEach((b, i) => (loop.steps[b] = redone.steps[i]))
+  return loop
+}
+
 /** Encoder states of sentence b as rows (its real tokens only; one row for `none`). */
 function memoryRows(memory: ort.Tensor, length: number, b: number): number[][] {
   const [, L, M] = memory.dims
@@ -334,6 +413,8 @@ export interface GreedyOptions {
   encoderStates?: boolean
   /** Return a transformer's per-head weights, `crossAttention` (default true). */
   crossAttention?: boolean
+  /** The repeat guard (default: DEFAULT_REPEAT_GUARD, src/shared/repeat-guard.ts); NO_REPEAT_GUARD for the model's own output. */
+  guard?: RepeatGuard
 }
 
 export async function greedyBatch(model: LoadedModel, texts: string[], opts: GreedyOptions = {}): Promise<Translation[]> {
@@ -343,9 +424,10 @@ export async function greedyBatch(model: LoadedModel, texts: string[], opts: Gre
   const cross = opts.crossAttention ?? true
   checkCancel(opts.signal)
   const srcs = texts.map((t) => encodeSource(model, t))
+  const guard = opts.guard ?? guardOf()
   const { steps, memory } = model.greedy
-    ? await decodeLoop(model, srcs, topK, states, cross)
-    : await decodeSteps(model, srcs, { topK, signal: opts.signal, crossAttention: cross }, states)
+    ? await guardedLoop(model, srcs, topK, states, cross, guard, opts.signal)
+    : await decodeSteps(model, srcs, { topK, signal: opts.signal, crossAttention: cross, guard }, states)
   return srcs.map((s, b) => toTranslation(model, s, steps[b], { mode: 'greedy', beam: 1, encoderStates: memory?.[b] ?? [] }, started))
 }
 
@@ -377,6 +459,7 @@ async function beamDecode(
   alpha: number,
   k: number,
   signal?: AbortSignal,
+  guard: RepeatGuard = NO_REPEAT_GUARD,
 ): Promise<{ steps: StepRecord[]; memory: number[][]; tried: Hyp[]; best: Hyp | null }> {
   const { special } = model.spec
   const enc: Encoded = await encode(model, [src.ids])
@@ -396,16 +479,23 @@ async function beamDecode(
   const finished: Hyp[] = []
   // Every candidate, for the beam view's tree (src/engine/beam-tree.ts).
   const tried: Hyp[] = []
-  const ranked = Math.max(K, k)
+  const guarded = guardOn(guard)
   for (let t = 0; t < maxLen && alive.length > 0; t++) {
     checkCancel(signal)
     const { memory, mask, keys } = tiled(alive.length)
+    // Each hypothesis' own banned tokens (its own history); the step ranks that many more, so K stay.
+    const bans = guarded ? alive.map((h) => bannedTokens(tokensOf(stepsOf(h)), guard)) : null
+    const ranked = Math.max(K, k) + (bans ? Math.max(...bans.map((x) => x.size)) : 0)
     const o = await step(model, { prev: alive.map((h) => h.rec?.token ?? special.bos), state, memory, mask, keys, t, k: ranked })
     const candidates: Hyp[] = []
     alive.forEach((h, b) => {
       const top = rowTop(model, o, b, ranked)
       const cap = capture(model, o, b, S, top, k)
-      for (let i = 0; i < Math.min(K, top.ids.length); i++) {
+      const ban = bans?.[b]
+      if (ban?.has(top.ids[0])) cap.blocked = top.ids[0]
+      // The K best tokens the guard lets through extend this hypothesis.
+      const allowed = ban?.size ? top.ids.flatMap((id, i) => (ban.has(id) ? [] : [i])) : top.ids.map((_, i) => i)
+      for (const i of allowed.slice(0, K)) {
         const tok = top.ids[i]
         const rec = { token: tok, logProb: top.logp[i], capture: cap }
         candidates.push({ parent: h, rec, length: h.length + 1, state: b, score: h.score + top.logp[i], done: tok === special.eos })
@@ -435,6 +525,14 @@ async function beamDecode(
   return { steps: pool[0] ? stepsOf(pool[0]) : [], memory: memoryRows(enc.memory, S, 0), tried, best: pool[0] ?? null }
 }
 
+/** The repeat guard some options ask for (absent settings: the defaults), each setting checked. */
+export function checkedGuard(opts: GuardOptions): RepeatGuard {
+  const guard = guardOf(opts)
+  if (!validSetting(guard.noRepeatNgram)) throw new Error(`The no-repeat n-gram size must be a whole number from 0 (off) to ${MAX_GUARD_SETTING}.`)
+  if (!validSetting(guard.maxRepeat)) throw new Error(`The most repeats of a piece in a row must be a whole number from 0 (off) to ${MAX_GUARD_SETTING}.`)
+  return guard
+}
+
 export async function translate(model: LoadedModel, text: string, opts: DecodeOptions = {}, signal?: AbortSignal): Promise<Translation> {
   const beam = Math.round(opts.beam ?? 1)
   if (!(beam >= 1 && beam <= MAX_BEAM)) throw new Error(`The beam size must be between 1 and ${MAX_BEAM}.`)
@@ -442,10 +540,11 @@ export async function translate(model: LoadedModel, text: string, opts: DecodeOp
   const alpha = opts.lengthPenalty ?? 1
   if (!(Number.isFinite(alpha) && alpha >= 0 && alpha <= 3)) throw new Error('The length penalty must be a number from 0 to 3.')
   const states = opts.encoderStates ?? true
-  if (beam === 1) return (await greedyBatch(model, [text], { topK: k, signal, encoderStates: states }))[0]
+  const guard = checkedGuard(opts)
+  if (beam === 1) return (await greedyBatch(model, [text], { topK: k, signal, encoderStates: states, guard }))[0]
   const started = performance.now()
   const src = encodeSource(model, text)
-  const { steps, memory, tried, best } = await beamDecode(model, src, beam, alpha, k, signal)
+  const { steps, memory, tried, best } = await beamDecode(model, src, beam, alpha, k, signal, guard)
   const t = toTranslation(model, src, steps, { mode: 'beam', beam, encoderStates: states ? memory : [] }, started)
   return { ...t, beamTree: beamTreeOf(tried, best, model.spec.tgtVocab, model.spec.special.eos, beam, t.tgtTokens) }
 }
@@ -530,7 +629,8 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
   }
   let started = performance.now()
   const src = encodeSource(model, req.text)
-  const own = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K })
+  const guard = checkedGuard(req)
+  const own = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, guard })
   const original = toTranslation(model, src, own.steps[0], { mode: 'greedy', beam: 1, encoderStates: own.memory![0] }, started)
   started = performance.now()
   const S = src.ids.length
@@ -552,7 +652,7 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
     override[cell] = 1
     return { weights, on: 0, heads: { gate: new Float32Array(cells).fill(1), override } }
   }
-  const { steps, memory } = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, override: at })
+  const { steps, memory } = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, override: at, guard })
   const modified = toTranslation(model, src, steps[0], { mode: 'what-if', beam: 1, encoderStates: memory![0] }, started)
   // One diff rule for every "changed" the app shows (With / without, What-if): the LCS of the two
   // outputs, with each run's end token counted as the same token.

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { BucketScore, EvalProgress, EvalResult } from '../shared/api'
 import { CancelledError } from '../shared/errors'
+import { guardOf, guardOn, type RepeatGuard } from '../shared/repeat-guard'
 import { corpusBleu } from './bleu'
 import { greedyBatch } from './decode'
 import type { LoadedModel } from './model'
@@ -30,6 +31,8 @@ export interface EvalOptions {
    * someone is typing, so a keystroke never waits behind a batch of 32).
    */
   turn?: (batch: number) => Promise<number>
+  /** The repeat guard of the greedy decodes (default: the app's, DEFAULT_REPEAT_GUARD); NO_REPEAT_GUARD for `eval --raw`. */
+  guard?: RepeatGuard
 }
 
 export async function fileHash(path: string): Promise<string> {
@@ -96,9 +99,12 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   if (srcs.length !== refs.length) {
     throw new Error(`The source has ${srcs.length} lines but the reference has ${refs.length}.`)
   }
+  const guard = opts.guard ?? guardOf()
+  // The raw decodes keep the key they had before the guard existed.
+  const guarded = guardOn(guard) ? `\0guard-${guard.noRepeatNgram}-${guard.maxRepeat}` : ''
   const key = createHash('sha256')
     .update(await fileHash(model.path))
-    .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v3')
+    .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v3' + guarded)
     .digest('hex')
   const cacheFile = opts.cacheDir ? join(opts.cacheDir, `${key}.json`) : null
   if (cacheFile) {
@@ -121,7 +127,7 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
       model,
       idx.map((j) => srcs[j]),
       // BLEU and the attention statistics read the head average only.
-      { topK: 1, encoderStates: false, crossAttention: false, signal: opts.signal },
+      { topK: 1, encoderStates: false, crossAttention: false, signal: opts.signal, guard },
     )
     idx.forEach((j, k) => (hyps[j] = out[k].text))
     for (const t of out) stats.add(t.attention)

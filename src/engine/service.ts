@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type {
   CheckFeature,
@@ -20,7 +20,7 @@ import { ablationSet } from './align/ablation'
 import { buildBoard, type BoardInput, type BoardProgress, type BuiltBoard } from './align/board'
 import { occlusion, occlusionSummary } from './align/occlusion'
 import { blocked, FEATURE_NAMES, openingFindings } from './check'
-import { checkContract, ContractError, type ModelSpec } from './contract'
+import { ContractError, type ModelSpec } from './contract'
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateCorpus, type EvalOptions } from './evaluate'
 import { evaluateForecast, forecastAt, type SeriesInput } from './forecast'
@@ -30,7 +30,7 @@ import type { ForecastWhatIfRequest, ForecastWhatIfResult } from '../shared/teac
 /** What a forecast what-if overrides: the steps and the weights. */
 export type ForecastOverrideRequest = Pick<ForecastWhatIfRequest, 'steps' | 'mode' | 'lag' | 'lags'>
 import { LoadedModel } from './model'
-import { parseOnnx } from './onnx-graph'
+import { describeModel, modelFile } from './formats'
 import { MAX_OPEN_MODELS } from './limits'
 import { isKnownProvider, listProviders } from './providers'
 
@@ -106,11 +106,11 @@ export class InferenceService {
     const open = await this.models.get(path)?.model.catch(() => null)
     if (open) return describeSpec(path, open.spec)
     try {
-      const info = await stat(path)
+      const info = await stat(modelFile(path))
       const stamp = `${info.size}:${info.mtimeMs}`
       const known = this.described.get(path)
       if (known?.stamp === stamp) return known.description
-      const description = describeSpec(path, checkContract(parseOnnx(new Uint8Array(await readFile(path)))))
+      const description = describeSpec(path, await describeModel(path))
       this.described.set(path, { stamp, description })
       return description
     } catch (e) {
@@ -134,7 +134,7 @@ export class InferenceService {
 
   /** The checks of src/engine/check.ts on a newly opened model; a model that cannot be used is closed and refused. */
   private async findingsFor(path: string, model: LoadedModel): Promise<CheckFinding[]> {
-    const info = await stat(path)
+    const info = await stat(modelFile(path))
     const stamp = `${info.size}:${info.mtimeMs}:${model.provider}`
     let known = this.checked.get(path)
     if (known?.stamp !== stamp) {

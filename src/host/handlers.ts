@@ -4,8 +4,8 @@ import type { LensHost } from './lens-host'
 
 /** What only the transport can do: Electron has dialogs and a clipboard, browser mode has neither. */
 export interface Transport {
-  /** File ▸ Open: the path the user picked, or null (cancelled, or no dialog here). */
-  pickModel(): Promise<string | null>
+  /** File ▸ Open (a file) or Open Folder… (`folder`): the path the user picked, or null (cancelled, or no dialog here). */
+  pickModel(folder?: boolean): Promise<string | null>
   /** Saves bytes or text under a suggested name (a save dialog); the path, or null when cancelled. */
   save(name: string, content: Buffer | string): Promise<string | null>
   /** Puts a PNG on the clipboard. */
@@ -32,6 +32,12 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     // Electron: the path comes from the preload's webUtils.getPathForFile on a real drop. Browser
     // mode never routes this channel from the page: it writes the upload and passes its own path.
     'models:open-dropped': (path) => host.openPath(path),
+    'models:open-folder-dialog': async () => {
+      const path = await transport.pickModel(true)
+      return path ? host.openPath(path) : null
+    },
+    // Browser mode only: the server passes the folder it wrote once the last file is in.
+    'models:open-dropped-folder': (path) => host.openPath(path),
     'translate:run': (req) => host.translate(req, client),
     'translate:cancel': () => host.cancelTranslate(client),
     'compare:run': (req) => host.compare(req),

@@ -9,6 +9,7 @@ import type {
   ForcedRequest,
   ForecastRequest,
   ForecastResult,
+  GuardOptions,
   ModelInfo,
   ModelSummary,
   ProviderInfo,
@@ -188,7 +189,14 @@ export class LensHost {
   async translate(req: TranslateRequest, client: string | null = null): Promise<Translation> {
     const path = this.pathOf(req.modelId)
     const call = this.calls.start('translate', client)
-    const opts = { beam: req.beam, lengthPenalty: req.lengthPenalty, topK: req.topK, encoderStates: req.encoderStates }
+    const opts = {
+      beam: req.beam,
+      lengthPenalty: req.lengthPenalty,
+      topK: req.topK,
+      encoderStates: req.encoderStates,
+      noRepeatNgram: req.noRepeatNgram,
+      maxRepeat: req.maxRepeat,
+    }
     try {
       const t = await this.engine.callWith({ signal: call.signal }, 'translate', path, req.text, opts)
       // A decode that finished as its cancel arrived is stale all the same: the newer one wins.
@@ -203,12 +211,13 @@ export class LensHost {
     this.calls.cancel('translate', client)
   }
 
-  async compare(req: { modelIds: string[]; text: string }): Promise<Translation[]> {
+  async compare(req: { modelIds: string[]; text: string } & GuardOptions): Promise<Translation[]> {
     const ids = req.modelIds
     const out = await this.engine.call(
       'compare',
       ids.map((id) => this.pathOf(id)),
       req.text,
+      { noRepeatNgram: req.noRepeatNgram, maxRepeat: req.maxRepeat },
     )
     return out.map((t, i) => ({ ...t, modelId: ids[i] }))
   }
@@ -250,10 +259,10 @@ export class LensHost {
   }
 
   /** The same sentence through several models or beam widths, one after another (side by side). */
-  async translateEach(req: { text: string; runs: { modelId: string; beam?: number }[] }): Promise<Translation[]> {
+  async translateEach(req: { text: string; runs: ({ modelId: string; beam?: number } & GuardOptions)[] }): Promise<Translation[]> {
     const out: Translation[] = []
     for (const r of req.runs) {
-      const t = await this.engine.call('translate', this.pathOf(r.modelId), req.text, { beam: r.beam })
+      const t = await this.engine.call('translate', this.pathOf(r.modelId), req.text, { beam: r.beam, noRepeatNgram: r.noRepeatNgram, maxRepeat: r.maxRepeat })
       out.push({ ...t, modelId: r.modelId })
     }
     return out

@@ -95,8 +95,11 @@ export function refusePermissions(): void {
 export function electronTransport(win: () => BrowserWindow | null): Transport {
   const parent = () => win() ?? undefined
   return {
-    pickModel: async () => {
-      const options = { title: 'Open a model', filters: [{ name: 'ONNX models', extensions: ['onnx'] }], properties: ['openFile' as const] }
+    pickModel: async (folder = false) => {
+      // A Hugging Face folder (Optimum's or transformers.js's layout) opens as a folder: Windows and Linux dialogs pick files or folders, not both.
+      const options = folder
+        ? { title: 'Open a Hugging Face model folder', properties: ['openDirectory' as const] }
+        : { title: 'Open a model', filters: [{ name: 'ONNX models', extensions: ['onnx'] }], properties: ['openFile' as const] }
       const w = parent()
       const r = w ? await dialog.showOpenDialog(w, options) : await dialog.showOpenDialog(options)
       return r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0]
@@ -120,7 +123,12 @@ export function applicationMenu(send: (channel: EventChannel) => void): Menu {
   return Menu.buildFromTemplate([
     {
       label: 'File',
-      submenu: [{ label: 'Open Model…', accelerator: 'CmdOrCtrl+O', click: () => send('menu:open-model') }, { type: 'separator' }, { role: 'quit' }],
+      submenu: [
+        { label: 'Open Model…', accelerator: 'CmdOrCtrl+O', click: () => send('menu:open-model') },
+        { label: 'Open Model Folder…', accelerator: 'CmdOrCtrl+Shift+O', click: () => send('menu:open-model-folder') },
+        { type: 'separator' },
+        { role: 'quit' },
+      ],
     },
     { role: 'editMenu' },
     { role: 'viewMenu' },

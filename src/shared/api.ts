@@ -88,7 +88,7 @@ export interface CheckFinding {
   detail?: string
 }
 
-export interface DecodeOptions {
+export interface DecodeOptions extends GuardOptions {
   /** 1 = greedy; 2–16 = beam search. */
   beam?: number
   /** Length normalisation exponent α: hypotheses are ranked by log P / length^α. */
@@ -97,6 +97,17 @@ export interface DecodeOptions {
   topK?: number
   /** Ship the encoder states (the step-through and with/without views draw them); default true. */
   encoderStates?: boolean
+}
+
+/**
+ * The repeat guards of a free decode (src/shared/repeat-guard.ts): each a whole number, 0 = off;
+ * absent = the default (3 and 3). Forced decoding is never guarded.
+ */
+export interface GuardOptions {
+  /** No n-gram of this many target pieces twice in the output (Hugging Face's `no_repeat_ngram_size`). */
+  noRepeatNgram?: number
+  /** No piece more than this many times in a row. */
+  maxRepeat?: number
 }
 
 export interface TranslateRequest extends DecodeOptions {
@@ -114,8 +125,8 @@ export interface ForcedRequest {
 /** `silence`: the chosen head's output is multiplied by 0 (transformer only, needs `head`). */
 export type OverrideMode = 'uniform' | 'onehot' | 'diagonal' | 'custom' | 'silence'
 
-/** "What if attention were …": replace the weights at some steps and decode again. */
-export interface WhatIfRequest {
+/** "What if attention were …": replace the weights at some steps and decode again (both runs with the same repeat guards). */
+export interface WhatIfRequest extends GuardOptions {
   modelId: string
   text: string
   /** Output steps (0-based) to override, or 'all'. */
@@ -177,6 +188,12 @@ export interface Translation {
   tokenLogProbs: number[]
   /** The top-k tokens the model considered at each step, most probable first. */
   alternatives: Alternative[][]
+  /**
+   * Per output step: the model's own first choice where the repeat guard blocked it (the step took
+   * the best token the guard let through; `alternatives` still rank the model's own choices), null
+   * where the model's own choice stood. Absent when the guard blocked nothing (or was off).
+   */
+  blocked?: (string | null)[]
   /** For forced decoding: target tokens the vocabulary lacks. */
   tgtUnknown: boolean[] | null
   /**

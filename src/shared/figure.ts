@@ -209,6 +209,7 @@ const TranslationSchema = v.pipe(
     crossAttention: v.optional(list(list(matrix(64, MAX_TOKENS), 64, 'layers'), MAX_TOKENS, 'steps')),
     tokenLogProbs: numbers(MAX_TOKENS),
     alternatives: list(list(obj({ token: str(1000), p: finite }), 64, 'alternatives'), MAX_TOKENS, 'steps'),
+    blocked: v.optional(list(v.nullable(str(1000)), MAX_TOKENS, 'steps')),
     tgtUnknown: v.nullable(flags),
     replaced: v.optional(list(v.nullable(obj({ source: str(1000), sourceIndex: whole(0, MAX_TOKENS), attention: finite })), MAX_TOKENS)),
     mode: v.picklist(['greedy', 'beam', 'forced', 'what-if'], 'must be greedy, beam, forced or what-if'),

@@ -22,6 +22,7 @@ import type { ExampleList, ForecastWhatIfResult, SentenceScore } from './teachin
 import { RefusedError, type Envelope } from './errors'
 import { FigureArgs } from './figure'
 import { MAX_SERIES_ROWS } from './series'
+import { MAX_GUARD_SETTING } from './repeat-guard'
 
 type Args = v.GenericSchema<unknown[]>
 
@@ -56,6 +57,9 @@ const decode = {
   topK: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
   encoderStates: v.optional(v.boolean()),
 }
+/** The repeat guards (src/shared/repeat-guard.ts): each a whole number, 0 = off, absent = the default. */
+const guardSetting = v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_GUARD_SETTING)))
+const guard = { noRepeatNgram: guardSetting, maxRepeat: guardSetting }
 const ids = v.pipe(v.array(id), v.minLength(1), v.maxLength(32))
 const none = v.strictTuple([])
 /** A test-set file the user picked: its name and its text, one sentence per line. */
@@ -71,11 +75,18 @@ export const routes = {
   'models:open-dialog': call<ModelInfo | null>()('openModelDialog', none),
   /** Electron: the path of a dropped file, from the preload's webUtils.getPathForFile. Browser mode takes an upload instead. */
   'models:open-dropped': call<ModelInfo>()('openDroppedFile', v.strictTuple([id])),
-  'translate:run': call<Translation>()('translate', v.strictTuple([v.strictObject({ modelId: id, text, ...decode })])),
+  /** File ▸ Open Folder…: a Hugging Face model folder (Electron's folder dialog); null when cancelled or in browser mode. */
+  'models:open-folder-dialog': call<ModelInfo | null>()('openModelFolderDialog', none),
+  /**
+   * Browser mode: one file of a dropped or picked folder per call (src/web/server.ts); the model
+   * once the last file is in, null before. Electron opens a dropped folder by its path instead.
+   */
+  'models:open-dropped-folder': call<ModelInfo | null>()('openDroppedFolder', v.strictTuple([id])),
+  'translate:run': call<Translation>()('translate', v.strictTuple([v.strictObject({ modelId: id, text, ...decode, ...guard })])),
   /** Stops the translation in progress; its call then fails with a CancelledError. */
   'translate:cancel': call<void>()('cancelTranslate', none),
   /** The same source through several models (with / without attention). */
-  'compare:run': call<Translation[]>()('compare', v.strictTuple([v.strictObject({ modelIds: ids, text })])),
+  'compare:run': call<Translation[]>()('compare', v.strictTuple([v.strictObject({ modelIds: ids, text, ...guard })])),
   'whatif:run': call<WhatIfResult>()(
     'whatIf',
     v.strictTuple([
@@ -92,6 +103,7 @@ export const routes = {
             head: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(63)),
           }),
         ),
+        ...guard,
       }),
     ]),
   ),
@@ -119,7 +131,9 @@ export const routes = {
    */
   'translate:each': call<Translation[]>()(
     'translateEach',
-    v.strictTuple([v.strictObject({ text, runs: v.pipe(v.array(v.strictObject({ modelId: id, beam: decode.beam })), v.minLength(1), v.maxLength(4)) })]),
+    v.strictTuple([
+      v.strictObject({ text, runs: v.pipe(v.array(v.strictObject({ modelId: id, beam: decode.beam, ...guard })), v.minLength(1), v.maxLength(4)) }),
+    ]),
   ),
   /** Scores models on the user's test set (source and reference text), or on their language pair's bundled one; progress comes as corpus:progress events. */
   'corpus:run': call<CorpusResult>()(
@@ -206,6 +220,7 @@ export const events = {
   'alignment:progress': event<AlignmentProgress>()('onAlignmentProgress'),
   /** File ▸ Open from the application menu (Electron only). */
   'menu:open-model': event<void>()('onMenuOpenModel'),
+  'menu:open-model-folder': event<void>()('onMenuOpenModelFolder'),
 } satisfies Record<string, EventRoute>
 
 export type Routes = typeof routes
@@ -227,10 +242,12 @@ export type Calls = { [C in Channel as Routes[C]['method']]: (...args: ArgsIn<C>
 export type Subscriptions = { [E in EventChannel as Events[E]['method']]: (listener: (payload: Payload<E>) => void) => () => void }
 
 /** What the renderer can call; built from the table by the Electron bridge and the HTTP client. */
-export type LensApi = Omit<Calls, 'openDroppedFile'> &
+export type LensApi = Omit<Calls, 'openDroppedFile' | 'openDroppedFolder'> &
   Subscriptions & {
-    /** A file dropped on the window (or picked with the file input). */
+    /** A file dropped on the window (or picked with the file input); in Electron a dropped folder too. */
     openDroppedFile(file: File): Promise<ModelInfo>
+    /** Browser mode: a folder's files (picked or dropped), each with its path inside the folder. */
+    openDroppedFolder(files: FolderFile[]): Promise<ModelInfo>
     /** 'electron' or 'browser': the renderer hides what a transport cannot do. */
     readonly transport: 'electron' | 'browser'
   }
@@ -240,8 +257,14 @@ export type LensApi = Omit<Calls, 'openDroppedFile'> &
  * envelope, because an Error crossing contextBridge keeps only its message.
  */
 export type IpcBridge = {
-  [C in Exclude<Channel, 'models:open-dropped'> as Routes[C]['method']]: (...args: ArgsIn<C>) => Promise<Envelope<Result<C>>>
+  [C in Exclude<Channel, 'models:open-dropped' | 'models:open-dropped-folder'> as Routes[C]['method']]: (...args: ArgsIn<C>) => Promise<Envelope<Result<C>>>
 } & Subscriptions & { openDroppedFile(file: File): Promise<Envelope<ModelInfo>> }
+
+/** A file of a folder the page sends up: its path inside the folder ("opus-mt-en-fr/onnx/encoder_model.onnx"). */
+export interface FolderFile {
+  path: string
+  file: File
+}
 
 export function isChannel(name: string): name is Channel {
   return Object.hasOwn(routes, name)

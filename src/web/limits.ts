@@ -15,6 +15,8 @@ export const DEFAULT_BODY_LIMIT = 2 * MB
 const LIMITS: Partial<Record<Channel, number>> = {
   // The model file itself, as the engine would open it.
   'models:open-dropped': MAX_MODEL_BYTES,
+  // One file of a model folder: the cap is per file, not per folder.
+  'models:open-dropped-folder': MAX_MODEL_BYTES,
   // A source and a reference file of up to 50 million characters each.
   'corpus:run': 240 * MB,
   // 50 million characters of CSV or JSON.

@@ -9,7 +9,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { extname, join, normalize, sep } from 'node:path'
+import { dirname, extname, join, normalize, sep } from 'node:path'
 import { encodeError, envelope, LensError } from '../shared/errors'
 import { dispatch, parseArgs, type EventChannel, type Payload } from '../shared/routes'
 import { EngineClient } from '../host/engine-client'
@@ -206,6 +206,53 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     }
   }
 
+  /** Folders arriving file by file (models:open-dropped-folder), by upload id: where they go and how many files are in. */
+  const folders = new Map<string, { dir: string; received: Set<string>; root: string | null }>()
+
+  /**
+   * One file of a folder: written under the upload's own directory at its path inside the folder
+   * (each part cleaned as a single file name is, so nothing lands outside it). When the last of
+   * `x-upload-count` files is in, the folder opens like any other model path.
+   */
+  async function uploadFolderPart(req: IncomingMessage, caller: Caller): Promise<unknown> {
+    const id = String(req.headers['x-upload-id'] ?? '')
+    const count = Number(req.headers['x-upload-count'])
+    if (!/^[\w-]{8,64}$/.test(id) || !(Number.isInteger(count) && count > 0 && count <= 64)) {
+      throw new LensError('A folder upload needs an x-upload-id and an x-upload-count from 1 to 64.', { name: 'RefusedError', code: 'refused' })
+    }
+    let name = String(req.headers['x-file-name'] ?? '')
+    try {
+      name = decodeURIComponent(name)
+    } catch {
+      // cleaned below
+    }
+    const parts = name
+      .split('/')
+      .map((p) => p.replace(/[^\w.-]/g, '_').replace(/^\.+/, ''))
+      .filter(Boolean)
+      .slice(-3)
+    if (parts.length < 2) throw new LensError('A folder upload names each file by its path inside the folder.', { name: 'RefusedError', code: 'refused' })
+    let folder = folders.get(id)
+    if (!folder) {
+      folder = { dir: await mkdtemp(join(uploadDir, 'd')), received: new Set(), root: null }
+      folders.set(id, folder)
+    }
+    const file = join(folder.dir, ...parts)
+    await mkdir(dirname(file), { recursive: true })
+    await writeFile(file, await body(req, 'models:open-dropped-folder'))
+    folder.received.add(parts.join('/'))
+    folder.root ??= join(folder.dir, parts[0])
+    if (folder.received.size < count) return null
+    folders.delete(id)
+    const entry = { dir: folder.dir, pending: true }
+    uploads.set(folder.root, entry)
+    try {
+      return await dispatch(handlers(caller), 'models:open-dropped-folder', [folder.root])
+    } finally {
+      entry.pending = false
+    }
+  }
+
   async function api(req: IncomingMessage, res: ServerResponse, channel: string): Promise<void> {
     if (channel === EVENTS_PATH && req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' })
@@ -230,12 +277,13 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     let text = ''
     try {
       caller = callerOf(req)
-      if (channel !== 'models:open-dropped') text = (await body(req, channel)).toString('utf8')
+      if (channel !== 'models:open-dropped' && channel !== 'models:open-dropped-folder') text = (await body(req, channel)).toString('utf8')
     } catch (e) {
       return sendError(res, e)
     }
     const answer = await envelope(async () => {
       if (channel === 'models:open-dropped') return upload(req, caller)
+      if (channel === 'models:open-dropped-folder') return uploadFolderPart(req, caller)
       return dispatch(handlers(caller), channel, JSON.parse(text || '[]'))
     })
     await sweepUploads()

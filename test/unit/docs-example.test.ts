@@ -6,6 +6,10 @@ import { checkFile, exitCode } from '../../src/engine/check'
 import { InferenceService } from '../../src/engine/service'
 import { ROOT, tempDir } from '../helpers'
 import { itWithTorch, PY } from '../torch'
+import { NO_REPEAT_GUARD } from '../../src/shared/repeat-guard'
+
+/** PyTorch's greedy decoder has no repeat guard: the engine's comparisons run with both off. */
+const RAW = NO_REPEAT_GUARD
 
 // Debian's PyTorch (python3-torch, python3-onnx), as training/ uses it; elsewhere these are skipped, by name (test/torch.ts).
 
@@ -40,7 +44,7 @@ describe('the runnable example in docs/examples', () => {
       const info = await service.open(out)
       expect(info).toMatchObject({ name: 'lstm-luong-dot', attention: 'luong-dot', srcLang: 'en', tgtLang: 'de', findings: [] })
       for (const [source, text] of Object.entries(torchGreedy)) {
-        const t = await service.translate(out, source)
+        const t = await service.translate(out, source, RAW)
         expect(t.text).toBe(text)
         expect(t.attention).toHaveLength(t.tgtTokens.length)
       }
@@ -67,7 +71,7 @@ describe('the runnable example in docs/examples', () => {
         return rows[0].map((_, s) => rows.reduce((a, row) => a + row[s], 0) / rows.length)
       }
       for (const [source, text] of Object.entries(torchGreedy)) {
-        const t = await service.translate(out, source)
+        const t = await service.translate(out, source, RAW)
         expect(t.text).toBe(text)
         expect(t.attention).toHaveLength(t.tgtTokens.length)
         expect(t.crossAttention).toHaveLength(t.tgtTokens.length)
@@ -81,7 +85,7 @@ describe('the runnable example in docs/examples', () => {
       }
       // What-if: layer 1, head 0 silenced at the first step leaves the other three heads' average.
       const source = Object.keys(torchGreedy)[0]
-      const w = await service.whatIf(out, { modelId: '', text: source, steps: [0], mode: 'silence', head: { layer: 1, head: 0 } })
+      const w = await service.whatIf(out, { modelId: '', text: source, steps: [0], mode: 'silence', head: { layer: 1, head: 0 }, ...RAW })
       expect(w.original.text).toBe(torchGreedy[source])
       const heads = w.modified.crossAttention![0]
       const others = mean(heads, (l, h) => !(l === 1 && h === 0))
@@ -112,9 +116,9 @@ describe('the examples for bidirectional encoders, vocabularies without <pad> an
         const info = await service.open(out)
         expect(info).toMatchObject({ attention, findings: [] })
         const sources = Object.keys(torchGreedy)
-        for (const source of sources) expect((await service.translate(out, source)).text).toBe(torchGreedy[source])
+        for (const source of sources) expect((await service.translate(out, source, RAW)).text).toBe(torchGreedy[source])
         // BLEU by length's batches: both sentences at once, as one batch, the same as alone.
-        const evaluated = await service.evaluate(out, sources, Object.values(torchGreedy), { batchSize: 2 })
+        const evaluated = await service.evaluate(out, sources, Object.values(torchGreedy), { batchSize: 2, guard: RAW })
         expect(evaluated.hypotheses).toEqual(Object.values(torchGreedy))
         await service.closeAll()
       },

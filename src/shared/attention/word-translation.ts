@@ -20,7 +20,8 @@
  * - tokenLogProbs: summed over an output word's pieces (log P of the word given what came before);
  *   alternatives: those of the word's first piece, where the model chose the word.
  * - srcUnknown / tgtUnknown: a word is unknown if any of its pieces is; replaced (<unk> copying):
- *   the first replaced piece of a word, its source position as a source word.
+ *   the first replaced piece of a word, its source position as a source word; blocked (the repeat
+ *   guard's): the first piece of a word where the guard blocked the model's own choice.
  * - beamTree, logProb, text and the rest are about decoder steps and stay as they are: the views
  *   that show one decoder step at a time (local, step-through, beam, what-if) draw pieces.
  *
@@ -141,6 +142,8 @@ export function inWords(t: Translation): Translation {
       : {}),
     tokenLogProbs: rows(t.tokenLogProbs, ([a, b]) => t.tokenLogProbs.slice(a, b + 1).reduce((s, x) => s + x, 0)),
     alternatives: rows<Alternative[]>(t.alternatives, ([a]) => t.alternatives[a] ?? []),
+    // A word is marked where the repeat guard blocked the model's choice at any of its pieces (the first such).
+    ...(t.blocked ? { blocked: tgt.map(([a, b]) => t.blocked!.slice(a, b + 1).find((x) => x !== null) ?? null) } : {}),
     ...(t.replaced
       ? {
           replaced: tgt.map(([a, b]) => {

@@ -77,7 +77,29 @@ function dictionaries(file: string): { name: string; en: Leaves; zh: Leaves }[] 
 }
 
 // Words that are the same in both languages: names, units, notation.
-const KEEP = new Set(['bleu', 'chrf', 'mae', 'mape', 'csv', 'softmax', 'viridis', 'cividis', 'local-m', 'local-p', 'log', 'onnx', 'ctrl', 'sacrebleu', 'tanh'])
+const KEEP = new Set([
+  'bleu',
+  'chrf',
+  'mae',
+  'mape',
+  'csv',
+  'softmax',
+  'viridis',
+  'cividis',
+  'local-m',
+  'local-p',
+  'log',
+  'onnx',
+  'ctrl',
+  'sacrebleu',
+  'tanh',
+  'hugging',
+  'marian',
+  'opus-mt',
+  'optimum',
+  'transformers',
+  'shift',
+])
 const CJK = /[\u3000-\u9fff\uff00-\uffef]/
 
 /** English words (3+ letters) in a text, less the ones every language keeps. */

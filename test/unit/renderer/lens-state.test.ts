@@ -54,7 +54,8 @@ describe('LensState: typing', () => {
     }
     expect(f.translate).toHaveLength(0)
     await vi.advanceTimersByTimeAsync(1)
-    expect(f.translate.map((c) => c.args[0])).toEqual([{ modelId: 'en-fr', text: 'A dog runs', beam: 1, encoderStates: false }])
+    // The repeat guards go with every decode, on by default (3 and 3).
+    expect(f.translate.map((c) => c.args[0])).toEqual([{ modelId: 'en-fr', text: 'A dog runs', beam: 1, encoderStates: false, noRepeatNgram: 3, maxRepeat: 3 }])
     expect(lens.busy).toBe(true)
   })
 
@@ -169,7 +170,18 @@ describe('LensState: typing', () => {
     await type(lens, 'A dog')
     lens.setBeam(5)
     await vi.advanceTimersByTimeAsync(0)
-    expect(f.translate.at(-1)!.args[0]).toEqual({ modelId: 'en-fr', text: 'A dog', beam: 5, encoderStates: false })
+    expect(f.translate.at(-1)!.args[0]).toEqual({ modelId: 'en-fr', text: 'A dog', beam: 5, encoderStates: false, noRepeatNgram: 3, maxRepeat: 3 })
+  })
+
+  it('translates again at once when a repeat guard changes in the Decoding menu (0 = off)', async () => {
+    const lens = await opened()
+    await type(lens, 'A dog')
+    lens.setGuard({ noRepeatNgram: 0 })
+    await vi.advanceTimersByTimeAsync(0)
+    expect(f.translate.at(-1)!.args[0]).toMatchObject({ text: 'A dog', noRepeatNgram: 0, maxRepeat: 3 })
+    lens.setGuard({ maxRepeat: 0 })
+    await vi.advanceTimersByTimeAsync(0)
+    expect(f.translate.at(-1)!.args[0]).toMatchObject({ text: 'A dog', noRepeatNgram: 0, maxRepeat: 0 })
   })
 
   it('asks for encoder states only for the view that draws them, and fetches them when that view opens', async () => {
@@ -299,6 +311,7 @@ describe('LensState: the session survives a restart', () => {
     lens.setBeam(4)
     lens.setHeatmapStyle({ colormap: 'greys', norm: 'row' })
     lens.setUnits('pieces')
+    lens.setGuard({ noRepeatNgram: 4, maxRepeat: 0 })
     expect(JSON.parse(localStorage.getItem(SAVED)!)).toEqual({
       model: 'b',
       text: 'A dog runs',
@@ -306,6 +319,7 @@ describe('LensState: the session survives a restart', () => {
       view: 'step',
       heatmap: { colormap: 'greys', scale: 'linear', norm: 'row', labels: 'auto' },
       beam: 4,
+      guard: { noRepeatNgram: 4, maxRepeat: 0 },
       history: [],
       units: 'pieces',
     })
@@ -324,11 +338,15 @@ describe('LensState: the session survives a restart', () => {
       'row',
       'pieces',
     ])
+    expect(again.guard).toEqual({ noRepeatNgram: 4, maxRepeat: 0 })
   })
 
   it('a damaged or out-of-range saved session starts fresh with the first model', async () => {
     f.setModels([summary('a'), summary('b')])
-    for (const saved of ['{not json', JSON.stringify({ model: 'gone', view: 'nowhere', beam: 40, units: 'letters' })]) {
+    for (const saved of [
+      '{not json',
+      JSON.stringify({ model: 'gone', view: 'nowhere', beam: 40, units: 'letters', guard: { noRepeatNgram: 2.5, maxRepeat: 'x' } }),
+    ]) {
       localStorage.setItem(SAVED, saved)
       const before = f.openModel.length
       const lens = new LensState()
@@ -338,6 +356,7 @@ describe('LensState: the session survives a restart', () => {
       f.openModel.at(-1)!.resolve(info('a'))
       await started
       expect([lens.view, lens.beam, lens.text, lens.units]).toEqual(['heatmap', 1, '', 'words'])
+      expect(lens.guard).toEqual({ noRepeatNgram: 3, maxRepeat: 3 })
     }
   })
 })

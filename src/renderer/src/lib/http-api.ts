@@ -1,6 +1,8 @@
 import { decodeError, unwrap, type EncodedError, type Envelope } from '../../../shared/errors'
 import { figureFileName, type FigureData, type FigureSpec } from '../../../shared/figure'
 import { callsOver, type Channel, type EventChannel, type LensApi, type Payload } from '../../../shared/routes'
+import { folderFilesToSend } from '../../../shared/hf-folder-files'
+import type { ModelInfo } from '../../../shared/api'
 
 /**
  * The browser-mode transport: the same API as the preload, over HTTP to 127.0.0.1. The page
@@ -53,6 +55,21 @@ export function createHttpApi(): LensApi {
     transport: 'browser',
     // The file itself goes up; the server saves it and opens it by its own path.
     openDroppedFile: (file) => call('models:open-dropped', { body: file, headers: { 'x-file-name': encodeURIComponent(file.name) } }),
+    // A folder goes up file by file (only those the engine reads), each under the same upload id;
+    // the server opens the folder when the last one is in.
+    openDroppedFolder: async (files) => {
+      const send = folderFilesToSend(files.map((f) => f.path))
+      if (!send.length) throw new Error('The folder holds no file of a model this app opens (config.json, a tokenizer, encoder_model.onnx…).')
+      const byPath = new Map(files.map((f) => [f.path, f.file]))
+      const id = crypto.randomUUID()
+      let info: ModelInfo | null = null
+      for (const path of send) {
+        const headers = { 'x-file-name': encodeURIComponent(path), 'x-upload-id': id, 'x-upload-count': String(send.length) }
+        info = (await call('models:open-dropped-folder', { body: byPath.get(path)!, headers })) as ModelInfo | null
+      }
+      if (!info) throw new Error('The server did not open the folder.')
+      return info
+    },
     exportFigure: async (data, spec) => {
       const name = figureFileName(data.view, spec.format)
       download(name, await figure(data, spec))
@@ -70,5 +87,6 @@ export function createHttpApi(): LensApi {
     onCorpusProgress: (listener) => subscribe('corpus:progress', listener),
     onAlignmentProgress: (listener) => subscribe('alignment:progress', listener),
     onMenuOpenModel: () => () => undefined,
+    onMenuOpenModelFolder: () => () => undefined,
   }
 }

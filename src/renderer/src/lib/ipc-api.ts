@@ -21,6 +21,8 @@ export function fromBridge(bridge: IpcBridge): LensApi {
     ...callsOver((channel, args) => byMethod[routes[channel].method](...args).then(unwrap)),
     ...(subscriptions as Subscriptions),
     openDroppedFile: (file) => bridge.openDroppedFile(file).then(unwrap),
+    // Electron opens a folder by its path: File ▸ Open Model Folder…, or a drop (openDroppedFile).
+    openDroppedFolder: () => Promise.reject(new Error('Open the folder with File ▸ Open Model Folder…, or drop it on the window.')),
     transport: 'electron',
   }
 }

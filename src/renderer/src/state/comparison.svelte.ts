@@ -1,4 +1,4 @@
-import type { Translation } from '../../../shared/api'
+import type { GuardOptions, Translation } from '../../../shared/api'
 import { api } from '../lib/api'
 import { Latest } from '../lib/latest'
 
@@ -13,14 +13,18 @@ export class ComparisonState {
   error = $state<string | null>(null)
   private requests = new Latest()
 
-  async load(modelIds: string[], text: string): Promise<void> {
+  async load(modelIds: string[], text: string, guard: GuardOptions = {}): Promise<void> {
     if (modelIds.length === 0 || !text.trim()) {
       this.requests.cancel()
       this.results = []
       return
     }
     // The same question again (an $effect re-running) joins the one in flight.
-    const o = await this.requests.run(() => api.compare({ modelIds, text }), JSON.stringify([modelIds, text]))
+    const { noRepeatNgram, maxRepeat } = guard
+    const o = await this.requests.run(
+      () => api.compare({ modelIds, text, noRepeatNgram, maxRepeat }),
+      JSON.stringify([modelIds, text, noRepeatNgram, maxRepeat]),
+    )
     if (!o.current) return
     if ('error' in o) this.error = o.error.message
     else {

@@ -1,3 +1,4 @@
+import type { FolderFile } from '../../../shared/routes'
 import { capabilitiesOf } from '../../../shared/attention-kinds'
 import { TAB_VIEWS, viewDef, viewOffered, type TabView } from '../../../shared/charts/views'
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
@@ -7,6 +8,7 @@ import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
 import { api } from '../lib/api'
 import { Latest } from '../lib/latest'
+import { DEFAULT_REPEAT_GUARD, validSetting, type RepeatGuard } from '../../../shared/repeat-guard'
 
 /** Typing pauses this long before a sentence is sent: short enough to follow the typing. */
 export const DEBOUNCE_MS = 100
@@ -36,6 +38,7 @@ interface Saved {
   view?: string
   heatmap?: HeatmapStyle
   beam?: number
+  guard?: Partial<RepeatGuard>
   history?: string[]
   units?: Units
 }
@@ -67,6 +70,8 @@ export class LensState {
   view = $state<ViewName>('heatmap')
   /** 1 = greedy, 2–16 = beam search. */
   beam = $state(1)
+  /** The repeat guards of every free decode (src/shared/repeat-guard.ts), on by default; 0 turns one off. */
+  guard = $state.raw<RepeatGuard>({ ...DEFAULT_REPEAT_GUARD })
   heatmapStyle = $state<HeatmapStyle>({ colormap: 'viridis', scale: 'linear', norm: 'fixed', labels: 'auto' })
   /** A Transformer's cross-attention head opened large (the heatmap shows it, what-if offers it first); null: the average of every head. */
   head = $state.raw<HeadRef | null>(null)
@@ -115,6 +120,13 @@ export class LensState {
     this.reference = typeof saved.reference === 'string' ? saved.reference : ''
     if (Array.isArray(saved.history)) this.history = saved.history.filter((h) => typeof h === 'string').slice(0, MAX_HISTORY)
     if (saved.beam && saved.beam >= 1 && saved.beam <= 16) this.beam = saved.beam
+    if (saved.guard) {
+      const { noRepeatNgram: n, maxRepeat: r } = saved.guard
+      this.guard = {
+        noRepeatNgram: typeof n === 'number' && validSetting(n) ? n : DEFAULT_REPEAT_GUARD.noRepeatNgram,
+        maxRepeat: typeof r === 'number' && validSetting(r) ? r : DEFAULT_REPEAT_GUARD.maxRepeat,
+      }
+    }
     if (saved.heatmap) this.heatmapStyle = { ...this.heatmapStyle, ...saved.heatmap }
     const view = saved.view && (RENAMED[saved.view] ?? saved.view)
     if (view && (VIEWS as readonly string[]).includes(view)) this.view = view as ViewName
@@ -181,6 +193,13 @@ export class LensState {
   }
   openFile(file: File): Promise<void> {
     return this.adopt(api.openDroppedFile(file))
+  }
+  openFolderDialog(): Promise<void> {
+    return this.adopt(api.openModelFolderDialog())
+  }
+  /** Browser mode: a Hugging Face folder's files, picked or dropped. */
+  openFolder(files: FolderFile[]): Promise<void> {
+    return this.adopt(api.openDroppedFolder(files))
   }
 
   /** Switch execution provider; the open model reopens on it (or falls back to CPU, with a note). */
@@ -254,6 +273,13 @@ export class LensState {
 
   setBeam(beam: number): void {
     this.beam = beam
+    this.save()
+    this.schedule(0)
+  }
+
+  /** Changes a repeat guard (0 = off) and decodes again. */
+  setGuard(patch: Partial<RepeatGuard>): void {
+    this.guard = { ...this.guard, ...patch }
     this.save()
     this.schedule(0)
   }
@@ -362,7 +388,9 @@ export class LensState {
       return
     }
     this.busy = true
-    const o = await this.decodes.run(() => api.translate({ modelId: model.id, text, beam: this.beam, encoderStates: needsEncoderStates(this.view) }))
+    const o = await this.decodes.run(() =>
+      api.translate({ modelId: model.id, text, beam: this.beam, encoderStates: needsEncoderStates(this.view), ...this.guard }),
+    )
     if (!o.current) return
     this.busy = false
     if ('error' in o) {
@@ -391,6 +419,7 @@ export class LensState {
       view: this.view,
       heatmap: this.heatmapStyle,
       beam: this.beam,
+      guard: this.guard,
       history: this.history,
       units: this.units,
     }

@@ -71,12 +71,13 @@ export const TAB_COMPONENTS: Record<TabView, TabComponent> = {
   local: tab(LocalView, (c) => ({ translation: c.shown, model: c.model, ...selection(c) })),
   step: tab(StepView, (c) => ({ translation: c.shown, model: c.model, ...selection(c) })),
   lines: tab(AlignmentView, (c) => ({ translation: c.drawn, model: c.model, ...c.words })),
-  comparison: tab(CompareView, ({ lens, model }) => ({ model, models: lens.models, text: lens.text, units: lens.units })),
+  comparison: tab(CompareView, ({ lens, model }) => ({ model, models: lens.models, text: lens.text, units: lens.units, guard: lens.guard })),
   sidebyside: tab(SideBySideView, ({ lens, model, output }) => ({
     model,
     models: lens.models,
     text: lens.text,
     beam: lens.beam,
+    guard: lens.guard,
     output,
     forced: lens.forced,
     reference: lens.reference,
@@ -84,7 +85,7 @@ export const TAB_COMPONENTS: Record<TabView, TabComponent> = {
     units: lens.units,
   })),
   beam: tab(BeamView, ({ lens, output }) => ({ translation: output, beam: lens.beam, onbeam: (k) => lens.setBeam(k) })),
-  whatif: tab(WhatIfView, ({ lens, model, shown }) => ({ translation: shown, model, selectedRow: lens.selectedRow, head: lens.head })),
+  whatif: tab(WhatIfView, ({ lens, model, shown }) => ({ translation: shown, model, selectedRow: lens.selectedRow, head: lens.head, guard: lens.guard })),
   corpus: tab(CorpusView, ({ lens, model }) => ({ model, models: lens.models })),
   goldlinks: tab(GoldLinksView, ({ lens, model }) => ({ model, models: lens.models, text: lens.text })),
 }

@@ -1,0 +1,387 @@
+import { existsSync, readdirSync } from 'node:fs'
+import { readFile, stat } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { ContractError, shown, type ModelSpec } from '../../contract'
+import { MAX_MODEL_BYTES } from '../../limits'
+import { OnnxParseError, parseOnnx, serializeWith, type OnnxFile } from '../../onnx-graph'
+import type { GraphProto } from '../../onnx-proto'
+import type { HfSpec } from '../../tokenizer'
+import { hfTokenizer } from '../../tokenizers/hf'
+import { createAll, sessionOptions, withProvider } from '../ort-sessions'
+import type { ModelFormat, OpenedModel, OpenOptions, SourceEncoder } from '../types'
+import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
+import { SpmError, spmToTokenizerJson } from './spm'
+import { fusedAttention, tapCrossAttention, TapError, tapName } from './taps'
+
+/**
+ * A Hugging Face encoder-decoder folder as Optimum (`optimum-cli export onnx`) and transformers.js
+ * write it: config.json, the tokenizer (tokenizer.json, or Marian's source.spm + target.spm +
+ * vocab.json), and encoder_model.onnx with decoder_model.onnx + decoder_with_past_model.onnx or
+ * decoder_model_merged.onnx, in the folder or in onnx/. Opened as it is: the cross-attention is
+ * the decoder's `cross_attentions.{i}` outputs where it has them, else read from its Softmax
+ * nodes (taps.ts); the KV cache becomes the engine's opaque state (parts.ts).
+ */
+export const hfFolder: ModelFormat = {
+  id: 'hf-seq2seq',
+  match: async (path) => (await folderOf(path)) !== null,
+  describe: async (path, opts) => (await readFolder(path, opts)).spec,
+  open: openFolder,
+}
+
+type Part = 'encoder_model' | 'decoder_model' | 'decoder_with_past_model' | 'decoder_model_merged'
+const PART_FILE = /^(encoder_model|decoder_model_merged|decoder_with_past_model|decoder_model)(_[A-Za-z0-9]+)?\.onnx$/
+
+/** The folder a path belongs to: a folder holding config.json, or one of such a folder's .onnx files (beside it or in its onnx/). */
+export async function folderOf(path: string): Promise<string | null> {
+  const info = await stat(path).catch(() => null)
+  if (!info) return null
+  if (info.isDirectory()) return existsSync(join(path, 'config.json')) ? path : null
+  if (!PART_FILE.test(basename(path))) return null
+  const dir = dirname(path)
+  if (existsSync(join(dir, 'config.json'))) return dir
+  if (basename(dir) === 'onnx' && existsSync(join(dirname(dir), 'config.json'))) return dirname(dir)
+  return null
+}
+
+type Json = Record<string, unknown>
+
+const DECODER_ONLY = /gpt|llama|mistral|qwen|phi|gemma|opt|bloom|falcon|mpt|codegen|gptj|gpt_neox/i
+
+interface Folder {
+  dir: string
+  name: string
+  config: Json
+  files: { encoder: string; first: string; past: string | null; merged: boolean }
+  spec: ModelSpec
+  sourceEncoder: SourceEncoder
+  forcedFirst: number | null
+  headDim: number
+  tokenizerNote: string
+}
+
+async function readJson(path: string, what: string): Promise<Json> {
+  try {
+    const v = JSON.parse(await readFile(path, 'utf8')) as unknown
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object')
+    return v as Json
+  } catch (e) {
+    throw new ContractError(`The folder's ${what} cannot be read (${(e as Error).message.split('\n')[0]}).`)
+  }
+}
+
+const int = (...xs: unknown[]): number | null => {
+  for (const x of xs) {
+    const v = Array.isArray(x) ? x[0] : x
+    if (typeof v === 'number' && Number.isInteger(v)) return v
+  }
+  return null
+}
+
+/** The files of one precision (`_quantized`, `_fp16`… or the plain fp32 names), in the folder or onnx/. */
+function partFiles(dir: string, variant: string): Folder['files'] | null {
+  for (const where of [dir, join(dir, 'onnx')]) {
+    const f = (p: Part) => {
+      const path = join(where, `${p}${variant}.onnx`)
+      return existsSync(path) ? path : null
+    }
+    const encoder = f('encoder_model')
+    if (!encoder) continue
+    const merged = f('decoder_model_merged')
+    if (merged) return { encoder, first: merged, past: merged, merged: true }
+    const first = f('decoder_model')
+    if (first) return { encoder, first, past: f('decoder_with_past_model'), merged: false }
+  }
+  return null
+}
+
+function variants(dir: string): string[] {
+  const found = new Set<string>()
+  for (const where of [dir, join(dir, 'onnx')]) {
+    try {
+      for (const name of readdirSync(where)) {
+        const m = PART_FILE.exec(name)
+        if (m && m[1] === 'encoder_model') found.add(m[2] ?? '')
+      }
+    } catch {
+      /* no such folder */
+    }
+  }
+  return [...found].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)))
+}
+
+/** Language tokens of a multilingual tokenizer, by code: M2M100's __en__, NLLB's eng_Latn, mBART-50's en_XX. */
+function languageTokens(vocab: Map<string, number>, modelType: string): Map<string, number> {
+  const langs = new Map<string, number>()
+  if (!/m2m|nllb|mbart/i.test(modelType)) return langs
+  for (const [piece, id] of vocab) {
+    const m = /^__([a-z]{2,3}(?:_[A-Za-z]+)?)__$/.exec(piece) ?? /^([a-z]{3}_[A-Z][a-z]{3})$/.exec(piece) ?? /^([a-z]{2}_[A-Z]{2})$/.exec(piece)
+    if (m) langs.set(m[1], id)
+  }
+  return langs
+}
+
+async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder> {
+  const dir = await folderOf(path)
+  if (!dir) throw new ContractError(`${path} is not a Hugging Face model folder (no config.json).`)
+  const config = await readJson(join(dir, 'config.json'), 'config.json')
+  const modelType = String(config.model_type ?? '')
+  const archs = Array.isArray(config.architectures) ? (config.architectures as unknown[]).join(', ') : ''
+  const v = variants(dir)
+  if (config.is_encoder_decoder !== true) {
+    const decoderOnly =
+      /CausalLM|LMHeadModel/.test(archs) ||
+      DECODER_ONLY.test(modelType) ||
+      (v.length === 0 && existsSync(join(dir, 'onnx', 'model.onnx')) && /decoder/i.test(archs))
+    throw new ContractError(
+      decoderOnly
+        ? `The folder holds a decoder-only model (${shown(modelType || archs)}): it has no encoder, so no cross-attention for this app to show; Attention Lens opens encoder-decoder models (Marian, BART, T5, M2M100…).`
+        : `The folder holds an encoder-only model (${shown(modelType || archs)}, no decoder): it translates nothing, so there is no cross-attention for this app to show; Attention Lens opens encoder-decoder models (Marian, BART, T5, M2M100…).`,
+    )
+  }
+  const m = PART_FILE.exec(basename(path))
+  const variant = m ? (m[2] ?? '') : (v[0] ?? '')
+  const files = partFiles(dir, variant)
+  if (!files) {
+    throw new ContractError(
+      `The folder has no encoder_model${variant}.onnx with decoder_model${variant}.onnx or decoder_model_merged${variant}.onnx (in it or in onnx/): export it with optimum-cli export onnx --model … --task text2text-generation-with-past.`,
+    )
+  }
+  for (const f of new Set([files.encoder, files.first, files.past].filter((x): x is string => !!x))) {
+    const size = (await stat(f)).size
+    if (size > MAX_MODEL_BYTES) throw new ContractError(`${basename(f)} is ${(size / 2 ** 20).toFixed(0)} MB, more than the 512 MB this app opens per file.`)
+  }
+  const generation = existsSync(join(dir, 'generation_config.json')) ? await readJson(join(dir, 'generation_config.json'), 'generation_config.json') : {}
+  const tokConfig = existsSync(join(dir, 'tokenizer_config.json')) ? await readJson(join(dir, 'tokenizer_config.json'), 'tokenizer_config.json') : {}
+
+  const layers = int(config.decoder_layers, config.num_decoder_layers, config.num_layers)
+  const heads = int(config.decoder_attention_heads, config.num_heads)
+  const dModel = int(config.d_model, config.hidden_size)
+  if (!layers || !heads || !dModel)
+    throw new ContractError(
+      "The folder's config.json lacks the decoder layers, heads or d_model this app reads (decoder_layers / num_decoder_layers, decoder_attention_heads / num_heads, d_model).",
+    )
+  const headDim = int(config.d_kv) ?? dModel / heads
+  const pad = int(generation.pad_token_id, config.pad_token_id) ?? 0
+  const eos = int(generation.eos_token_id, config.eos_token_id)
+  if (eos === null) throw new ContractError("The folder's config.json has no eos_token_id.")
+  const start = int(generation.decoder_start_token_id, config.decoder_start_token_id) ?? pad
+  let forcedFirst = int(generation.forced_bos_token_id, config.forced_bos_token_id)
+  const bad = ((generation.bad_words_ids ?? config.bad_words_ids ?? []) as unknown[]).flatMap((w) =>
+    Array.isArray(w) && w.length === 1 && Number.isInteger(w[0]) ? [w[0] as number] : [],
+  )
+  const vocabSize = int(config.vocab_size) ?? 0
+
+  // The tokenizer: tokenizer.json, or Marian's SentencePiece pair and shared vocabulary.
+  let srcJson: Json
+  let tgtJson: Json
+  let vocab: Map<string, number>
+  let tokenizerNote: string
+  const tokPath = join(dir, 'tokenizer.json')
+  const marian = ['source.spm', 'target.spm', 'vocab.json'].every((f) => existsSync(join(dir, f)))
+  if (existsSync(tokPath)) {
+    srcJson = await readJson(tokPath, 'tokenizer.json')
+    tgtJson = srcJson
+    vocab = hfTokenizer({ type: 'hf', json: srcJson }).get_vocab(true)
+    tokenizerNote = `tokenizer.json (${shown((srcJson.model as Json)?.type)})`
+  } else if (marian) {
+    const vj = await readJson(join(dir, 'vocab.json'), 'vocab.json')
+    vocab = new Map(Object.entries(vj).filter((e): e is [string, number] => typeof e[1] === 'number'))
+    try {
+      srcJson = spmToTokenizerJson(new Uint8Array(await readFile(join(dir, 'source.spm'))))
+      // The target side decodes ids of the shared vocabulary: the target model's pieces with their ids.
+      const tgt = spmToTokenizerJson(new Uint8Array(await readFile(join(dir, 'target.spm'))))
+      const byId = [...vocab.entries()].sort((a, b) => a[1] - b[1])
+      tgtJson = {
+        ...tgt,
+        added_tokens: [],
+        model: { type: 'Unigram', unk_id: vocab.get('<unk>') ?? 1, vocab: byId.map(([p]) => [p, 0]), byte_fallback: false },
+      }
+    } catch (e) {
+      if (e instanceof SpmError) throw new ContractError(`The folder's SentencePiece model ${e.message}.`)
+      throw e
+    }
+    tokenizerNote = 'Marian source.spm + target.spm (converted to tokenizer.json) with vocab.json'
+  } else {
+    throw new ContractError(
+      "The folder has no tokenizer: it needs tokenizer.json, or Marian's source.spm + target.spm + vocab.json (save them with tokenizer.save_pretrained into the folder).",
+    )
+  }
+  const size = Math.max(vocabSize, ...vocab.values()) + (vocabSize > Math.max(...vocab.values()) ? 0 : 1)
+  const pieces: string[] = Array.from({ length: size }, (_, i) => `<${i}>`)
+  for (const [p, id] of vocab) if (id >= 0 && id < size) pieces[id] = p
+  const unk = vocab.get(String(tokConfig.unk_token ?? '<unk>')) ?? int((srcJson.model as Json)?.unk_id) ?? pad
+
+  // Languages: a multilingual model's codes become the source and target choice.
+  const langs = languageTokens(vocab, modelType)
+  const named = /opus-mt-([a-z]{2,3})-([a-z]{2,3})\b/.exec(`${basename(dir)} ${String(config._name_or_path ?? '')}`)
+  const pick = (...xs: unknown[]) => xs.find((x): x is string => typeof x === 'string' && x !== '')
+  let srcLang = pick(opts.srcLang, tokConfig.src_lang, tokConfig.source_lang, named?.[1]) ?? 'und'
+  let tgtLang = pick(opts.tgtLang, tokConfig.tgt_lang, tokConfig.target_lang, named?.[2]) ?? 'und'
+  const norm = (l: string) => l.replace(/^__|__$/g, '')
+  srcLang = norm(srcLang)
+  tgtLang = norm(tgtLang)
+  let prefix: number[] = []
+  let suffix: number[] = [eos]
+  if (langs.size) {
+    const src = langs.get(srcLang)
+    const tgt = langs.get(tgtLang)
+    if (src === undefined || tgt === undefined) {
+      const bad = src === undefined ? srcLang : tgtLang
+      throw new ContractError(
+        `The model has no language "${shown(bad)}": it knows ${[...langs.keys()].slice(0, 12).join(', ')}${langs.size > 12 ? ` and ${langs.size - 12} more` : ''}.`,
+      )
+    }
+    prefix = [src]
+    forcedFirst = tgt
+  } else if (existsSync(tokPath)) {
+    // The tokenizer's own special tokens around a text (BART's <s> … </s>, T5's … </s>).
+    const tok = hfTokenizer({ type: 'hf', json: srcJson })
+    const bare = tok.encode('a b', { add_special_tokens: false }).ids
+    const full = tok.encode('a b', { add_special_tokens: true }).ids
+    const at = full.findIndex((_, i) => bare.every((x, j) => full[i + j] === x))
+    if (at >= 0 && full.length > bare.length) {
+      prefix = full.slice(0, at)
+      suffix = full.slice(at + bare.length)
+    }
+  }
+  const srcSpec: HfSpec = { type: 'hf', json: srcJson }
+  const tgtSpec: HfSpec = { type: 'hf', json: tgtJson }
+  const srcTok = hfTokenizer(srcSpec)
+  const sourceEncoder: SourceEncoder = (text) => {
+    const body = existsSync(tokPath) ? srcTok.encode(text, { add_special_tokens: false }) : null
+    const ps = body ? body.tokens : srcTok.tokenize(text)
+    const ids = body ? body.ids : ps.map((p) => vocab.get(p) ?? unk)
+    return {
+      pieces: [...prefix.map((i) => pieces[i]), ...ps, ...suffix.map((i) => pieces[i])],
+      ids: [...prefix, ...ids, ...suffix],
+      head: prefix.length,
+      tail: suffix.length,
+    }
+  }
+  const name = basename(dir)
+  const spec: ModelSpec = {
+    task: 'translation',
+    name,
+    attention: 'transformer',
+    windowD: 0,
+    localScore: null,
+    srcLang,
+    tgtLang,
+    srcVocab: pieces,
+    tgtVocab: pieces,
+    srcTokenizer: srcSpec,
+    tgtTokenizer: tgtSpec,
+    special: { pad, unk, bos: start, eos },
+    stateSize: 2 * layers * heads * headDim,
+    trainingData: '',
+    licence: String(config.license ?? ''),
+    testScore: null,
+    stepOutputs: ['logits', 'next_state', 'attention', 'cross_attention'],
+    heads: { layers, heads },
+    maxTarget: int(config.max_position_embeddings, config.max_target_positions) ?? null,
+    forecast: null,
+    forecastScore: null,
+    neverGenerate: bad,
+  }
+  return { dir, name, config, files, spec, sourceEncoder, forcedFirst, headDim, tokenizerNote }
+}
+
+async function readOnnx(path: string): Promise<OnnxFile> {
+  try {
+    return parseOnnx(new Uint8Array(await readFile(path)))
+  } catch (e) {
+    if (e instanceof OnnxParseError) throw new ContractError(`${basename(path)} is not an ONNX model: ${e.message}.`)
+    throw e
+  }
+}
+
+/** The decoder file as a session input: as it is where it outputs cross_attentions, else with the Softmax taps added. */
+function decoderBytes(file: OnnxFile, path: string, layers: number, others: string[]): { bytes: Uint8Array | null; cross: string[]; where: string } {
+  const outputs = file.model.graph?.output.map((o) => o.name) ?? []
+  const given = Array.from({ length: layers }, (_, l) => `cross_attentions.${l}`)
+  if (given.every((n) => outputs.includes(n))) return { bytes: null, cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
+  try {
+    const { graph, where } = tapCrossAttention(file.model.graph as GraphProto, layers)
+    return {
+      bytes: serializeWith({ ...file, model: { ...file.model, metadataProps: file.model.metadataProps } }, graph),
+      cross: Array.from({ length: layers }, (_, l) => tapName(l)),
+      where,
+    }
+  } catch (e) {
+    if (!(e instanceof TapError)) throw e
+    const alt = others.length
+      ? ` Open ${others.join(' or ')} instead, whose attention is not fused.`
+      : ' Export it again without optimisation (optimum-cli export onnx without --optimize, or its plain decoder_model.onnx).'
+    throw new ContractError(`${basename(path)} cannot show attention: ${e.message}.${alt}`)
+  }
+}
+
+/** Other precisions of the folder whose decoder keeps its attention probabilities. */
+async function unfusedAlternatives(dir: string, except: string): Promise<string[]> {
+  const ok: string[] = []
+  for (const v of variants(dir)) {
+    if (v === except) continue
+    const f = partFiles(dir, v)
+    if (!f) continue
+    const g = (await readOnnx(f.first).catch(() => null))?.model.graph
+    if (g && !fusedAttention(g)) ok.push(basename(f.first))
+  }
+  return ok
+}
+
+async function openFolder(path: string, provider: string, opts: OpenOptions = {}): Promise<OpenedModel & { sourceEncoder: SourceEncoder }> {
+  const f = await readFolder(path, opts)
+  const L = f.spec.heads!.layers
+  const variant = PART_FILE.exec(basename(f.files.first))?.[2] ?? ''
+  const firstFile = await readOnnx(f.files.first)
+  let others: string[] | null = null
+  const alternatives = async () => (others ??= await unfusedAlternatives(f.dir, variant))
+  if (fusedAttention(firstFile.model.graph as GraphProto)) await alternatives()
+  const first = decoderBytes(firstFile, f.files.first, L, others ?? [])
+  const pastFile = f.files.past && f.files.past !== f.files.first ? await readOnnx(f.files.past) : null
+  const past = pastFile ? decoderBytes(pastFile, f.files.past!, L, others ?? []) : null
+  if (past && past.cross.join() !== first.cross.join()) {
+    throw new ContractError("The folder's two decoders disagree: one outputs cross_attentions, the other does not; export them together.")
+  }
+  const encoderBytes = new Uint8Array(await readFile(f.files.encoder))
+  const {
+    made,
+    provider: used,
+    note,
+  } = await withProvider(
+    provider,
+    async (p) => {
+      const parts = [
+        encoderBytes,
+        first.bytes ?? new Uint8Array(await readFile(f.files.first)),
+        ...(pastFile ? [past!.bytes ?? new Uint8Array(await readFile(f.files.past!))] : []),
+      ]
+      const [encoder, firstS, pastS] = await createAll(parts, sessionOptions(p))
+      const d: DecoderSessions = { first: firstS, past: f.files.merged ? firstS : (pastS ?? null), merged: f.files.merged, cross: first.cross }
+      return {
+        encoder: new HfEncoderPart(encoder),
+        step: new HfStepPart(d, { layers: L, heads: f.spec.heads!.heads, headDim: f.headDim, forcedFirst: f.forcedFirst }),
+      }
+    },
+    (reason) => new ContractError(`onnxruntime could not load the folder's model: ${reason}.`),
+  )
+  const rel = (p: string) => p.slice(f.dir.length + 1)
+  return {
+    spec: f.spec,
+    ...made,
+    greedy: null,
+    keys: [],
+    note: null,
+    provider: used,
+    providerNote: note,
+    format: hfFolder.id,
+    sourceEncoder: f.sourceEncoder,
+    details: [
+      `Hugging Face ${String(f.config.model_type ?? 'encoder-decoder')} folder: ${rel(f.files.encoder)}, ${rel(f.files.first)}${f.files.past && !f.files.merged ? `, ${rel(f.files.past)}` : ''}`,
+      `decoder ${L} layers × ${f.spec.heads!.heads} heads; attention from ${first.where}`,
+      `tokenizer: ${f.tokenizerNote}; decoding starts from id ${f.spec.special.bos}${f.forcedFirst !== null ? `, first token forced to ${f.forcedFirst} ("${f.spec.tgtVocab[f.forcedFirst]}")` : ''}`,
+      f.files.past ? 'KV cache: yes' : 'KV cache: no (decoder_with_past_model.onnx missing): every step runs the whole prefix again',
+      'what-if: unavailable (the graph has no inputs to put weights into its attention)',
+    ],
+  }
+}

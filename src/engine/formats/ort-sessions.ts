@@ -1,0 +1,84 @@
+import * as ort from 'onnxruntime-node'
+
+// onnxruntime's process-wide logger prints a provider that fails to load (the CUDA library not
+// installed) as an [E:onnxruntime…] line on stderr, though the failure also reaches us as an
+// exception that the fallback turns into one readable line. Sessions keep their own level below.
+ort.env.logLevel = 'fatal'
+
+export function sessionOptions(provider: string): ort.InferenceSession.SessionOptions {
+  return {
+    executionProviders: [provider],
+    graphOptimizationLevel: 'all',
+    // One thread per session: the step graphs are small, and thread hand-offs cost more than they save.
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    // Every failure reaches the user as one sentence (a provider that cannot start, a run that
+    // fails: ortReason, the fallback line); onnxruntime's own multi-line log would only repeat it.
+    logSeverityLevel: 4,
+  }
+}
+
+/** Creates sessions one after the other, releasing those already made when one fails. */
+export async function createAll(parts: Uint8Array[], options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession[]> {
+  const made: ort.InferenceSession[] = []
+  try {
+    for (const p of parts) made.push(await ort.InferenceSession.create(p, options))
+    return made
+  } catch (e) {
+    for (const m of made) await m.release()
+    throw e
+  }
+}
+
+/**
+ * Opens with a GPU provider and falls back to the CPU with a one-line note where it cannot start
+ * (no adapter, no driver, library missing); a model the CPU cannot load either is refused.
+ */
+export async function withProvider<R>(
+  provider: string,
+  make: (provider: string) => Promise<R>,
+  refuse: (reason: string) => Error,
+): Promise<{ made: R; provider: string; note: string | null }> {
+  if (provider !== 'cpu') {
+    try {
+      return { made: await make(provider), provider, note: null }
+    } catch (e) {
+      const note = `${provider} could not start (${providerReason(e)}); running on CPU.`
+      const made = await make('cpu').catch((err: unknown) => {
+        throw refuse(ortReason(err))
+      })
+      return { made, provider: 'cpu', note }
+    }
+  }
+  const made = await make('cpu').catch((err: unknown) => {
+    throw refuse(ortReason(err))
+  })
+  return { made, provider: 'cpu', note: null }
+}
+
+/** The readable part of onnxruntime's provider error ("Failed to get a WebGPU adapter: …"). */
+function providerReason(e: unknown): string {
+  const msg = firstLine(e)
+  const m = msg.match(/(Failed to [^\n]*?|[^ ]*Failed to load shared library)(\.|$)/)
+  return (m ? m[1] : msg).slice(0, 160)
+}
+
+/**
+ * The readable part of an onnxruntime error, without its source path, C++ signature and status
+ * prefix: "/…/graph.cc:1404 onnxruntime::Graph::Graph(…) This is an invalid model. …" →
+ * "This is an invalid model. …".
+ */
+export function ortReason(e: unknown): string {
+  let msg = firstLine(e)
+  const status = msg.lastIndexOf('[ONNXRuntimeError]')
+  if (status >= 0) msg = msg.slice(status).replace(/^\[ONNXRuntimeError\]\s*:\s*\d+\s*:\s*\w+\s*:\s*/, '')
+  const sig = msg.search(/\) [A-Z][^)]*$/)
+  if (/^\S+\.(cc|h|cpp):\d+ [\w:~]+\(/.test(msg) && sig >= 0) msg = msg.slice(sig + 2)
+  msg = msg.replace(/^\S+\.(cc|h|cpp):\d+ (\w+ )?/, '')
+  return msg.length > 200 ? msg.slice(0, 199) + '…' : msg
+}
+
+export function firstLine(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e)
+  return msg.split('\n')[0].replace(/[.\s]+$/, '')
+}

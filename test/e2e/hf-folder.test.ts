@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { PNG } from 'pngjs'
+import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import { FIXTURE_MODELS, ROOT } from '../helpers'
+
+// A Hugging Face Marian folder in transformers.js's layout (test/fixtures/hf/marian, trained
+// briefly on Multi30K), opened in browser mode with Open folder… as a user would: its heads in
+// the heatmap's grid, scored head by head in the Alignment score tab, and a figure exported.
+const FOLDER = join(ROOT, 'test', 'fixtures', 'hf', 'marian')
+const GOLD = join(ROOT, 'test', 'fixtures', 'align')
+const file = (name: string) => ({ name, mimeType: 'text/plain', buffer: readFileSync(join(GOLD, name)) })
+const SENTENCE = 'A little girl in a pink dress is running on the beach.'
+
+let app: Running
+let browser: Browser
+let page: Page
+
+describe('a Hugging Face folder in browser mode', () => {
+  beforeAll(async () => {
+    app = await startBrowserMode({ AL_MODELS_DIR: FIXTURE_MODELS })
+    browser = await launchChromium()
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true })
+    await page.goto(app.url)
+    await page.getByTestId('model-name').filter({ hasText: 'tiny-bahdanau' }).waitFor()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('opens with Open folder… (the folder goes up file by file) and translates', async () => {
+    await page.getByTestId('folder-input').setInputFiles(FOLDER)
+    await expect.poll(() => page.getByTestId('model-name').textContent(), { timeout: 60_000 }).toBe('marian')
+    expect(await page.getByTestId('error').count()).toBe(0)
+    await page.getByTestId('source').fill(SENTENCE)
+    await waitForTranslationOf(page, SENTENCE)
+    expect((await page.getByTestId('translation').textContent())!.trim().length).toBeGreaterThan(10)
+  })
+
+  it("shows the decoder's 3 × 4 cross-attention heads in the heatmap's grid", async () => {
+    const grid = page.getByTestId('heads-grid')
+    await grid.waitFor()
+    expect(await grid.getAttribute('data-layers')).toBe('3')
+    expect(await grid.getAttribute('data-heads')).toBe('4')
+    await expect.poll(() => grid.getAttribute('data-maps')).toBe('12')
+    await screenshot(page, 'hf-marian-heads')
+  })
+
+  it('scores it head by head in the Alignment score tab', async () => {
+    await page.getByTestId('tab-goldlinks').click()
+    await page.getByTestId('gold-pairs').setInputFiles(file('tiny.src-tgt'))
+    await page.getByTestId('gold-links').setInputFiles(file('tiny.gold'))
+    await page.getByTestId('gold-run').click()
+    const row = page.locator('[data-testid="gold-board"] tbody tr', { hasText: 'marian' })
+    await expect.poll(() => row.count(), { timeout: 120_000 }).toBe(1)
+    expect(await row.innerText()).toMatch(/best head \d:\d: AER \d+\.\d\d/)
+    await screenshot(page, 'hf-marian-alignment-score')
+    // Every open Transformer of the pair gets its grids (the fixture tiny-transformer's 2 layers too): Marian's are the ones with a layer 3.
+    const grids = page.getByTestId('gold-heads').filter({ hasText: 'layer 3' }).locator('table')
+    await expect.poll(() => grids.count()).toBe(3)
+    expect(await grids.first().locator('tbody tr').count()).toBe(3)
+  })
+
+  it('exports the heatmap as a PNG', async () => {
+    await page.getByTestId('tab-heatmap').click()
+    await page.getByTestId('export-open').first().click()
+    await page.getByTestId('export-format').selectOption('png')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-save').click()])
+    const path = join(ARTIFACTS, 'hf-marian-heatmap.png')
+    await download.saveAs(path)
+    const img = PNG.sync.read(readFileSync(path))
+    expect(img.width).toBeGreaterThan(500)
+    expect(img.height).toBeGreaterThan(300)
+  })
+})

@@ -1,0 +1,565 @@
+"""Hugging Face seq2seq test folders in Optimum's ONNX layout, and their PyTorch references.
+
+Run (with -P: training/queue.py would shadow the standard library's queue) with a Python that has transformers, torch, sentencepiece, tokenizers, onnx and onnxruntime
+(the pyenv python3.11's pip installs them from the local wheels; CI never runs this):
+
+    python3.11 -m venv /tmp/hfvenv && /tmp/hfvenv/bin/pip install transformers torch tokenizers sentencepiece onnx onnxruntime
+    /tmp/hfvenv/bin/python -P training/hf_test_models.py --out test/fixtures/hf [--only marian] [--train-minutes 8]
+
+Writes one folder per model, each as `optimum-cli export onnx` lays it out (config.json,
+generation_config.json, the tokenizer files, encoder_model.onnx, decoder_model.onnx and
+decoder_with_past_model.onnx, or decoder_model_merged.onnx), with Optimum's input/output names
+and dynamic axes, exported by the TorchScript exporter (dynamo=False), plus `reference.json`:
+for 20 Multi30K test sentences, the input ids, PyTorch's greedy ids (generate(num_beams=1,
+do_sample=False)), for Marian the num_beams=4 ids, and the cross-attentions
+(output_attentions=True) of the greedy output, as base64 float32 [T, L, H, S].
+
+- marian: MarianMTModel, source.spm + target.spm + vocab.json, trained briefly on Multi30K en-fr,
+  in transformers.js's layout (onnx/encoder_model.onnx, onnx/decoder_model_merged.onnx).
+- bart: random BartForConditionalGeneration, byte-level BPE tokenizer.json; its decoder also
+  outputs cross_attentions.{i} (the folder "with the outputs").
+- t5: random T5ForConditionalGeneration, Unigram tokenizer.json (decoding starts from <pad>).
+- m2m100: random M2M100ForConditionalGeneration, language tokens __en__/__fr__, forced BOS; one
+  merged decoder (decoder_model_merged.onnx, If on use_cache_branch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import json
+import os
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+from torch import nn
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "multi30k"
+N_REF = 20
+
+
+def lines(name: str) -> list[str]:
+    with gzip.open(DATA / name, "rt", encoding="utf-8") as f:
+        return [x.strip() for x in f]
+
+
+# --------------------------------------------------------------------------------------------
+# Tokenizers
+
+
+def train_spm(texts: list[str], prefix: str, vocab: int) -> None:
+    import sentencepiece as spm
+
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
+        f.write("\n".join(texts))
+        path = f.name
+    spm.SentencePieceTrainer.train(
+        input=path, model_prefix=prefix, vocab_size=vocab, model_type="unigram", character_coverage=1.0,
+        bos_id=-1, eos_id=1, unk_id=0, pad_id=-1, minloglevel=2,
+    )
+    os.unlink(path)
+
+
+def bpe_tokenizer_json(texts: list[str], vocab: int, out: Path, specials: list[str], post: str) -> None:
+    """A byte-level BPE (post='bart': <s> A </s>) or a Unigram with Metaspace (post='t5': A </s>)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    if post == "bart":
+        tok = Tokenizer(models.BPE(unk_token="<unk>"))
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(vocab_size=vocab, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    else:
+        tok = Tokenizer(models.Unigram())
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        tok.decoder = decoders.Metaspace()
+        trainer = trainers.UnigramTrainer(vocab_size=vocab, special_tokens=specials, unk_token="<unk>")
+    tok.train_from_iterator(texts, trainer)
+    if post == "bart":
+        tok.post_processor = processors.TemplateProcessing(
+            single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+            special_tokens=[("<s>", tok.token_to_id("<s>")), ("</s>", tok.token_to_id("</s>"))])
+    elif post == "t5":
+        tok.post_processor = processors.TemplateProcessing(
+            single="$A </s>", pair="$A </s> $B </s>", special_tokens=[("</s>", tok.token_to_id("</s>"))])
+    tok.save(str(out))
+
+
+# --------------------------------------------------------------------------------------------
+# Export in Optimum's layout
+
+
+class EncoderWrap(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.enc = model.get_encoder()
+
+    def forward(self, input_ids, attention_mask):
+        return self.enc(input_ids=input_ids, attention_mask=attention_mask, return_dict=True).last_hidden_state
+
+
+def _flat_present(cache, L: int, encoder_too: bool) -> list[torch.Tensor]:
+    out = []
+    for i in range(L):
+        sk, sv = cache.self_attention_cache.layers[i].keys, cache.self_attention_cache.layers[i].values
+        out += [sk, sv]
+        if encoder_too:
+            ck, cv = cache.cross_attention_cache.layers[i].keys, cache.cross_attention_cache.layers[i].values
+            out += [ck, cv]
+    return out
+
+
+class DecoderWrap(nn.Module):
+    """decoder_model.onnx: no past; every present; optionally the cross-attentions."""
+
+    def __init__(self, model, L: int, cross_out: bool):
+        super().__init__()
+        self.m, self.L, self.cross_out = model, L, cross_out
+
+    def forward(self, input_ids, encoder_hidden_states, encoder_attention_mask):
+        from transformers.modeling_outputs import BaseModelOutput
+
+        o = self.m(encoder_outputs=BaseModelOutput(last_hidden_state=encoder_hidden_states), attention_mask=encoder_attention_mask,
+                   decoder_input_ids=input_ids, use_cache=True, output_attentions=self.cross_out, return_dict=True)
+        out = [o.logits, *_flat_present(o.past_key_values, self.L, True)]
+        if self.cross_out:
+            out += list(o.cross_attentions)
+        return tuple(out)
+
+
+class DecoderPastWrap(nn.Module):
+    """decoder_with_past_model.onnx: past in; logits and the decoder half of the present out."""
+
+    def __init__(self, model, L: int, cross_out: bool):
+        super().__init__()
+        self.m, self.L, self.cross_out = model, L, cross_out
+
+    def forward(self, input_ids, encoder_attention_mask, *past):
+        from transformers.cache_utils import DynamicCache, EncoderDecoderCache
+        from transformers.modeling_outputs import BaseModelOutput
+
+        self_c = DynamicCache(ddp_cache_data=[(past[4 * i], past[4 * i + 1]) for i in range(self.L)])
+        cross_c = DynamicCache(ddp_cache_data=[(past[4 * i + 2], past[4 * i + 3]) for i in range(self.L)])
+        cache = EncoderDecoderCache(self_c, cross_c)
+        for i in range(self.L):
+            cache.is_updated[i] = True
+        B, _, S, _ = past[2].shape
+        dummy = torch.zeros(B, S, self.m.config.d_model, dtype=past[2].dtype)  # never read: the cross keys come from the past
+        o = self.m(encoder_outputs=BaseModelOutput(last_hidden_state=dummy), attention_mask=encoder_attention_mask,
+                   decoder_input_ids=input_ids, past_key_values=cache, use_cache=True, output_attentions=self.cross_out, return_dict=True)
+        out = [o.logits, *_flat_present(o.past_key_values, self.L, False)]
+        if self.cross_out:
+            out += list(o.cross_attentions)
+        return tuple(out)
+
+
+def past_names(L: int, prefix: str, encoder_too: bool = True) -> list[str]:
+    names = []
+    for i in range(L):
+        for part in ("decoder", "encoder") if encoder_too else ("decoder",):
+            names += [f"{prefix}.{i}.{part}.key", f"{prefix}.{i}.{part}.value"]
+    return names
+
+
+def export_folder(model, out: Path, cross_out: bool, merged: bool) -> None:
+    model.eval()
+    if cross_out:  # the sdpa kernels return no probabilities; the others export sdpa, as Optimum does
+        set_attn(model, "eager")
+    cfg = model.config
+    L = cfg.decoder_layers if hasattr(cfg, "decoder_layers") else cfg.num_decoder_layers
+    H = cfg.decoder_attention_heads if hasattr(cfg, "decoder_attention_heads") else cfg.num_heads
+    dh = getattr(cfg, "d_kv", None) or cfg.d_model // H
+    B, S = 2, 7
+    ids = torch.randint(4, 50, (B, S))
+    mask = torch.ones(B, S, dtype=torch.long)
+    kw = dict(opset_version=17, dynamo=False, do_constant_folding=True)
+    torch.onnx.export(EncoderWrap(model), (ids, mask), str(out / "encoder_model.onnx"), input_names=["input_ids", "attention_mask"],
+                      output_names=["last_hidden_state"],
+                      dynamic_axes={"input_ids": {0: "batch_size", 1: "encoder_sequence_length"},
+                                    "attention_mask": {0: "batch_size", 1: "encoder_sequence_length"},
+                                    "last_hidden_state": {0: "batch_size", 1: "encoder_sequence_length"}}, **kw)
+    enc = torch.randn(B, S, cfg.d_model)
+    dec_ids = torch.randint(4, 50, (B, 3))
+    present = past_names(L, "present")
+    cross = [f"cross_attentions.{i}" for i in range(L)] if cross_out else []
+    dyn = {"input_ids": {0: "batch_size", 1: "decoder_sequence_length"},
+           "encoder_hidden_states": {0: "batch_size", 1: "encoder_sequence_length"},
+           "encoder_attention_mask": {0: "batch_size", 1: "encoder_sequence_length"},
+           "logits": {0: "batch_size", 1: "decoder_sequence_length"}}
+    for n in present:
+        dyn[n] = {0: "batch_size", 2: "encoder_sequence_length_out" if ".encoder." in n else "past_decoder_sequence_length + 1"}
+    for n in cross:
+        dyn[n] = {0: "batch_size", 2: "decoder_sequence_length", 3: "encoder_sequence_length"}
+    no_past = out / ("decoder_model.onnx" if not merged else "_no_past.onnx")
+    torch.onnx.export(DecoderWrap(model, L, cross_out), (dec_ids, enc, mask), str(no_past),
+                      input_names=["input_ids", "encoder_hidden_states", "encoder_attention_mask"], output_names=["logits", *present, *cross],
+                      dynamic_axes=dyn, **kw)
+    past_in = past_names(L, "past_key_values")
+    past = []
+    for n in past_in:
+        past.append(torch.randn(B, H, S if ".encoder." in n else 3, dh))
+    one = torch.randint(4, 50, (B, 1))
+    present_dec = past_names(L, "present", encoder_too=False)
+    dyn2 = {"input_ids": {0: "batch_size"}, "encoder_attention_mask": {0: "batch_size", 1: "encoder_sequence_length"},
+            "logits": {0: "batch_size"}}
+    for n in past_in:
+        dyn2[n] = {0: "batch_size", 2: "encoder_sequence_length_out" if ".encoder." in n else "past_decoder_sequence_length"}
+    for n in present_dec:
+        dyn2[n] = {0: "batch_size", 2: "past_decoder_sequence_length + 1"}
+    for n in cross:
+        dyn2[n] = {0: "batch_size", 3: "encoder_sequence_length"}
+    with_past = out / ("decoder_with_past_model.onnx" if not merged else "_with_past.onnx")
+    torch.onnx.export(DecoderPastWrap(model, L, cross_out), (one, mask, *past), str(with_past),
+                      input_names=["input_ids", "encoder_attention_mask", *past_in], output_names=["logits", *present_dec, *cross],
+                      dynamic_axes=dyn2, **kw)
+    if merged:
+        merge_decoders(no_past, with_past, out / "decoder_model_merged.onnx", L)
+        no_past.unlink()
+        with_past.unlink()
+
+
+def merge_decoders(no_past: Path, with_past: Path, dest: Path, L: int) -> None:
+    """Both decoders in one file behind an If on `use_cache_branch`, as Optimum's merge_decoders
+    writes it: the inputs are the union, the with-past branch passes the encoder half of the past
+    through as its present, and the weights both branches read sit once in the outer graph."""
+    from onnx import helper, TensorProto
+
+    a = onnx.load(str(no_past))
+    b = onnx.load(str(with_past))
+    outer_inits = {}
+
+    def branch(m: onnx.ModelProto, tag: str, outputs: list[str]) -> onnx.GraphProto:
+        g = m.graph
+        inputs = {i.name for i in g.input}
+        rename = {}
+        for init in g.initializer:
+            key = (init.data_type, tuple(init.dims), init.raw_data if init.raw_data else init.SerializeToString())
+            new = outer_inits.get(key)
+            if new is None:
+                new = f"w{len(outer_inits)}"
+                t = onnx.TensorProto()
+                t.CopyFrom(init)
+                t.name = new
+                outer_inits[key] = (new, t)
+            else:
+                new = new[0]
+            rename[init.name] = new
+        nodes = []
+        for n in g.node:
+            nn_ = onnx.NodeProto()
+            nn_.CopyFrom(n)
+            for i, x in enumerate(nn_.input):
+                if x in rename:
+                    nn_.input[i] = rename[x]
+                elif x and x not in inputs:
+                    nn_.input[i] = f"{tag}/{x}"
+            for i, x in enumerate(nn_.output):
+                nn_.output[i] = f"{tag}/{x}"
+            nn_.name = f"{tag}/{n.name}"
+            nodes.append(nn_)
+        produced = {o for n in g.node for o in n.output}
+        outs = []
+        for name in outputs:
+            if name in produced:
+                outs.append(helper.make_tensor_value_info(f"{tag}/{name}", TensorProto.FLOAT, None))
+            else:  # the encoder half of the past, passed through
+                src = name.replace("present", "past_key_values")
+                nodes.append(helper.make_node("Identity", [src], [f"{tag}/{name}"], name=f"{tag}/pass_{name}"))
+                outs.append(helper.make_tensor_value_info(f"{tag}/{name}", TensorProto.FLOAT, None))
+        return helper.make_graph(nodes, f"{tag}_branch", [], outs)
+
+    outputs = [o.name for o in a.graph.output]
+    else_g = branch(a, "no_past", outputs)
+    then_g = branch(b, "with_past", outputs)
+    flag = helper.make_tensor_value_info("use_cache_branch", TensorProto.BOOL, [1])
+    inputs = [i for i in a.graph.input] + [i for i in b.graph.input if i.name.startswith("past_key_values")] + [flag]
+    node = helper.make_node("If", ["use_cache_branch"], outputs, name="optimum::if", then_branch=then_g, else_branch=else_g)
+    graph = helper.make_graph([node], "merged_decoder", inputs, list(a.graph.output), [t for _, t in outer_inits.values()])
+    model = helper.make_model(graph, opset_imports=a.opset_import, producer_name="attention-lens hf_test_models")
+    model.ir_version = a.ir_version
+    onnx.checker.check_model(model)
+    onnx.save(model, str(dest))
+
+
+# --------------------------------------------------------------------------------------------
+# References
+
+
+def set_attn(model, impl: str) -> None:
+    """set_attn_implementation misses configs that submodules copied (T5's stacks)."""
+    model.set_attn_implementation(impl)
+    for mod in model.modules():
+        c = getattr(mod, "config", None)
+        if c is not None and hasattr(c, "_attn_implementation"):
+            c._attn_implementation = impl
+
+
+def b64(a: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(a, dtype="<f4").tobytes()).decode()
+
+
+def references(model, input_ids: list[list[int]], start: int, beams: bool, texts: list[str], extra: dict | None = None) -> dict:
+    model.eval()
+    before = model.config._attn_implementation
+    set_attn(model, "eager")  # output_attentions needs the eager kernels
+    rows = []
+    for text, ids in zip(texts, input_ids):
+        x = torch.tensor([ids])
+        limit = 2 * len(ids) + 10
+        with torch.no_grad():
+            g = model.generate(x, attention_mask=torch.ones_like(x), num_beams=1, do_sample=False, max_new_tokens=limit, min_length=0,
+                               no_repeat_ngram_size=0, repetition_penalty=1.0, **(extra or {}))
+            greedy = g[0].tolist()
+            assert greedy[0] == start, (greedy[0], start)
+            out = greedy[1:]
+            dec_in = torch.tensor([greedy[:-1] if len(greedy) > 1 else greedy])
+            dec_in = torch.tensor([[start] + out[:-1]]) if out else torch.tensor([[start]])
+            o = model(input_ids=x, attention_mask=torch.ones_like(x), decoder_input_ids=dec_in, output_attentions=True, return_dict=True)
+            att = torch.stack([a[0] for a in o.cross_attentions], 0)  # [L, H, T, S]
+            att = att.permute(2, 0, 1, 3).numpy()  # [T, L, H, S]
+            row = {"text": text, "input_ids": ids, "greedy": out, "cross_attentions": b64(att), "shape": list(att.shape)}
+            if beams:
+                bm = model.generate(x, attention_mask=torch.ones_like(x), num_beams=4, do_sample=False, max_new_tokens=limit, min_length=0,
+                                    length_penalty=1.0, early_stopping=False, no_repeat_ngram_size=0, num_return_sequences=1, **(extra or {}))
+                row["beam4"] = bm[0].tolist()[1:]
+        rows.append(row)
+    set_attn(model, before)
+    return {"start": start, "sentences": rows}
+
+
+def clean_generation_config(model, **kw) -> None:
+    gc = model.generation_config
+    for k, v in dict(max_length=512, num_beams=1, bad_words_ids=None, no_repeat_ngram_size=0, forced_eos_token_id=None, min_length=0).items():
+        setattr(gc, k, v)
+    for k, v in kw.items():
+        setattr(gc, k, v)
+
+
+# --------------------------------------------------------------------------------------------
+# The four folders
+
+
+def marian(out: Path, minutes: float, texts: list[str]) -> None:
+    from transformers import MarianConfig, MarianMTModel, MarianTokenizer
+
+    en, fr = lines("train.en.gz"), lines("train.fr.gz")
+    work = Path(tempfile.mkdtemp())
+    train_spm(en, str(work / "source"), 1000)
+    train_spm(fr, str(work / "target"), 1000)
+    import sentencepiece as spm
+
+    pieces = []
+    for p in ("source", "target"):
+        sp = spm.SentencePieceProcessor(model_file=str(work / f"{p}.model"))
+        pieces += [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+    vocab = {"</s>": 0, "<unk>": 1}
+    for p in pieces:
+        if p not in vocab:
+            vocab[p] = len(vocab)
+    vocab["<pad>"] = len(vocab)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(work / "source.model", out / "source.spm")
+    shutil.copy(work / "target.model", out / "target.spm")
+    (out / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False, indent=0), encoding="utf-8")
+    (out / "tokenizer_config.json").write_text(json.dumps({"source_lang": "en", "target_lang": "fr", "model_max_length": 512,
+                                                           "tokenizer_class": "MarianTokenizer", "separate_vocabs": False}), encoding="utf-8")
+    tok = MarianTokenizer(str(out / "source.spm"), str(out / "target.spm"), str(out / "vocab.json"), source_lang="en", target_lang="fr")
+    pad = vocab["<pad>"]
+    cfg = MarianConfig(vocab_size=len(vocab), d_model=128, encoder_layers=3, decoder_layers=3, encoder_attention_heads=4,
+                       decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256, max_position_embeddings=256, pad_token_id=pad,
+                       eos_token_id=0, decoder_start_token_id=pad, forced_eos_token_id=0, share_encoder_decoder_embeddings=True,
+                       dropout=0.1, scale_embedding=True)
+    torch.manual_seed(0)
+    model = MarianMTModel(cfg)
+    train_briefly(model, tok, en, fr, minutes)
+    clean_generation_config(model, bad_words_ids=[[pad]], decoder_start_token_id=pad, pad_token_id=pad, eos_token_id=0)
+    model.save_pretrained(out)
+    _drop_weights(out)
+    ids = [tok(t).input_ids for t in texts]
+    ref = references(model, ids, pad, True, texts, {"bad_words_ids": [[pad]]})
+    export_folder(model, out, cross_out=False, merged=False)
+    transformersjs_layout(out)
+    (out / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
+
+
+def train_briefly(model, tok, en: list[str], fr: list[str], minutes: float) -> None:
+    pairs = [(a, b) for a, b in zip(en, fr) if len(a.split()) <= 30]
+    rng = random.Random(0)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+    model.train()
+    end = time.time() + minutes * 60
+    step = 0
+    while time.time() < end:
+        batch = rng.sample(pairs, 64)
+        enc = tok([a for a, _ in batch], text_target=[b for _, b in batch], padding=True, truncation=True, max_length=64, return_tensors="pt")
+        labels = enc["labels"]
+        labels[labels == model.config.pad_token_id] = -100
+        loss = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], labels=labels).loss
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        if step % 100 == 0:
+            print(f"marian step {step} loss {loss.item():.3f}", flush=True)
+    model.eval()
+
+
+def _drop_weights(out: Path) -> None:
+    # The ONNX files are the model; safetensors would double the folder for nothing.
+    for p in out.glob("*.safetensors"):
+        p.unlink()
+
+
+def bart(out: Path, texts: list[str]) -> None:
+    from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast
+
+    out.mkdir(parents=True, exist_ok=True)
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    bpe_tokenizer_json(lines("train.en.gz")[:5000], 800, out / "tokenizer.json", specials, "bart")
+    tok = PreTrainedTokenizerFast(tokenizer_file=str(out / "tokenizer.json"), bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                                  unk_token="<unk>", mask_token="<mask>")
+    tok.save_pretrained(out)
+    V = tok.vocab_size
+    cfg = BartConfig(vocab_size=V, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
+                     encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=256, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+                     decoder_start_token_id=2, forced_bos_token_id=0)
+    torch.manual_seed(1)
+    model = BartForConditionalGeneration(cfg)
+    clean_generation_config(model, forced_bos_token_id=0, decoder_start_token_id=2)
+    model.save_pretrained(out)
+    _drop_weights(out)
+    ids = [tok(t).input_ids for t in texts]
+    ref = references(model, ids, 2, False, texts)
+    export_folder(model, out, cross_out=True, merged=False)
+    (out / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
+
+
+def t5(out: Path, texts: list[str]) -> None:
+    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
+
+    out.mkdir(parents=True, exist_ok=True)
+    bpe_tokenizer_json(lines("train.en.gz")[:5000], 800, out / "tokenizer.json", ["<pad>", "</s>", "<unk>"], "t5")
+    tok = PreTrainedTokenizerFast(tokenizer_file=str(out / "tokenizer.json"), eos_token="</s>", pad_token="<pad>", unk_token="<unk>")
+    tok.save_pretrained(out)
+    cfg = T5Config(vocab_size=tok.vocab_size, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=2, num_heads=4,
+                   pad_token_id=0, eos_token_id=1, decoder_start_token_id=0, relative_attention_num_buckets=8)
+    torch.manual_seed(2)
+    model = T5ForConditionalGeneration(cfg)
+    clean_generation_config(model, decoder_start_token_id=0)
+    model.save_pretrained(out)
+    _drop_weights(out)
+    ids = [tok(t).input_ids for t in texts]
+    ref = references(model, ids, 0, False, texts)
+    export_folder(model, out, cross_out=False, merged=False)
+    (out / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
+
+
+def m2m100(out: Path, texts: list[str]) -> None:
+    from tokenizers import AddedToken, Tokenizer
+    from transformers import M2M100Config, M2M100ForConditionalGeneration
+
+    out.mkdir(parents=True, exist_ok=True)
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    bpe_tokenizer_json(lines("train.en.gz")[:3000] + lines("train.fr.gz")[:3000], 800, out / "tokenizer.json", specials, "none")
+    tk = Tokenizer.from_file(str(out / "tokenizer.json"))
+    langs = ["__en__", "__fr__", "__de__"]
+    tk.add_special_tokens([AddedToken(x, special=True) for x in langs])
+    tk.save(str(out / "tokenizer.json"))
+    (out / "tokenizer_config.json").write_text(json.dumps({"src_lang": "en", "tgt_lang": "fr", "tokenizer_class": "M2M100Tokenizer",
+                                                           "additional_special_tokens": langs}), encoding="utf-8")
+    V = tk.get_vocab_size()
+    cfg = M2M100Config(vocab_size=V, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
+                       encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=256, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+                       decoder_start_token_id=2)
+    torch.manual_seed(3)
+    model = M2M100ForConditionalGeneration(cfg)
+    fr = tk.token_to_id("__fr__")
+    clean_generation_config(model, decoder_start_token_id=2, forced_bos_token_id=fr)
+    model.save_pretrained(out)
+    _drop_weights(out)
+    en = tk.token_to_id("__en__")
+    ids = [[en, *tk.encode(t, add_special_tokens=False).ids, 2] for t in texts]
+    ref = references(model, ids, 2, False, texts, {"forced_bos_token_id": fr})
+    ref["src_lang"], ref["tgt_lang"] = "en", "fr"
+    export_folder(model, out, cross_out=False, merged=True)
+    (out / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
+
+
+def transformersjs_layout(folder: Path) -> None:
+    """transformers.js's layout: onnx/encoder_model.onnx and onnx/decoder_model_merged.onnx (it loads
+    only the merged decoder), made from the Optimum pair already exported."""
+    onnx_dir = folder / "onnx"
+    onnx_dir.mkdir(exist_ok=True)
+    cfg = json.loads((folder / "config.json").read_text())
+    L = cfg.get("decoder_layers") or cfg.get("num_decoder_layers")
+    merge_decoders(folder / "decoder_model.onnx", folder / "decoder_with_past_model.onnx", onnx_dir / "decoder_model_merged.onnx", L)
+    (folder / "encoder_model.onnx").rename(onnx_dir / "encoder_model.onnx")
+    (folder / "decoder_model.onnx").unlink()
+    (folder / "decoder_with_past_model.onnx").unlink()
+
+
+def bench_marian(out: Path, spm_from: Path) -> None:
+    """An opus-mt-size Marian for bench/: transformers' default MarianConfig (d_model 512, 6 + 6
+    layers, 8 heads, FFN 2048, vocabulary 58,101), random weights, in transformers.js's layout.
+    The tokenizer is the test Marian's SentencePiece pair with its vocabulary padded to 58,101."""
+    from transformers import MarianConfig, MarianMTModel
+
+    out.mkdir(parents=True, exist_ok=True)
+    for f in ("source.spm", "target.spm", "tokenizer_config.json"):
+        shutil.copy(spm_from / f, out / f)
+    vocab = json.loads((spm_from / "vocab.json").read_text(encoding="utf-8"))
+    pad = vocab.pop("<pad>")
+    V = 58101
+    for i in range(len(vocab), V - 1):
+        vocab[f"<x{i}>"] = i
+    vocab["<pad>"] = V - 1
+    (out / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    cfg = MarianConfig(vocab_size=V, pad_token_id=V - 1, eos_token_id=0, decoder_start_token_id=V - 1, forced_eos_token_id=0)
+    torch.manual_seed(4)
+    model = MarianMTModel(cfg).eval()
+    clean_generation_config(model, bad_words_ids=[[V - 1]], decoder_start_token_id=V - 1, pad_token_id=V - 1, eos_token_id=0)
+    model.save_pretrained(out)
+    _drop_weights(out)
+    del pad
+    export_folder(model, out, cross_out=False, merged=False)
+    transformersjs_layout(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="test/fixtures/hf")
+    ap.add_argument("--only", default="marian,bart,t5,m2m100")
+    ap.add_argument("--train-minutes", type=float, default=8)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--tjs-layout", help="only move an exported Optimum folder into transformers.js's layout")
+    ap.add_argument("--bench-marian", help="only write the opus-mt-size random Marian for bench/ to this folder")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    if a.tjs_layout:
+        transformersjs_layout(Path(a.tjs_layout))
+        return
+    if a.bench_marian:
+        bench_marian(Path(a.bench_marian), Path(a.out) / "marian")
+        return
+    texts = lines("test_2016_flickr.en.gz")[:N_REF]
+    root = Path(a.out)
+    for name in a.only.split(","):
+        dest = root / name
+        if dest.exists():
+            shutil.rmtree(dest)
+        t0 = time.time()
+        {"marian": lambda: marian(dest, a.train_minutes, texts), "bart": lambda: bart(dest, texts), "t5": lambda: t5(dest, texts),
+         "m2m100": lambda: m2m100(dest, texts)}[name]()
+        print(f"{name}: {time.time() - t0:.0f} s, {sum(p.stat().st_size for p in dest.rglob('*')) / 1e6:.1f} MB", flush=True)
+
+
+if __name__ == "__main__":
+    main()
