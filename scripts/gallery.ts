@@ -123,6 +123,10 @@ function figures(): void {
   // Words (the default) against pieces: "snowmobiles" is one column or three.
   lens('figure-pieces.png', ['--model', model('en-fr-luong-general'), '--src', EN, '--size', 'paper-double', '--font', 'paper', '--scale', '2', '--pieces'])
   lens('figure-words.png', ['--model', model('en-fr-luong-general'), '--src', EN, '--size', 'paper-double', '--font', 'paper', '--scale', '2'])
+  // For a lecture: the heatmap filling one decoder step a frame (local-p: the window moves), and one offline interactive page.
+  const animate = ['--view', 'heatmap', '--animate', '--format', 'gif', '--font', 'screen']
+  lens('animation-heatmap-local-p.gif', ['--model', model('en-fr-local-p'), '--src', EN, ...animate])
+  lens('interactive-transformer.html', ['--model', model('en-fr-transformer'), '--src', EN, '--format', 'html'])
 }
 
 async function shot(page: Page, name: string): Promise<void> {

@@ -507,8 +507,8 @@ def transformersjs_layout(folder: Path) -> None:
 
 
 def bench_marian(out: Path, spm_from: Path) -> None:
-    """An opus-mt-size Marian for bench/: transformers' default MarianConfig (d_model 512, 6 + 6
-    layers, 8 heads, FFN 2048, vocabulary 58,101), random weights, in transformers.js's layout.
+    """An opus-mt-size Marian for bench/ (Helsinki-NLP/opus-mt-*'s config: d_model 512, 6 + 6 layers,
+    8 heads, FFN 2048, vocabulary 58,101), random weights, in transformers.js's layout.
     The tokenizer is the test Marian's SentencePiece pair with its vocabulary padded to 58,101."""
     from transformers import MarianConfig, MarianMTModel
 
@@ -522,7 +522,11 @@ def bench_marian(out: Path, spm_from: Path) -> None:
         vocab[f"<x{i}>"] = i
     vocab["<pad>"] = V - 1
     (out / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
-    cfg = MarianConfig(vocab_size=V, pad_token_id=V - 1, eos_token_id=0, decoder_start_token_id=V - 1, forced_eos_token_id=0)
+    # opus-mt's sizes, given explicitly: transformers' MarianConfig defaults are the large model's
+    # (d_model 1024, 12 + 12 layers, 16 heads: 846 MB and 1.3 GB files, over the 512 MB cap).
+    cfg = MarianConfig(vocab_size=V, d_model=512, encoder_layers=6, decoder_layers=6, encoder_attention_heads=8, decoder_attention_heads=8,
+                       encoder_ffn_dim=2048, decoder_ffn_dim=2048, max_position_embeddings=512, pad_token_id=V - 1, eos_token_id=0,
+                       decoder_start_token_id=V - 1, forced_eos_token_id=0, share_encoder_decoder_embeddings=True)
     torch.manual_seed(4)
     model = MarianMTModel(cfg).eval()
     clean_generation_config(model, bad_words_ids=[[V - 1]], decoder_start_token_id=V - 1, pad_token_id=V - 1, eos_token_id=0)

@@ -20,7 +20,9 @@ import { inUnits, type Units } from '../shared/attention/word-translation'
 import { CLI_VIEWS } from '../shared/charts/views'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
+import { adjustSpec, EXTRA_FORMAT_OPTIONS, EXTRA_FORMAT_USAGE, extraFormat, modelCard, writeExtra } from './export-formats'
 import type { FigureData } from '../shared/figure'
+import { defaultCaption, singleModel } from '../shared/figure-context'
 import {
   DEFAULT_FIGURE,
   DPI_PER_SCALE,
@@ -48,6 +50,7 @@ const USAGE = [
   '              [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--highlight-row N]',
   "              [--pieces] (label subword pieces, not words: by default a word receives the sum of its pieces' weights and its row is their mean;",
   '              local, positions, step, whatif and beam show pieces either way: each decoder step writes one piece)',
+  EXTRA_FORMAT_USAGE,
   '       attention-lens forecast --model M.onnx [--series FILE.csv] [--origin TIMESTAMP] [--out FIG.png|svg|pdf [figure options] [--step N]]',
   '       attention-lens forecast-eval --model M.onnx [--model N.onnx ...] [--series FILE.csv --from TIMESTAMP]',
   '       --step, --at, --source and --highlight-row count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
@@ -265,6 +268,7 @@ async function exportFigure(argv: string[]): Promise<void> {
     head: { type: 'string' },
     provider: { type: 'string', default: 'cpu' },
     ...guardOptions,
+    ...EXTRA_FORMAT_OPTIONS,
   })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
   const guard = guardFrom(v)
@@ -275,8 +279,11 @@ async function exportFigure(argv: string[]): Promise<void> {
   // --head picks a head to draw large (heads) or to override (whatif); other views draw the heads' average.
   if (v.head !== undefined && view !== 'heads' && view !== 'whatif')
     throw new UsageError(`--head applies to --view heads and --view whatif, not ${view}; for one head's map use --view heads --head ${v.head}`)
-  const format = outFormat(v.out)
-  const spec = figureSpec({ ...v, model: undefined } as Record<string, string | boolean | undefined>, format)
+  // An animation or an interactive page (issue 34): its pixels are drawn as a PNG's.
+  const extra = extraFormat(v, view)
+  const format = extra ? 'png' : outFormat(v.out)
+  const options = { ...v, model: undefined, format: undefined } as Record<string, string | boolean | undefined>
+  const spec = extra ? adjustSpec(figureSpec(options, format), extra, v) : figureSpec(options, format)
   const threshold = v.threshold === undefined ? 0.1 : Number(v.threshold)
   if (!(threshold >= 0 && threshold <= 1)) throw new UsageError('--threshold must be a number from 0 to 1')
   const mode = String(v.mode ?? 'uniform') as (typeof MODES)[number]
@@ -369,7 +376,19 @@ async function exportFigure(argv: string[]): Promise<void> {
     }
   }
   // Words unless --pieces; the views of one decoder step keep their pieces (src/shared/attention/word-figure.ts).
-  await writeFigure(v.out!, figureInUnits(data, v.pieces ? 'pieces' : 'words'), spec)
+  // An animation plays decoder steps, so its heatmap is drawn in pieces (a row per step); a page gets pieces and makes its words.
+  if (extra) {
+    const info = await service.open(models[0])
+    const drawn = extra.kind === 'html' ? data : figureInUnits(data, 'pieces')
+    await writeExtra(v.out!, drawn, spec, extra, { name: info.name, card: modelCard(info) }, v.pieces ? 'pieces' : 'words')
+  } else {
+    // Context on the figure when --caption gives none: the model's name and, for one step, the step and its word.
+    if (spec.caption === undefined) {
+      const name = singleModel(data) && models[0] ? (await service.open(models[0])).name : undefined
+      spec.caption = defaultCaption(data, spec.lang, name) || undefined
+    }
+    await writeFigure(v.out!, figureInUnits(data, v.pieces ? 'pieces' : 'words'), spec)
+  }
   await service.closeAll()
 }
 

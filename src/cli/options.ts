@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { isHeadOf } from '../shared/attention/heads'
-import { withLanguages } from '../engine/formats'
+import { withLanguages } from '../shared/model-id'
 import { DEFAULT_REPEAT_GUARD, MAX_GUARD_SETTING, NO_REPEAT_GUARD, validSetting, type RepeatGuard } from '../shared/repeat-guard'
 
 export class UsageError extends Error {}

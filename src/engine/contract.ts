@@ -166,6 +166,8 @@ export interface ModelSpec {
    * generation config's single-token bad_words_ids); absent: every special token but `</s>`.
    */
   neverGenerate?: number[]
+  /** A multilingual model's language codes, any two of which it translates between. */
+  languages?: string[]
 }
 
 /**

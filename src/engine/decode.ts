@@ -460,6 +460,8 @@ async function beamDecode(
   k: number,
   signal?: AbortSignal,
   guard: RepeatGuard = NO_REPEAT_GUARD,
+  /** What-if under beam search: what every hypothesis' step t changes (see `whatIf`). */
+  override?: (t: number) => StepOverride | null,
 ): Promise<{ steps: StepRecord[]; memory: number[][]; tried: Hyp[]; best: Hyp | null }> {
   const { special } = model.spec
   const enc: Encoded = await encode(model, [src.ids])
@@ -486,7 +488,24 @@ async function beamDecode(
     // Each hypothesis' own banned tokens (its own history); the step ranks that many more, so K stay.
     const bans = guarded ? alive.map((h) => bannedTokens(tokensOf(stepsOf(h)), guard)) : null
     const ranked = Math.max(K, k) + (bans ? Math.max(...bans.map((x) => x.size)) : 0)
-    const o = await step(model, { prev: alive.map((h) => h.rec?.token ?? special.bos), state, memory, mask, keys, t, k: ranked })
+    // An override is one row's; every hypothesis gets the same.
+    const w = override?.(t) ?? null
+    const rows = (x: Float32Array) => {
+      const out = new Float32Array(x.length * alive.length)
+      for (let b = 0; b < alive.length; b++) out.set(x, b * x.length)
+      return out
+    }
+    const o = await step(model, {
+      prev: alive.map((h) => h.rec?.token ?? special.bos),
+      state,
+      memory,
+      mask,
+      keys,
+      t,
+      k: ranked,
+      override: w?.weights ? { weights: rows(w.weights), on: new Float32Array(alive.length).fill(w.on) } : null,
+      heads: w?.heads ? { gate: rows(w.heads.gate), override: rows(w.heads.override) } : null,
+    })
     const candidates: Hyp[] = []
     alive.forEach((h, b) => {
       const top = rowTop(model, o, b, ranked)
@@ -630,8 +649,14 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
   let started = performance.now()
   const src = encodeSource(model, req.text)
   const guard = checkedGuard(req)
-  const own = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, guard })
-  const original = toTranslation(model, src, own.steps[0], { mode: 'greedy', beam: 1, encoderStates: own.memory![0] }, started)
+  // The decoding of the translation on show: greedy, or a beam search of that width (both runs).
+  const beam = Math.round(req.beam ?? 1)
+  if (!(beam >= 1 && beam <= MAX_BEAM)) throw new Error(`The beam size must be between 1 and ${MAX_BEAM}.`)
+  const own =
+    beam > 1
+      ? await beamDecode(model, src, beam, 1, DEFAULT_TOP_K, undefined, guard).then((r) => ({ steps: [r.steps], memory: [r.memory] }))
+      : await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, guard })
+  const original = toTranslation(model, src, own.steps[0], { mode: beam > 1 ? 'beam' : 'greedy', beam, encoderStates: own.memory![0] }, started)
   started = performance.now()
   const S = src.ids.length
   const T = original.tgtTokens.length
@@ -652,8 +677,11 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
     override[cell] = 1
     return { weights, on: 0, heads: { gate: new Float32Array(cells).fill(1), override } }
   }
-  const { steps, memory } = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, override: at, guard })
-  const modified = toTranslation(model, src, steps[0], { mode: 'what-if', beam: 1, encoderStates: memory![0] }, started)
+  const { steps, memory } =
+    beam > 1
+      ? await beamDecode(model, src, beam, 1, DEFAULT_TOP_K, undefined, guard, at).then((r) => ({ steps: [r.steps], memory: [r.memory] }))
+      : await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, override: at, guard })
+  const modified = toTranslation(model, src, steps[0], { mode: 'what-if', beam, encoderStates: memory![0] }, started)
   // One diff rule for every "changed" the app shows (With / without, What-if): the LCS of the two
   // outputs, with each run's end token counted as the same token.
   const changed = differing(comparableTokens(modified), comparableTokens(original))

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { BucketScore, EvalProgress, EvalResult } from '../shared/api'
 import { CancelledError } from '../shared/errors'
 import { guardOf, guardOn, type RepeatGuard } from '../shared/repeat-guard'
+import { nearDiagonalShare } from '../shared/attention/diagonal'
 import { corpusBleu } from './bleu'
 import { greedyBatch } from './decode'
 import type { LoadedModel } from './model'
@@ -60,12 +61,13 @@ const round = (x: number) => Math.round(x * 100) / 100
 
 /**
  * How spread out and how diagonal attention is over a corpus: the mean entropy of a row (bits),
- * and 1 − the mean distance of the attention mass from the diagonal, both axes scaled to [0, 1].
+ * and the diagonality (src/shared/attention/diagonal.ts: the share of a row's weight within ±1 of
+ * the proportional diagonal), both averaged over every row of every sentence.
  */
 export class AttentionStats {
   private rows = 0
   private entropySum = 0
-  private offDiagonal = 0
+  private nearDiagonal = 0
 
   add(attention: number[][]): void {
     const T = attention.length
@@ -73,14 +75,12 @@ export class AttentionStats {
       const row = attention[t]
       const S = row.length
       let h = 0
-      let d = 0
       for (let s = 0; s < S; s++) {
         const a = row[s]
         if (a > 0) h -= a * Math.log2(a)
-        d += a * Math.abs((S > 1 ? s / (S - 1) : 0) - (T > 1 ? t / (T - 1) : 0))
       }
       this.entropySum += h
-      this.offDiagonal += d
+      this.nearDiagonal += nearDiagonalShare(row, t, T)
       this.rows++
     }
   }
@@ -90,7 +90,7 @@ export class AttentionStats {
   }
 
   diagonality(): number | null {
-    return this.rows ? Math.round((1 - this.offDiagonal / this.rows) * 1000) / 1000 : null
+    return this.rows ? Math.round((this.nearDiagonal / this.rows) * 1000) / 1000 : null
   }
 }
 
@@ -104,7 +104,7 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   const guarded = guardOn(guard) ? `\0guard-${guard.noRepeatNgram}-${guard.maxRepeat}` : ''
   const key = createHash('sha256')
     .update(await fileHash(model.path))
-    .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v3' + guarded)
+    .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v4' + guarded)
     .digest('hex')
   const cacheFile = opts.cacheDir ? join(opts.cacheDir, `${key}.json`) : null
   if (cacheFile) {

@@ -1,9 +1,11 @@
 import { ScalarType, type DescField } from '@bufbuild/protobuf'
-import { BinaryReader, WireType } from '@bufbuild/protobuf/wire'
+import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire'
 import {
   create,
   fromBinary,
+  GraphProtoSchema,
   ModelProtoSchema,
+  NodeProtoSchema,
   toBinary,
   ValueInfoProtoSchema,
   type GraphProto,
@@ -61,6 +63,8 @@ function wireTypeOf(f: DescField): WireType | null {
 
 const MODEL_WIRE_TYPES = new Map(ModelProtoSchema.fields.map((f) => [f.number, wireTypeOf(f)]))
 const GRAPH_FIELD = ModelProtoSchema.field.graph.number
+const NODE_FIELD = GraphProtoSchema.field.node.number
+const OUTPUT_FIELD = GraphProtoSchema.field.output.number
 
 /**
  * A cheap first look, as Netron does before decoding: walks only the top-level fields (a dozen
@@ -190,4 +194,67 @@ export function extractGraph(graph: GraphProto, outputs: string[], stopAt: Reado
     valueInfo: graph.valueInfo.filter((v) => needed.has(v.name) && !stopAt.has(v.name)),
     quantizationAnnotation: graph.quantizationAnnotation.filter((a) => needed.has(a.tensorName)),
   }
+}
+
+/** Nodes and outputs to add to a model's main graph, and nodes to put in place of others (by index). */
+export interface GraphEdit {
+  addNodes: NodeProto[]
+  addOutputs: ValueInfoProto[]
+  replaceNodes: Map<number, NodeProto>
+}
+
+/**
+ * The model's bytes with `edit` applied to its main graph, written at the byte level: the
+ * graph's fields are copied as they are (a 300 MB decoder's weights are not decoded and encoded
+ * again, which took seconds), the replaced nodes re-encoded in their place, and the new nodes
+ * and outputs appended (protobuf reads a repeated field's entries wherever they stand).
+ */
+export function editedModelBytes(bytes: Uint8Array, edit: GraphEdit): Uint8Array {
+  const top = new BinaryReader(bytes)
+  let graphAt = -1
+  let graphStart = -1
+  let graphEnd = -1
+  while (top.pos < top.len) {
+    const at = top.pos
+    const [field, wire] = top.tag()
+    if (field === GRAPH_FIELD && wire === WireType.LengthDelimited) {
+      const len = top.uint32()
+      graphAt = at
+      graphStart = top.pos
+      graphEnd = top.pos + len
+      top.pos = graphEnd
+    } else top.skip(wire, field)
+  }
+  if (graphAt < 0) throw new OnnxParseError('it holds no ONNX graph')
+  const pieces: Uint8Array[] = []
+  const g = new BinaryReader(bytes.subarray(graphStart, graphEnd))
+  let node = 0
+  let copyFrom = 0
+  while (g.pos < g.len) {
+    const at = g.pos
+    const [field, wire] = g.tag()
+    g.skip(wire, field)
+    if (field === NODE_FIELD && wire === WireType.LengthDelimited) {
+      const replacement = edit.replaceNodes.get(node++)
+      if (replacement) {
+        pieces.push(bytes.subarray(graphStart + copyFrom, graphStart + at))
+        pieces.push(new BinaryWriter().tag(NODE_FIELD, WireType.LengthDelimited).bytes(toBinary(NodeProtoSchema, replacement)).finish())
+        copyFrom = g.pos
+      }
+    }
+  }
+  pieces.push(bytes.subarray(graphStart + copyFrom, graphEnd))
+  const tail = new BinaryWriter()
+  for (const n of edit.addNodes) tail.tag(NODE_FIELD, WireType.LengthDelimited).bytes(toBinary(NodeProtoSchema, n))
+  for (const o of edit.addOutputs) tail.tag(OUTPUT_FIELD, WireType.LengthDelimited).bytes(toBinary(ValueInfoProtoSchema, o))
+  pieces.push(tail.finish())
+  const length = pieces.reduce((a, p) => a + p.length, 0)
+  const head = new BinaryWriter().tag(GRAPH_FIELD, WireType.LengthDelimited).uint32(length).finish()
+  const out = new Uint8Array(graphAt + head.length + length + (bytes.length - graphEnd))
+  let at = 0
+  for (const p of [bytes.subarray(0, graphAt), head, ...pieces, bytes.subarray(graphEnd)]) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
 }

@@ -46,7 +46,7 @@ export type ModelDescription = Omit<ModelInfo, 'id' | 'bundled' | 'provider' | '
 function describeSpec(path: string, spec: ModelSpec): ModelDescription {
   return {
     name: spec.name,
-    fileName: basename(path),
+    fileName: basename(modelFile(path)),
     task: spec.task,
     attention: spec.attention,
     srcLang: spec.srcLang,
@@ -54,6 +54,7 @@ function describeSpec(path: string, spec: ModelSpec): ModelDescription {
     windowD: spec.windowD,
     ...(spec.localScore ? { localScore: spec.localScore } : {}),
     ...(spec.heads ? { heads: { layers: spec.heads.layers, heads: spec.heads.heads } } : {}),
+    ...(spec.languages ? { languages: spec.languages } : {}),
     srcVocabSize: spec.srcVocab.length,
     tgtVocabSize: spec.tgtVocab.length,
     trainingData: spec.trainingData,

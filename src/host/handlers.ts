@@ -1,4 +1,5 @@
 import { figureFileName } from '../shared/figure'
+import { animationFileName } from '../shared/animation'
 import type { EventChannel, Handlers, Payload } from '../shared/routes'
 import type { LensHost } from './lens-host'
 
@@ -38,6 +39,7 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     },
     // Browser mode only: the server passes the folder it wrote once the last file is in.
     'models:open-dropped-folder': (path) => host.openPath(path),
+    'models:set-languages': (src, tgt) => host.setLanguages(src, tgt),
     'translate:run': (req) => host.translate(req, client),
     'translate:cancel': () => host.cancelTranslate(client),
     'compare:run': (req) => host.compare(req),
@@ -54,6 +56,8 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     'ablation:cancel': () => host.cancelAblation(client),
     'occlusion:run': (req) => host.occlusion(req),
     'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
+    'export:animation': async (data, spec, settings) =>
+      transport.save(animationFileName(data.view, settings.format), await host.renderAnimation(data, spec, settings)),
     'export:copy': async (data, spec) => transport.copyPng(await host.renderFigure(data, { ...spec, format: 'png' })),
     'export:data': (name, text) => transport.save(name.replace(/[^\w.-]/g, '_'), text),
     'app:notice': () => host.takeNotice(),

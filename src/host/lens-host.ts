@@ -1,3 +1,4 @@
+import { withLanguages } from '../shared/model-id'
 import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
@@ -20,6 +21,7 @@ import type {
   WhatIfResult,
 } from '../shared/api'
 import type { FigureData, FigureSpec } from '../shared/figure'
+import type { AnimationSettings } from '../shared/animation'
 import type { AblationRequest, AblationTable, AlignmentBoard, AlignmentProgress, AlignmentRequest, OcclusionResult } from '../shared/alignment'
 import { CancelledError, LensError } from '../shared/errors'
 import type { Engine } from './engine-client'
@@ -108,6 +110,12 @@ export class LensHost {
     this.settings.recent = [resolve(path), ...this.settings.recent.filter((p) => p !== resolve(path))].slice(0, MAX_RECENT)
     await this.store.save(this.settings)
     return info
+  }
+
+  /** The open multilingual model again, for another language pair (its own model id and recent entry). */
+  async setLanguages(src: string, tgt: string): Promise<ModelInfo> {
+    if (!this.current) throw new LensError('Open a model first.', { name: 'UnknownModelError', code: 'unknown-model' })
+    return this.openPath(withLanguages(this.current.path, src, tgt))
   }
 
   private current: { id: string; path: string } | null = null
@@ -429,6 +437,11 @@ export class LensHost {
   /** Renders a figure from data the renderer sent; the worker checks it against the figure schema first (a RefusedError). */
   async renderFigure(data: FigureData, spec: FigureSpec): Promise<Buffer> {
     return this.figures.render(data, spec)
+  }
+
+  /** An animated GIF or APNG of a view over its decoder steps (issue 34), on the same worker. */
+  async renderAnimation(data: FigureData, spec: FigureSpec, settings: AnimationSettings): Promise<Buffer> {
+    return this.figures.animate(data, spec, settings)
   }
 
   async cancelAlignment(client: string | null = null): Promise<void> {

@@ -70,6 +70,8 @@ export interface ModelInfo extends ModelSummary {
   localScore?: LocalScore
   /** Transformer only: cross-attention layers (`al.layers`) and heads per layer (`al.heads`). */
   heads?: { layers: number; heads: number }
+  /** A multilingual model (M2M100, NLLB, mBART-50): the language codes it translates between. */
+  languages?: string[]
   /** What the checks at opening found (`attention-lens check` reports the same): features that will not work, and why. */
   findings?: CheckFinding[]
 }
@@ -138,6 +140,8 @@ export interface WhatIfRequest extends GuardOptions {
   weights?: number[]
   /** Transformer only: override (or silence) this one cross-attention head; absent = every head. */
   head?: { layer: number; head: number }
+  /** The beam of the translation on show (1 or absent: greedy): both runs decode with it, so "original" is that translation. */
+  beam?: number
 }
 
 export interface WhatIfResult {

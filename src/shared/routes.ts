@@ -4,6 +4,7 @@
  * server) and the type it answers. The preload, the HTTP client, Electron main and browser mode
  * all read this table, so adding a call is one entry here and one handler in src/host/handlers.ts.
  */
+import { LANGUAGE_CODE } from './model-id'
 import * as v from 'valibot'
 import type {
   CorpusProgress,
@@ -21,6 +22,7 @@ import type { AblationTable, AlignmentBoard, AlignmentProgress, OcclusionResult 
 import type { ExampleList, ForecastWhatIfResult, SentenceScore } from './teaching'
 import { RefusedError, type Envelope } from './errors'
 import { FigureArgs } from './figure'
+import { AnimationArgs } from './animation'
 import { MAX_SERIES_ROWS } from './series'
 import { MAX_GUARD_SETTING } from './repeat-guard'
 
@@ -82,6 +84,11 @@ export const routes = {
    * once the last file is in, null before. Electron opens a dropped folder by its path instead.
    */
   'models:open-dropped-folder': call<ModelInfo | null>()('openDroppedFolder', v.strictTuple([id])),
+  /** A multilingual model (ModelInfo.languages): the open model again, translating from one of its languages into another. */
+  'models:set-languages': call<ModelInfo>()(
+    'setModelLanguages',
+    v.strictTuple([v.pipe(v.string(), v.regex(LANGUAGE_CODE)), v.pipe(v.string(), v.regex(LANGUAGE_CODE))]),
+  ),
   'translate:run': call<Translation>()('translate', v.strictTuple([v.strictObject({ modelId: id, text, ...decode, ...guard })])),
   /** Stops the translation in progress; its call then fails with a CancelledError. */
   'translate:cancel': call<void>()('cancelTranslate', none),
@@ -103,6 +110,7 @@ export const routes = {
             head: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(63)),
           }),
         ),
+        beam: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(16))),
         ...guard,
       }),
     ]),
@@ -167,6 +175,8 @@ export const routes = {
   'export:figure': call<string | null>()('exportFigure', figure),
   /** Renders the figure as PNG onto the clipboard. */
   'export:copy': call<void>()('copyFigure', figure),
+  /** Renders an animated GIF or APNG of a view over its decoder steps and saves it; null when cancelled. Browser mode answers the file's bytes. */
+  'export:animation': call<string | null>()('exportAnimation', AnimationArgs),
   /** Saves text (the matrix as CSV or JSON) under a suggested name; null when cancelled. */
   'export:data': call<string | null>()('saveData', v.strictTuple([v.pipe(v.string(), v.maxLength(200)), v.pipe(v.string(), v.maxLength(50_000_000))])),
   /** A one-time notice from start-up (a damaged settings file set aside), or null. */

@@ -24,6 +24,7 @@ const LIMITS: Partial<Record<Channel, number>> = {
   // A figure's matrices: up to 4 million cells each.
   'export:figure': 200 * MB,
   'export:copy': 200 * MB,
+  'export:animation': 200 * MB,
   // 200,000 rows of timestamps and values.
   'forecast:run': 24 * MB,
   'forecast:whatif': 32 * MB,

@@ -273,6 +273,17 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
         return sendError(res, e)
       }
     }
+    if (channel === 'export:animation') {
+      // The animation's bytes themselves, as a figure's (issue 34).
+      try {
+        const [data, spec, settings] = parseArgs(channel, JSON.parse((await body(req, channel)).toString('utf8')))
+        const bytes = await host.renderAnimation(data, spec, settings)
+        res.writeHead(200, { 'content-type': settings.format === 'gif' ? 'image/gif' : 'image/apng', 'cache-control': 'no-store' })
+        return void res.end(bytes)
+      } catch (e) {
+        return sendError(res, e)
+      }
+    }
     let caller: Caller
     let text = ''
     try {

@@ -156,7 +156,7 @@ describe('alignment lines view', () => {
 
   // Layout only: a synthetic 47-character matrix stands in for a decode (the real zh→en model is
   // exercised end to end in translate.test.ts), so width, overlap and scrolling can be checked.
-  it('layout with a synthetic long Chinese matrix: CJK tokens render at their width, never overlap, and the figure scrolls', async () => {
+  it('layout with a synthetic long Chinese matrix: CJK tokens render at their width, never overlap, and the figure turns instead of running off the right edge', async () => {
     const zh = '一个穿着粉红色连衣裙的小女孩正在海滩上奔跑，她的小狗在后面追着她跑，天气很好，阳光明媚。'
     const srcTokens = [...zh, '</s>']
     const tgtTokens =
@@ -199,19 +199,22 @@ describe('alignment lines view', () => {
     await setThreshold(0.1)
     await expect.poll(drawnCount).toBe(attention.flat().filter((w) => w >= 0.1).length)
 
+    // Wider than the panel across: turned, the source down the left, one token a row.
+    expect(await svg().getAttribute('data-vertical')).toBe('true')
     const boxes = await page
       .locator('[data-testid^="align-src-"] rect.box')
-      .evaluateAll((rs) => rs.map((r) => ({ x: Number(r.getAttribute('x')), w: Number(r.getAttribute('width')) })))
-    for (let i = 1; i < boxes.length; i++) expect(boxes[i].x).toBeGreaterThanOrEqual(boxes[i - 1].x + boxes[i - 1].w)
+      .evaluateAll((rs) => rs.map((r) => ({ y: Number(r.getAttribute('y')), h: Number(r.getAttribute('height')) })))
+    for (let i = 1; i < boxes.length; i++) expect(boxes[i].y).toBeGreaterThanOrEqual(boxes[i - 1].y + boxes[i - 1].h)
     // A CJK character is drawn about one em wide (15 px), not as a narrow fallback.
     const glyph = await page
       .getByTestId('align-src-1')
       .locator('text.tok')
       .evaluate((t) => (t as SVGTextElement).getBBox().width)
     expect(glyph).toBeGreaterThan(12)
+    // Nothing past the panel's right edge, nothing to scroll sideways.
     const scroll = await svg().evaluate((s) => ({ sw: s.parentElement!.scrollWidth, cw: s.parentElement!.clientWidth }))
-    expect(scroll.sw).toBeGreaterThan(scroll.cw)
-    expect(await page.getByTestId('align-scroll').count()).toBe(1)
+    expect(scroll.sw).toBeLessThanOrEqual(scroll.cw)
+    expect(await page.getByTestId('align-scroll').count()).toBe(0)
 
     await page.getByTestId('align-src-13').click() // 孩
     await unhover()

@@ -52,7 +52,16 @@ describe('the Alignment score panel', () => {
     const grids = page.getByTestId('gold-heads').locator('table')
     expect(await grids.count()).toBe(3)
     expect(await grids.first().locator('tbody tr').count()).toBe(2)
+    // Every grid names its columns: one per head, and the AER grid's last column is the layer average.
+    expect(await grids.nth(0).locator('thead th').allInnerTexts()).toEqual(['head 1', 'head 2', 'layer average'])
+    expect(await grids.nth(1).locator('thead th').allInnerTexts()).toEqual(['head 1', 'head 2'])
+    expect(await grids.nth(2).locator('thead th').allInnerTexts()).toEqual(['head 1', 'head 2'])
+    expect(await grids.nth(0).locator('tbody tr').first().locator('td').count()).toBe(3)
     await screenshot(page, 'goldlinks-board')
+  })
+
+  it('draws the model open in the app by default, not the first of the pair', async () => {
+    expect(await page.getByTestId('gold-model').inputValue()).toBe('bundled:tiny-transformer.onnx')
   })
 
   it('draws one sentence with its gold and extracted links, and another when picked', async () => {

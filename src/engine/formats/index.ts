@@ -2,6 +2,7 @@ import type { ModelSpec } from '../contract'
 import { hfFolder } from './hf'
 import { lensFile } from './lens-file'
 import type { ModelFormat, OpenOptions } from './types'
+import { modelFile, modelLanguages } from '../../shared/model-id'
 
 /**
  * The model formats the engine opens, asked in order: the first whose `match` claims a path owns
@@ -20,18 +21,8 @@ export async function describeModel(id: string): Promise<ModelSpec> {
   return (await formatFor(id)).describe(modelFile(id), modelOptions(id))
 }
 
-/**
- * A multilingual model's id carries the language pair it translates (M2M100, NLLB, mBART-50):
- * `DIR?src_lang=en&tgt_lang=fr`. Each pair is its own open model (its own first token and source
- * prefix); the plain path opens the folder's default pair.
- */
-const LANGS = /\?src_lang=([A-Za-z0-9_-]+)&tgt_lang=([A-Za-z0-9_-]+)$/
-
-export const modelFile = (id: string) => id.replace(LANGS, '')
+export { modelFile, withLanguages } from '../../shared/model-id'
 
 export function modelOptions(id: string): OpenOptions {
-  const m = LANGS.exec(id)
-  return m ? { srcLang: m[1], tgtLang: m[2] } : {}
+  return modelLanguages(id)
 }
-
-export const withLanguages = (path: string, src: string, tgt: string) => `${modelFile(path)}?src_lang=${src}&tgt_lang=${tgt}`

@@ -17,19 +17,28 @@ export const lensFile: ModelFormat = {
   open: openLensFile,
 }
 
-/** Reads and parses one model file, refusing with one sentence what is not an ONNX model this app opens. */
-export async function readModelFile(path: string): Promise<OnnxFile> {
+/**
+ * Reads and parses one model file, refusing with one sentence what is not an ONNX model this app
+ * opens; `name` is how the sentence names it (a folder's format names which of its files).
+ */
+export async function readModelFile(path: string, name = 'The file'): Promise<OnnxFile> {
+  return (await readModelBytes(path, name)).file
+}
+
+/** readModelFile, with the bytes it parsed (to edit at the byte level, or to hand to onnxruntime). */
+export async function readModelBytes(path: string, name = 'The file'): Promise<{ bytes: Uint8Array; file: OnnxFile }> {
   const info = await stat(path).catch(() => null)
   if (!info) throw new ContractError(`The file ${path} does not exist.`)
   if (info.isDirectory()) throw new ContractError(`${path} is a folder, not a model file.`)
-  if (info.size === 0) throw new ContractError('The file is empty.')
+  if (info.size === 0) throw new ContractError(`${name} is empty.`)
   if (info.size > MAX_MODEL_BYTES) {
-    throw new ContractError(`The file is ${(info.size / 2 ** 20).toFixed(0)} MB, more than the 512 MB this app opens.`)
+    throw new ContractError(`${name} is ${(info.size / 2 ** 20).toFixed(0)} MB, more than the 512 MB this app opens.`)
   }
+  const bytes = new Uint8Array(await readFile(path))
   try {
-    return parseOnnx(new Uint8Array(await readFile(path)))
+    return { bytes, file: parseOnnx(bytes) }
   } catch (e) {
-    if (e instanceof OnnxParseError) throw new ContractError(`The file is not an ONNX model: ${e.message}.`)
+    if (e instanceof OnnxParseError) throw new ContractError(`${name} is not an ONNX model: ${e.message}.`)
     throw e
   }
 }

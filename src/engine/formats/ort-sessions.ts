@@ -18,11 +18,14 @@ export function sessionOptions(provider: string): ort.InferenceSession.SessionOp
   }
 }
 
-/** Creates sessions one after the other, releasing those already made when one fails. */
-export async function createAll(parts: Uint8Array[], options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession[]> {
+/**
+ * Creates sessions one after the other, releasing those already made when one fails. A part is
+ * a model's bytes, or the path of a file onnxruntime reads itself (no copy through JavaScript).
+ */
+export async function createAll(parts: (Uint8Array | string)[], options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession[]> {
   const made: ort.InferenceSession[] = []
   try {
-    for (const p of parts) made.push(await ort.InferenceSession.create(p, options))
+    for (const p of parts) made.push(typeof p === 'string' ? await ort.InferenceSession.create(p, options) : await ort.InferenceSession.create(p, options))
     return made
   } catch (e) {
     for (const m of made) await m.release()

@@ -102,8 +102,12 @@ function withText(png: Buffer, keyword: string, text: string): Buffer {
  * pixel size and the page as its view box, stretched by under a pixel to fill it.
  */
 export async function renderPng(svg: string, spec: Pick<FigureSpec, 'width' | 'height' | 'dpi'>): Promise<Buffer> {
+  return withResolution(Buffer.from(rasterise(svg, spec).asPng()), spec.dpi)
+}
+
+/** The page rasterised (as renderPng's PNG, whose pixels an animation's frames are). */
+export function rasterise(svg: string, spec: Pick<FigureSpec, 'width' | 'height' | 'dpi'>, files = fontFiles()): ReturnType<Resvg['render']> {
   const [w, h] = pngPixels(spec)
-  const files = fontFiles()
   const page = `viewBox="0 0 ${spec.width} ${spec.height}" preserveAspectRatio="none"`
   const sized = svg.replace(/^<svg\b([^>]*)>/, (_m, attrs: string) => {
     const rest = attrs.replace(/\s(width|height|viewBox|preserveAspectRatio)="[^"]*"/g, '')
@@ -113,7 +117,7 @@ export async function renderPng(svg: string, spec: Pick<FigureSpec, 'width' | 'h
     fitTo: { mode: 'original' },
     font: { loadSystemFonts: files.length === 0, fontFiles: files, defaultFontFamily: LATIN_FAMILY },
   })
-  return withResolution(Buffer.from(r.render().asPng()), spec.dpi)
+  return r.render()
 }
 
 const unescape = (s: string) =>

@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { LensError } from '../../shared/errors'
+import type { AnimationSettings } from '../../shared/animation'
 import type { FigureData, FigureSpec } from '../../shared/figure'
 import { RpcClient, type Response } from '../../shared/rpc'
 import type { FigureMethods } from './worker'
@@ -43,12 +44,21 @@ export class FigureWorker {
 
   /** One figure file's bytes; the worker checks data and spec against the figure schema first. */
   async render(data: FigureData, spec: FigureSpec): Promise<Buffer> {
+    return this.call((rpc) => rpc.call('render', data, spec))
+  }
+
+  /** An animated GIF or APNG's bytes (issue 34); the worker checks the settings too. */
+  async animate(data: FigureData, spec: FigureSpec, settings: AnimationSettings): Promise<Buffer> {
+    return this.call((rpc) => rpc.call('animate', data, spec, settings))
+  }
+
+  private async call(send: (rpc: RpcClient<FigureMethods>) => Promise<Uint8Array>): Promise<Buffer> {
     const rpc = this.rpc ?? this.start()
     const w = this.worker!
     // A figure in progress keeps the process alive (the CLI and tests wait for it).
     w.ref()
     try {
-      const bytes = await rpc.call('render', data, spec)
+      const bytes = await send(rpc)
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     } finally {
       if (rpc.waiting().length === 0) w.unref()

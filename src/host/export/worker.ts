@@ -7,12 +7,18 @@
 import { parentPort } from 'node:worker_threads'
 import { rpcServer, type Request, type Response } from '../../shared/rpc'
 import { parseFigure } from '../../shared/figure'
+import { AnimationSettingsSchema, isAnimated } from '../../shared/animation'
+import { RefusedError } from '../../shared/errors'
+import * as v from 'valibot'
 import { renderFigure } from './figure'
+import { renderAnimation } from './animation'
 
 /** The calls the figure worker answers (src/shared/rpc.ts, as the engine's). */
 export type FigureMethods = {
   /** One figure file's bytes; data and spec are checked against the figure schema first (a RefusedError). */
   render(data: unknown, spec: unknown): Promise<Uint8Array>
+  /** An animated GIF or APNG of a view over its decoder steps (issue 34); checked as render's, and the settings too. */
+  animate(data: unknown, spec: unknown, settings: unknown): Promise<Uint8Array>
 }
 export type FigureRequest = Request<FigureMethods>
 
@@ -23,6 +29,13 @@ const serve = rpcServer<FigureMethods>(
       const { data, spec } = parseFigure(rawData, rawSpec)
       // A copy with an ArrayBuffer of its own (Buffers of a few KB share a pool), so it can be moved, not cloned.
       return new Uint8Array(await renderFigure(data, spec))
+    },
+    animate: async (_ctx, rawData, rawSpec, rawSettings) => {
+      const { data, spec } = parseFigure(rawData, rawSpec)
+      const settings = v.safeParse(AnimationSettingsSchema, rawSettings)
+      if (!settings.success) throw new RefusedError(`The animation settings were refused: ${settings.issues[0].message}.`)
+      if (!isAnimated(data)) throw new RefusedError(`The ${data.view} view does not animate: heatmap, step-through and local attention do.`)
+      return new Uint8Array((await renderAnimation(data, spec, settings.output)).bytes)
     },
   },
   (msg: Response, transfer) => port.postMessage(msg, transfer),

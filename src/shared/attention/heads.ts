@@ -15,7 +15,7 @@
  *   which is 1 − the total variation distance of the two distributions: 1 when a head weighs the
  *   source exactly as the reference does, 0 when they never read the same token.
  */
-import { diagonalAt } from './diagonal'
+import { diagonality } from './diagonal'
 import { pieceToWord, wordAttention, wordLabels, wordSpans, type Span } from './words'
 
 /** One cross-attention head: its layer and its index in the layer, both from 0. */
@@ -80,23 +80,8 @@ export function meanEntropy(m: number[][]): number {
   return m.length ? m.reduce((a, r) => a + rowEntropy(r), 0) / m.length : 0
 }
 
-/** Mean over the steps of the share of the weight within ±1 source position of the proportional diagonal. */
-export function diagonality(m: number[][]): number {
-  const T = m.length
-  if (!T) return 0
-  let total = 0
-  m.forEach((row, t) => {
-    const z = rowSum(row)
-    if (!(z > 0)) return
-    const d = diagonalAt(t, T, row.length)
-    let near = 0
-    row.forEach((w, s) => {
-      if (w > 0 && Math.abs(s - d) <= 1 + 1e-9) near += w
-    })
-    total += near / z
-  })
-  return total / T
-}
+/** Diagonality (defined once, in ./diagonal). */
+export { diagonality }
 
 /**
  * How well two alignments of the same sentence agree: per step, Σ_s min(p_s, q_s) of the two rows

@@ -16,11 +16,14 @@ export function buildBeamFigure(tree: BeamTree, f: Frame): FigureOption {
   const fs = f.fontSize
   const pad = fs * 0.15
   const color = { chosen: f.ink.accent, kept: f.ink.text, finished: FINISHED, pruned: f.ink.axis }
-  // The key names the kinds of node drawn; pruned ones are left out when the page has no room.
-  const keyFor = (pruned: boolean): KeyItem[] =>
-    (['chosen', 'kept', 'finished', 'pruned'] as const)
+  // The key names the kinds of node drawn (pruned ones are left out when the page has no room) and,
+  // where the tree wraps into rows, the hollow circle a row starts a branch again from.
+  const keyFor = (pruned: boolean): KeyItem[] => [
+    ...(['chosen', 'kept', 'finished', 'pruned'] as const)
       .filter((s) => tree.nodes.some((n) => n.status === s) && (pruned || s !== 'pruned'))
-      .map((s) => ({ label: L.beam[s], symbol: s === 'pruned' ? 'dashed' : 'line', color: color[s] }))
+      .map((s): KeyItem => ({ label: L.beam[s], symbol: s === 'pruned' ? 'dashed' : 'line', color: color[s] })),
+    ...(bandsOf(lay(pruned)).length > 1 ? [{ label: L.beam.continued, symbol: 'dot' as const, color: f.ink.axis, fill: 'none' }] : []),
+  ]
   const roomFor = (key: KeyItem[]) => ({ width: f.width, height: f.height - keyHeight(key, f.width, fs, f.measure) - fs * 0.6 })
   const gap = fs * 0.9
   const lay = (pruned: boolean): BeamLayout =>

@@ -38,7 +38,7 @@ export interface FigureText {
   sentences: string
   noLines: string
   lineKey: (threshold: number) => string
-  beam: Record<'chosen' | 'kept' | 'finished' | 'pruned', string>
+  beam: Record<'chosen' | 'kept' | 'finished' | 'pruned' | 'continued', string>
   /** The difference map's colour-bar ends: A weighs more (red), B weighs more (blue). */
   moreA: (range: string) => string
   moreB: (range: string) => string
@@ -100,7 +100,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     sentences: 'sentences',
     noLines: 'no line at this threshold',
     lineKey: (th) => `line width ∝ attention weight (below ${th.toFixed(2)}: no line)`,
-    beam: { chosen: 'chosen', kept: 'kept in the beam', finished: 'finished (</s>)', pruned: 'pruned' },
+    beam: { chosen: 'chosen', kept: 'kept in the beam', finished: 'finished (</s>)', pruned: 'pruned', continued: 'continued from the row above' },
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
     differenceKeyed: 'A − B, on A’s axes',
@@ -152,7 +152,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     sentences: '句',
     noLines: '此阈值下没有连线',
     lineKey: (th) => `线宽 ∝ 注意力权重（低于 ${th.toFixed(2)} 不画线）`,
-    beam: { chosen: '最终选中', kept: '保留在束中', finished: '已结束（</s>）', pruned: '被剪掉' },
+    beam: { chosen: '最终选中', kept: '保留在束中', finished: '已结束（</s>）', pruned: '被剪掉', continued: '接上一行' },
     moreA: (r) => `+${r} A`,
     moreB: (r) => `−${r} B`,
     differenceKeyed: 'A − B（坐标轴同 A）',

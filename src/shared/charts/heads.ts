@@ -81,6 +81,26 @@ function titleFormats(parts: string[][], fs: number): { lines: string[][]; size:
   return out
 }
 
+/** Every n-th label along an axis whose labels sit `pitch` apart, so that two drawn are at least `need` apart. */
+export function labelStep(pitch: number, need: number): number {
+  return pitch >= need * 0.95 ? 1 : Math.ceil((need * 1.05) / Math.max(pitch, 1e-6))
+}
+
+/** The source labels under a map: every one where they stand apart, else every n-th (turned labels a line apart, upright ones a gap apart). */
+export function sourceLabels(tokens: string[], pitch: number, f: Pick<Frame, 'fontSize' | 'measure'>): string[] {
+  const fs = f.fontSize
+  const { upright } = columnLabels(
+    tokens.map((text) => ({ text })),
+    pitch,
+    f,
+  )
+  // A turned label is a line high; an upright one as wide as its text, and CJK words need a clear gap (no spaces tell them apart).
+  const cjk = /[\u3000-\u9fff\uac00-\ud7a3\uff00-\uffef]/u
+  const need = Math.max(...tokens.map((t, i) => (upright[i] ? f.measure(t, fs) + fs * (cjk.test(t) ? 0.6 : 0.3) : textHeight(fs) + fs * 0.15)), 0)
+  const step = labelStep(pitch, need)
+  return tokens.map((t, i) => (i % step === 0 ? t : ''))
+}
+
 /** The grid on its frame: headers, row and column labels, titles, plots; all measured. */
 export function headsGridLayout(input: HeadsGridInput): HeadsGridLayout & {
   stats: HeadStats[]
@@ -178,8 +198,9 @@ export function headsGridLayout(input: HeadsGridInput): HeadsGridLayout & {
       m,
     ) <=
       cellH + statsH
-  // Every row labelled: rows lower than a line overlap, and the fitter gives them room.
-  const rowStep = 1
+  // Every row labelled where rows are a line high (the fitter gives them room); on a box that has
+  // none (the app's page), every n-th row, so no label is drawn over the next.
+  const rowStep = labelStep(cellH / T, lh)
   const used = colHeadH + layers * (statsH + cellH) + (layers - 1) * vgap + gap + cols.extent + gap + keyH
   return {
     layers,
@@ -321,13 +342,13 @@ export function buildHeadsGridOption(input: HeadsGridInput): FigureOption {
   for (const c of bottom)
     elements.push(
       ...columnLabelElements(
-        srcTokens.map((text) => ({ text })),
+        sourceLabels(srcTokens, c.width / Math.max(1, S), f).map((text) => ({ text })),
         c.x,
         c.width / Math.max(1, S),
         c.y + c.height,
         'below',
         f,
-      ),
+      ).filter((e) => (e as { style?: { text?: string } }).style?.text !== ''),
     )
   const lastBottom = (bottom[0]?.y ?? f.y) + (bottom[0]?.height ?? 0)
   const keyTop = lastBottom + gap + lay.colExtent + gap

@@ -88,7 +88,7 @@ describe('bad input gives one clear line and a non-zero exit', () => {
     [[], /^usage: attention-lens translate/],
     [['frobnicate'], /^attention-lens: unknown command "frobnicate"/],
     [['translate'], /^attention-lens: --model M\.onnx is missing/],
-    [['translate', '--model', 'nope.onnx'], /^attention-lens: no such file: nope\.onnx$/],
+    [['translate', '--model', 'nope.onnx'], /^attention-lens: no such file or folder: nope\.onnx$/],
     [['translate', '--model', 'README.md'], /^attention-lens: The file is not an ONNX model/],
     // A model that opens, so only the beam check can refuse these.
     [['translate', '--model', tiny('bahdanau'), '--beam', '40'], /^attention-lens: --beam must be a whole number from 1 to 16\b/],

@@ -3,15 +3,16 @@ import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContractError, shown, type ModelSpec } from '../../contract'
 import { MAX_MODEL_BYTES } from '../../limits'
-import { OnnxParseError, parseOnnx, serializeWith, type OnnxFile } from '../../onnx-graph'
+import { editedModelBytes, type OnnxFile } from '../../onnx-graph'
 import type { GraphProto } from '../../onnx-proto'
 import type { HfSpec } from '../../tokenizer'
 import { hfTokenizer } from '../../tokenizers/hf'
+import { readModelBytes, readModelFile } from '../lens-file'
 import { createAll, sessionOptions, withProvider } from '../ort-sessions'
 import type { ModelFormat, OpenedModel, OpenOptions, SourceEncoder } from '../types'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
 import { SpmError, spmToTokenizerJson } from './spm'
-import { fusedAttention, tapCrossAttention, TapError, tapName } from './taps'
+import { crossAttentionTaps, fusedAttention, TapError, tapName } from './taps'
 
 /**
  * A Hugging Face encoder-decoder folder as Optimum (`optimum-cli export onnx`) and transformers.js
@@ -282,31 +283,28 @@ async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder>
     forecast: null,
     forecastScore: null,
     neverGenerate: bad,
+    ...(langs.size ? { languages: [...langs.keys()] } : {}),
   }
   return { dir, name, config, files, spec, sourceEncoder, forcedFirst, headDim, tokenizerNote }
 }
 
-async function readOnnx(path: string): Promise<OnnxFile> {
-  try {
-    return parseOnnx(new Uint8Array(await readFile(path)))
-  } catch (e) {
-    if (e instanceof OnnxParseError) throw new ContractError(`${basename(path)} is not an ONNX model: ${e.message}.`)
-    throw e
-  }
-}
+/** One of the folder's ONNX files, refused by its name where it is not one. */
+const readOnnx = (path: string): Promise<OnnxFile> => readModelFile(path, basename(path))
 
 /** The decoder file as a session input: as it is where it outputs cross_attentions, else with the Softmax taps added. */
-function decoderBytes(file: OnnxFile, path: string, layers: number, others: string[]): { bytes: Uint8Array | null; cross: string[]; where: string } {
+function decoderBytes(
+  file: OnnxFile,
+  bytes: Uint8Array,
+  path: string,
+  layers: number,
+  others: string[],
+): { bytes: Uint8Array; cross: string[]; where: string } {
   const outputs = file.model.graph?.output.map((o) => o.name) ?? []
   const given = Array.from({ length: layers }, (_, l) => `cross_attentions.${l}`)
-  if (given.every((n) => outputs.includes(n))) return { bytes: null, cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
+  if (given.every((n) => outputs.includes(n))) return { bytes, cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
   try {
-    const { graph, where } = tapCrossAttention(file.model.graph as GraphProto, layers)
-    return {
-      bytes: serializeWith({ ...file, model: { ...file.model, metadataProps: file.model.metadataProps } }, graph),
-      cross: Array.from({ length: layers }, (_, l) => tapName(l)),
-      where,
-    }
+    const { edit, where } = crossAttentionTaps(file.model.graph as GraphProto, layers)
+    return { bytes: editedModelBytes(bytes, edit), cross: Array.from({ length: layers }, (_, l) => tapName(l)), where }
   } catch (e) {
     if (!(e instanceof TapError)) throw e
     const alt = others.length
@@ -333,17 +331,17 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   const f = await readFolder(path, opts)
   const L = f.spec.heads!.layers
   const variant = PART_FILE.exec(basename(f.files.first))?.[2] ?? ''
-  const firstFile = await readOnnx(f.files.first)
+  const firstRead = await readModelBytes(f.files.first, basename(f.files.first))
+  const firstFile = firstRead.file
   let others: string[] | null = null
   const alternatives = async () => (others ??= await unfusedAlternatives(f.dir, variant))
   if (fusedAttention(firstFile.model.graph as GraphProto)) await alternatives()
-  const first = decoderBytes(firstFile, f.files.first, L, others ?? [])
-  const pastFile = f.files.past && f.files.past !== f.files.first ? await readOnnx(f.files.past) : null
-  const past = pastFile ? decoderBytes(pastFile, f.files.past!, L, others ?? []) : null
+  const first = decoderBytes(firstFile, firstRead.bytes, f.files.first, L, others ?? [])
+  const pastRead = f.files.past && f.files.past !== f.files.first ? await readModelBytes(f.files.past, basename(f.files.past)) : null
+  const past = pastRead ? decoderBytes(pastRead.file, pastRead.bytes, f.files.past!, L, others ?? []) : null
   if (past && past.cross.join() !== first.cross.join()) {
     throw new ContractError("The folder's two decoders disagree: one outputs cross_attentions, the other does not; export them together.")
   }
-  const encoderBytes = new Uint8Array(await readFile(f.files.encoder))
   const {
     made,
     provider: used,
@@ -351,11 +349,8 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   } = await withProvider(
     provider,
     async (p) => {
-      const parts = [
-        encoderBytes,
-        first.bytes ?? new Uint8Array(await readFile(f.files.first)),
-        ...(pastFile ? [past!.bytes ?? new Uint8Array(await readFile(f.files.past!))] : []),
-      ]
+      // The encoder needs no change: onnxruntime reads its file itself.
+      const parts = [f.files.encoder, first.bytes, ...(past ? [past.bytes] : [])]
       const [encoder, firstS, pastS] = await createAll(parts, sessionOptions(p))
       const d: DecoderSessions = { first: firstS, past: f.files.merged ? firstS : (pastS ?? null), merged: f.files.merged, cross: first.cross }
       return {

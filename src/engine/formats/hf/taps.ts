@@ -1,6 +1,7 @@
 import { create } from '@bufbuild/protobuf'
 import { NodeProtoSchema, TensorProto_DataType, type GraphProto, type NodeProto } from '../../onnx-proto'
 import { valueInfo } from '../../graph-surgery'
+import type { GraphEdit } from '../../onnx-graph'
 
 /**
  * Reading a Hugging Face decoder's cross-attention out of its graph. Optimum writes no attention
@@ -107,11 +108,13 @@ function identity(from: string, to: string): NodeProto {
 }
 
 /**
- * The decoder graph with every layer's cross-attention as outputs `al_cross.{l}`: taken from the
- * Softmax nodes, in the main graph or inside both branches of a merged decoder's If. Returns the
- * graph and the Softmax nodes' names (for `check`), or throws TapError saying what was found.
+ * What opening adds to a decoder graph so every layer's cross-attention becomes an output
+ * `al_cross.{l}`: Identity nodes from the Softmax nodes, in the main graph or inside both branches
+ * of a merged decoder's If (which is then replaced). Returns the edit (applied to the file's bytes
+ * by editedModelBytes) and where the Softmax nodes are (for `check`), or throws TapError saying
+ * what was found.
  */
-export function tapCrossAttention(graph: GraphProto, layers: number): { graph: GraphProto; where: string } {
+export function crossAttentionTaps(graph: GraphProto, layers: number): { edit: GraphEdit; where: string } {
   const fused = fusedAttention(graph)
   if (fused) throw new TapError(`its attention is fused into ${fused} nodes by an optimiser, so no attention probabilities exist to read`)
   const taps = Array.from({ length: layers }, (_, l) => tapName(l))
@@ -119,12 +122,13 @@ export function tapCrossAttention(graph: GraphProto, layers: number): { graph: G
   const direct = crossSoftmaxes(graph)
   if (direct.length === layers) {
     return {
-      graph: { ...graph, node: [...graph.node, ...direct.map((s, l) => identity(s, taps[l]))], output: [...graph.output, ...outs] },
+      edit: { addNodes: direct.map((s, l) => identity(s, taps[l])), addOutputs: outs, replaceNodes: new Map() },
       where: `${layers} Softmax nodes (${direct[0]} …)`,
     }
   }
-  const ifNode = graph.node.find((n) => n.opType === 'If' && n.attribute.some((a) => a.name === 'then_branch'))
-  if (direct.length === 0 && ifNode) {
+  const at = graph.node.findIndex((n) => n.opType === 'If' && n.attribute.some((a) => a.name === 'then_branch'))
+  if (direct.length === 0 && at >= 0) {
+    const ifNode = graph.node[at]
     const outer = new Set(graph.initializer.map((t) => t.name))
     const branches = ifNode.attribute.map((a) => {
       if (!a.g || (a.name !== 'then_branch' && a.name !== 'else_branch')) return a
@@ -141,7 +145,7 @@ export function tapCrossAttention(graph: GraphProto, layers: number): { graph: G
     })
     const tapped: NodeProto = { ...ifNode, attribute: branches, output: [...ifNode.output, ...taps] }
     return {
-      graph: { ...graph, node: graph.node.map((n) => (n === ifNode ? tapped : n)), output: [...graph.output, ...outs] },
+      edit: { addNodes: [], addOutputs: outs, replaceNodes: new Map([[at, tapped]]) },
       where: `${layers} Softmax nodes in each branch of the merged decoder's If`,
     }
   }

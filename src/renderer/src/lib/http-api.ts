@@ -1,3 +1,4 @@
+import { animationFileName } from '../../../shared/animation'
 import { decodeError, unwrap, type EncodedError, type Envelope } from '../../../shared/errors'
 import { figureFileName, type FigureData, type FigureSpec } from '../../../shared/figure'
 import { callsOver, type Channel, type EventChannel, type LensApi, type Payload } from '../../../shared/routes'
@@ -73,6 +74,13 @@ export function createHttpApi(): LensApi {
     exportFigure: async (data, spec) => {
       const name = figureFileName(data.view, spec.format)
       download(name, await figure(data, spec))
+      return name
+    },
+    exportAnimation: async (data, spec, settings) => {
+      const res = await post('export:animation', json([data, spec, settings]))
+      if (!res.ok) throw decodeError(((await res.json()) as { error: EncodedError }).error)
+      const name = animationFileName(data.view, settings.format)
+      download(name, await res.blob())
       return name
     },
     copyFigure: async (data, spec) => {

@@ -197,6 +197,10 @@ export class LensState {
   openFolderDialog(): Promise<void> {
     return this.adopt(api.openModelFolderDialog())
   }
+  /** A multilingual model: the same model for another language pair. */
+  setLanguages(src: string, tgt: string): Promise<void> {
+    return this.adopt(api.setModelLanguages(src, tgt))
+  }
   /** Browser mode: a Hugging Face folder's files, picked or dropped. */
   openFolder(files: FolderFile[]): Promise<void> {
     return this.adopt(api.openDroppedFolder(files))

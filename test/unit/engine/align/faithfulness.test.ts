@@ -7,6 +7,7 @@ import { forcedLogProbs, occluded, occlusion } from '../../../../src/engine/alig
 import { encodeSource, greedyBatch, targetIds } from '../../../../src/engine/decode'
 import { LoadedModel } from '../../../../src/engine/model'
 import { wordSpans } from '../../../../src/shared/attention/words'
+import { NO_REPEAT_GUARD } from '../../../../src/shared/repeat-guard'
 import { ROOT, tiny } from '../../../helpers'
 
 describe("Kendall's τ-b", () => {
@@ -78,7 +79,8 @@ describe('corpus attention ablation', () => {
   it.each(['bahdanau', 'transformer'])('%s: without ablation it decodes exactly as greedy decoding', async (kind) => {
     const model = models[kind]
     const own = await ablationScore(model, srcs, refs, 'none', { batchSize: 5 })
-    const greedy = await greedyBatch(model, srcs, { topK: 1 })
+    // The ablation measures the model's own decoding: greedy without the repeat guards.
+    const greedy = await greedyBatch(model, srcs, { topK: 1, guard: NO_REPEAT_GUARD })
     expect(own.hypotheses).toEqual(greedy.map((t) => t.text))
   })
 

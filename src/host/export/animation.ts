@@ -1,0 +1,336 @@
+/**
+ * Animated figures: the decoding played one decoder step a frame, as an animated GIF or PNG (APNG),
+ * for a slide. Every frame is drawn by the still figures' code (figure.ts: the view's builder on a
+ * page, fitted by the same rules, rasterised by resvg), so a frame is the still export of that step.
+ *
+ * - heatmap: frame t shows the rows of steps 1…t coloured and their output words; the rows still to
+ *   come are blank and unlabelled, the newest row's label is in the accent colour, and for a local
+ *   model the window and p_t are drawn on the newest row only, so they move down the map.
+ * - step, local: frame t is the still figure of step t (scores → softmax → context; the spotlight).
+ * - beam: frame t is the tree as it stood after step t (laid out again each frame, as it grows); the
+ *   winning path is drawn in the accent colour only in the last frame, when it is known; the
+ *   hypotheses pruned from the beam are left out.
+ *
+ * One frame per decoder step, no extra frames: the last frame is held longer by its delay. The
+ * text size is one for every frame (the smallest any frame fits at), so nothing jumps. The bytes
+ * depend on the data and the settings alone: same input, same file.
+ *
+ * Encoders: gifenc (GIF: LZW and the frame layout; the palette is built here) and upng-js (APNG,
+ * lossless RGBA, each frame stored as the rectangle that changed).
+ */
+import { applyPalette, GIFEncoder, quantize, type Palette } from 'gifenc'
+import UPNG from 'upng-js'
+import { RefusedError } from '../../shared/errors'
+import { COLORMAPS, colorAt } from '../../shared/charts/colormaps'
+import { composeFigure } from '../../shared/charts/figure'
+import { growsWithContent, type FittedFigure } from '../../shared/charts/fit'
+import { INKS } from '../../shared/charts/frame'
+import { PT_MARKER, WINDOW_STROKE } from '../../shared/charts/heatmap'
+import type { ChartOption } from '../../shared/charts/echarts-parts'
+import type { AnimatedData, AnimationFormat } from '../../shared/animation'
+import { pngPixels, type FigureSpec } from '../../shared/figure'
+import type { BeamNode, BeamTree } from '../../shared/teaching'
+import { fitted, optionSvg, rasterise } from './figure'
+import { fontFiles, measureText, textRuns } from './fonts'
+
+export { ANIMATED_VIEWS, ANIMATION_FORMATS, isAnimated, type AnimatedData, type AnimationFormat } from '../../shared/animation'
+
+export interface AnimationOptions {
+  format: AnimationFormat
+  /** How long each step is shown, in ms (GIF keeps hundredths of a second). */
+  stepMs?: number
+  /** How long the last frame is shown, in ms: the hold before the animation starts again. */
+  holdMs?: number
+  /** A caption line per frame naming the step ("step 7: « jeune »"), under the spec's own caption. */
+  captions?: boolean
+  /** Called after each frame is drawn and once encoded: (done, total), total = frames + 1. */
+  onProgress?: (done: number, total: number) => void
+  /** Stops between frames with an AbortError. */
+  signal?: AbortSignal
+}
+
+export const DEFAULT_STEP_MS = 800
+export const DEFAULT_HOLD_MS = 3000
+
+/** One frame as drawn: its SVG (layout units), the step it shows (from 0), its caption. */
+export interface AnimationFrame {
+  step: number
+  caption: string | null
+  svg: string
+}
+
+export interface AnimationPlan {
+  frames: AnimationFrame[]
+  /** The page every frame is drawn on (a paper figure may have grown taller) and the chart's text size. */
+  spec: FigureSpec
+  fontSize: number
+  delays: number[]
+  /** The spec the figure was fitted with (the widest caption): locateCell(data, fittedWith, s, t) finds a cell in every frame. */
+  fittedWith: FigureSpec
+}
+
+/** The caption of the frame showing step `step` (from 0), which wrote `token`. */
+export function stepCaption(step: number, token: string, lang: FigureSpec['lang']): string {
+  const word = token.trim() || token
+  return lang === 'zh' ? `第 ${step + 1} 步：« ${word} »` : `step ${step + 1}: « ${word} »`
+}
+
+/** The token each frame's caption names: the output's, or in a beam search the best hypothesis' at that step. */
+function stepTokens(data: AnimatedData): string[] {
+  if (data.view !== 'beam') return data.translation.tgtTokens
+  const nodes = data.translation.beamTree?.nodes ?? []
+  const steps = Math.max(-1, ...nodes.map((n) => n.step)) + 1
+  return Array.from({ length: steps }, (_, t) => {
+    const at = nodes.filter((n) => n.step === t && n.status !== 'pruned')
+    const pick = at.find((n) => n.status === 'chosen') ?? at.reduce<BeamNode | null>((a, n) => (a === null || n.score > a.score ? n : a), null)
+    return pick?.token ?? ''
+  })
+}
+
+/**
+ * The beam tree as it stood after step t: the hypotheses kept in the beam at steps 0…t (parents
+ * renumbered), and the winning path not yet told apart from the others it was kept with, but in
+ * the last frame. The pruned ones are left out of every frame: a whole tree seldom has room for
+ * them, and a frame that drew them before one that cannot would flicker.
+ */
+export function beamAt(tree: BeamTree, t: number, last: boolean): BeamTree {
+  const kept = tree.nodes.map((n, i) => [n, i] as const).filter(([n]) => n.step <= t && n.status !== 'pruned')
+  const index = new Map(kept.map(([, i], k) => [i, k]))
+  const nodes = kept.map(([n]) => ({
+    ...n,
+    parent: n.parent < 0 ? n.parent : (index.get(n.parent) ?? -1),
+    status: !last && n.status === 'chosen' ? ('kept' as const) : n.status,
+  }))
+  return { ...tree, nodes }
+}
+
+/** The data of frame t: the step's still figure, or the beam tree grown to step t. */
+function frameData(data: AnimatedData, t: number, last: boolean): AnimatedData {
+  if (data.view === 'beam') return { ...data, translation: { ...data.translation, beamTree: beamAt(data.translation.beamTree!, t, last) } }
+  return { ...data, step: t } as AnimatedData
+}
+
+const captionFor = (base: string | undefined, line: string | null) => (line === null ? base : base ? `${line} · ${base}` : line)
+
+function check(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw Object.assign(new Error('The animation was cancelled.'), { name: 'AbortError' })
+}
+
+/** Frame t of the heatmap filling: rows up to t drawn, the rest blank; the local window on row t. */
+function heatmapFrame(option: ChartOption, t: number, accent: string): ChartOption {
+  const series = (option.series as Record<string, unknown>[]).map((s, i) => {
+    const data = s.data as { value?: number[] }[] | number[][]
+    if (i === 0) return { ...s, data: (data as { value: number[] }[]).filter((c) => c.value[1] <= t) }
+    // The local overlay: [row, p_t, first, last] per row; only the newest row's window.
+    return { ...s, data: (data as number[][]).filter((d) => d[0] === t) }
+  })
+  const yAxis = option.yAxis as Record<string, unknown> & { axisLabel: Record<string, unknown> & { formatter: (v: string) => string; rich?: object } }
+  const label = yAxis.axisLabel
+  const formatter = (v: string) => {
+    const row = Number(v)
+    if (row > t) return ''
+    const text = label.formatter(v)
+    return row === t ? `{now|${text.replace(/^\{sel\|(.*)\}$/, '$1')}}` : text
+  }
+  return {
+    ...option,
+    series,
+    yAxis: { ...yAxis, axisLabel: { ...label, formatter, rich: { ...label.rich, now: { color: accent, fontSize: label.fontSize } } } },
+  } as ChartOption
+}
+
+/** The frames of an animation, drawn as SVG on one page at one text size. */
+export function planAnimation(
+  data: AnimatedData,
+  spec: FigureSpec,
+  opts: Pick<AnimationOptions, 'captions' | 'stepMs' | 'holdMs' | 'signal'> = {},
+): AnimationPlan {
+  const tokens = stepTokens(data)
+  const T = tokens.length
+  if (T === 0) throw new RefusedError('There is nothing to animate: the translation has no output steps.')
+  const captions = opts.captions !== false
+  const lines = tokens.map((tok, t) => (captions ? stepCaption(t, tok, spec.lang) : null))
+  const grows = growsWithContent(spec)
+  const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
+  let frames: AnimationFrame[]
+  let page: FigureSpec
+  let fontSize: number
+  let fittedWith: FigureSpec
+  if (data.view === 'heatmap') {
+    // Fitted once, whole, with the widest caption: every frame is that figure with rows left out.
+    const widest = lines.reduce<string | null>(
+      (a, b) => (a === null || (b !== null && measureText(b, spec.fontSize) > measureText(a, spec.fontSize)) ? b : a),
+      null,
+    )
+    fittedWith = { ...spec, caption: captionFor(spec.caption, widest) }
+    const fit = fitted(data, fittedWith)
+    page = fit.spec
+    fontSize = fit.fontSize
+    frames = lines.map((line, t) => {
+      check(opts.signal)
+      const { option } = composeFigure(data, { ...page, caption: captionFor(spec.caption, line) }, measureText, fontSize, grows)
+      return { step: t, caption: line, svg: optionSvg(heatmapFrame(option, t, ink.accent), page.width, page.height) }
+    })
+  } else {
+    // A still figure per step, fitted on its own; then all at the smallest text and the tallest page.
+    const perStep = (t: number) => frameData(data, t, t === T - 1)
+    const fits: FittedFigure[] = lines.map((line, t) => {
+      check(opts.signal)
+      return fitted(perStep(t), { ...spec, caption: captionFor(spec.caption, line) })
+    })
+    fontSize = Math.min(...fits.map((f) => f.fontSize))
+    const height = Math.max(...fits.map((f) => f.spec.height))
+    page = { ...fits[0].spec, height }
+    fittedWith = { ...spec, caption: captionFor(spec.caption, lines[0]) }
+    frames = fits.map((f, t) => {
+      if (f.fontSize === fontSize && f.spec.height === height) return { step: t, caption: lines[t], svg: f.svg }
+      const { option } = composeFigure(perStep(t), { ...page, caption: captionFor(spec.caption, lines[t]) }, measureText, fontSize, grows)
+      return { step: t, caption: lines[t], svg: optionSvg(option, page.width, page.height) }
+    })
+  }
+  const stepMs = opts.stepMs ?? DEFAULT_STEP_MS
+  const holdMs = opts.holdMs ?? DEFAULT_HOLD_MS
+  const delays = frames.map((_, i) => (i === frames.length - 1 ? holdMs : stepMs))
+  return { frames, spec: page, fontSize, delays, fittedWith }
+}
+
+const hex = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16))
+
+/**
+ * The GIF's one palette, in this order: the colour map at 128 evenly spaced values (in the map's
+ * order, so a cell's colour is the map's nearest value, never a cluster's mean), a ramp from the
+ * background to the text colour (anti-aliased text), the figure's own colours (inks, the local
+ * window, p_t), then what the frames still hold (anti-aliased edges on coloured cells, other
+ * colours a view uses) by gifenc's quantiser over the first and last frame. Index 0 is the
+ * "unchanged" colour and is never chosen for a pixel.
+ */
+export function gifPalette(spec: Pick<FigureSpec, 'colormap' | 'theme'>, samples: Uint8Array[]): Palette {
+  const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
+  const own: number[][] = []
+  for (let i = 0; i < 128; i++) own.push(colorAt(spec.colormap, i / 127))
+  const [bg, fg] = [hex(ink.background), hex(ink.text)]
+  for (let i = 0; i < 24; i++) own.push(bg.map((b, k) => Math.round(b + ((fg[k] - b) * i) / 23)))
+  for (const c of [
+    ink.muted,
+    ink.axis,
+    ink.grid,
+    ink.accent,
+    WINDOW_STROKE,
+    PT_MARKER.fill,
+    PT_MARKER.stroke,
+    '#ffffff',
+    '#000000',
+    ...COLORMAPS[spec.colormap],
+  ])
+    own.push(hex(c))
+  const seen = new Set<string>()
+  const palette: number[][] = [[...bg]]
+  for (const c of own) {
+    const key = c.join()
+    if (!seen.has(key)) {
+      seen.add(key)
+      palette.push(c)
+    }
+  }
+  // The rest from the pixels the fixed colours are furthest from.
+  const free = 256 - palette.length
+  if (free > 0 && samples.length) {
+    const far: number[] = []
+    for (const px of samples) {
+      const idx = applyPalette(px, palette.slice(1))
+      for (let i = 0; i < idx.length; i += 7) {
+        const c = palette[idx[i] + 1]
+        const d = Math.abs(c[0] - px[4 * i]) + Math.abs(c[1] - px[4 * i + 1]) + Math.abs(c[2] - px[4 * i + 2])
+        if (d > 24) far.push(px[4 * i], px[4 * i + 1], px[4 * i + 2], 255)
+      }
+    }
+    if (far.length) for (const c of quantize(new Uint8Array(far), free)) palette.push([c[0], c[1], c[2]])
+  }
+  return palette
+}
+
+/**
+ * The font files the frames need: the CJK ones (two large collections, which resvg reads again
+ * for every frame, a third of a frame's time) only where some text has a CJK run.
+ */
+function framesFonts(frames: AnimationFrame[]): string[] {
+  const all = fontFiles()
+  const text = frames.map((f) => Array.from(f.svg.matchAll(/<text\b[^>]*>([^<]*)<\/text>/g), (m) => m[1]).join('')).join('')
+  const cjk = textRuns(text).some((r) => r.script === 'cjk')
+  const latin = all.filter((f) => !/cjk/i.test(f))
+  return cjk || latin.length === 0 ? all : latin
+}
+
+/** RGBA over the page's background (a GIF has no partial transparency). */
+function flatten(px: Uint8Array, bg: number[]): Uint8Array {
+  const out = new Uint8Array(px.length)
+  for (let i = 0; i < px.length; i += 4) {
+    const a = px[i + 3] / 255
+    for (let k = 0; k < 3; k++) out[i + k] = Math.round(px[i + k] * a + bg[k] * (1 - a))
+    out[i + 3] = 255
+  }
+  return out
+}
+
+/** The animation's file, and what went into it. */
+export interface Animation {
+  bytes: Buffer
+  frames: number
+  width: number
+  height: number
+  delays: number[]
+  plan: AnimationPlan
+}
+
+/** The animation of a figure's decoding as GIF or APNG bytes. */
+export async function renderAnimation(data: AnimatedData, spec: FigureSpec, opts: AnimationOptions): Promise<Animation> {
+  const plan = planAnimation(data, spec, opts)
+  const { frames, delays } = plan
+  const page = plan.spec
+  const [width, height] = pngPixels(page)
+  const total = frames.length + 1
+  const pixels: Uint8Array[] = []
+  const bg = hex(INKS[page.theme === 'dark' ? 'dark' : 'light'].background)
+  const files = framesFonts(frames)
+  for (const f of frames) {
+    check(opts.signal)
+    const img = rasterise(f.svg, page, files)
+    if (img.width !== width || img.height !== height) throw new Error(`frame ${f.step + 1} came out ${img.width}×${img.height}, not ${width}×${height}`)
+    // A copy of its own: gifenc reads the pixels as 32-bit words from offset 0.
+    const px = new Uint8Array(img.pixels)
+    pixels.push(opts.format === 'gif' ? flatten(px, bg) : px)
+    opts.onProgress?.(pixels.length, total)
+    // Let a cancel and other work in.
+    await new Promise((r) => setImmediate(r))
+  }
+  check(opts.signal)
+  const bytes = opts.format === 'gif' ? encodeGif(pixels, width, height, delays, page) : encodeApng(pixels, width, height, delays)
+  opts.onProgress?.(total, total)
+  return { bytes, frames: frames.length, width, height, delays, plan }
+}
+
+function encodeGif(pixels: Uint8Array[], width: number, height: number, delays: number[], spec: FigureSpec): Buffer {
+  const palette = gifPalette(spec, [pixels[0], pixels[pixels.length - 1]])
+  const gif = GIFEncoder()
+  let prev: Uint8Array | null = null
+  pixels.forEach((px, i) => {
+    const idx = applyPalette(px, palette.slice(1))
+    for (let k = 0; k < idx.length; k++) idx[k] += 1
+    // What did not change since the last frame is index 0, transparent: long runs LZW packs to little.
+    const out = prev ? idx.map((v, k) => (v === prev![k] ? 0 : v)) : idx
+    prev = idx
+    gif.writeFrame(
+      out,
+      width,
+      height,
+      i === 0 ? { palette, delay: delays[i], repeat: 0, dispose: 1 } : { delay: delays[i], transparent: true, transparentIndex: 0, dispose: 1 },
+    )
+  })
+  gif.finish()
+  return Buffer.from(gif.bytes())
+}
+
+function encodeApng(pixels: Uint8Array[], width: number, height: number, delays: number[]): Buffer {
+  const buffers = pixels.map((px) => px.buffer.slice(px.byteOffset, px.byteOffset + px.byteLength) as ArrayBuffer)
+  return Buffer.from(UPNG.encode(buffers, width, height, 0, delays))
+}

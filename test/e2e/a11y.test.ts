@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import { FIXTURE_MODELS } from '../helpers'
+
+// axe-core on every view of the translation window and on the export dialog (issue 33): no
+// critical or serious violation, landmarks at the top level and headings in order. A local model
+// (its Local tab) and a Transformer (its heads).
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const SENTENCE = 'A man in a blue shirt is standing on a ladder.'
+/** Moderate rules the app keeps too: landmarks at the top level, headings in order. */
+const ALSO = ['landmark-banner-is-top-level', 'landmark-contentinfo-is-top-level', 'landmark-main-is-top-level', 'heading-order']
+
+let app: Running
+let browser: Browser
+let page: Page
+
+interface Violation {
+  id: string
+  impact: string
+  nodes: string[]
+}
+
+async function audit(p: Page): Promise<Violation[]> {
+  if (!(await p.evaluate(() => 'axe' in window))) await p.addScriptTag({ content: AXE })
+  const all = await p.evaluate(async () => {
+    type Axe = { run: (c?: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[]; failureSummary?: string }[] }[] }> }
+    const r = await (window as unknown as { axe: Axe }).axe.run()
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }))
+  })
+  return all.filter((v) => v.impact === 'critical' || v.impact === 'serious' || ALSO.includes(v.id))
+}
+
+/** Opens a tab and does what it needs before its charts draw. */
+async function openTab(view: string): Promise<void> {
+  await page.getByTestId(`tab-${view}`).click()
+  if (view === 'beam' && (await page.getByTestId('beam-width-3').count())) {
+    await page.getByTestId('beam-width-3').click()
+    await page.getByTestId('beam-tree').waitFor({ timeout: 30_000 })
+  }
+  if (view === 'comparison') await page.getByTestId('compare-token').first().waitFor({ timeout: 30_000 })
+  if (view === 'whatif') {
+    await page.getByTestId('whatif-run').click()
+    await page.getByTestId('whatif-result').waitFor({ timeout: 30_000 })
+  }
+  await page.waitForTimeout(300)
+}
+
+describe('accessibility: axe-core finds nothing critical or serious', () => {
+  beforeAll(async () => {
+    app = await startBrowserMode({ AL_MODELS_DIR: FIXTURE_MODELS })
+    browser = await launchChromium()
+    // The app's CSP allows no inline script: axe-core goes in past it (the app's own scripts are unchanged).
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
+    await page.goto(app.url)
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  for (const model of ['bundled:tiny-local-p.onnx', 'bundled:tiny-transformer.onnx']) {
+    it(`${model}: every view`, async () => {
+      await openAndType(page, model, SENTENCE)
+      const tabs = await page.locator('[data-testid^="tab-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.slice(4)))
+      const found: Record<string, Violation[]> = {}
+      for (const view of tabs) {
+        await openTab(view)
+        const v = await audit(page)
+        if (v.length) found[view] = v
+        if (view === 'beam') await page.getByTestId('beam-select').selectOption('1')
+      }
+      await screenshot(page, `a11y-${model.replace(/^bundled:|\.onnx$/g, '')}`, { fullPage: false })
+      expect(found).toEqual({})
+    })
+  }
+
+  it('the export dialog', async () => {
+    await page.getByTestId('tab-heatmap').click()
+    await page.getByTestId('export-open').first().click()
+    await page.getByTestId('export-dialog').waitFor()
+    await page.waitForTimeout(500)
+    const v = await audit(page)
+    await screenshot(page, 'a11y-export-dialog', { fullPage: false })
+    await page.getByTestId('export-close').click()
+    expect(v).toEqual([])
+  })
+})

@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ensureBuild } from '../../../scripts/ensure-build.mjs'
+import { ROOT, tempDir } from '../../helpers'
+
+// The command as users run it on Hugging Face folders (test/fixtures/hf): --model DIR, or one of the folder's .onnx files.
+const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
+const HF = join(ROOT, 'test', 'fixtures', 'hf')
+function run(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 120_000 })
+  return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+}
+
+beforeAll(() => {
+  ensureBuild()
+}, 300_000)
+
+describe('the CLI on Hugging Face folders', () => {
+  it('check DIR names the family, layers × heads, where the attention comes from and the tokenizer', () => {
+    const r = run(['check', join(HF, 't5')])
+    // What-if cannot work on Optimum's graph (exit 1: one feature will not work); the rest does.
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(/^t5: t5 \(transformer 2 layers × 4 heads, und→und\) — 1 feature will not work/)
+    expect(r.out).toMatch(/Hugging Face t5 folder: encoder_model\.onnx, decoder_model\.onnx, decoder_with_past_model\.onnx/)
+    expect(r.out).toMatch(/attention from 2 Softmax nodes \(\/m\/decoder\/block\.0\/layer\.1\/EncDecAttention\/Softmax_output_0/)
+    expect(r.out).toMatch(/tokenizer: tokenizer\.json \(Unigram\); decoding starts from id 0/)
+    expect(r.out).toMatch(/✓ beam search with 4 hypotheses/)
+  })
+
+  it('translate --model DIR --attention writes each head, --model FILE.onnx opens the same folder', () => {
+    const out = join(tempDir(), 'att.jsonl')
+    const ref = JSON.parse(readFileSync(join(HF, 'marian', 'reference.json'), 'utf8')) as { sentences: { text: string }[] }
+    const r = run(['translate', '--model', join(HF, 'marian'), '--raw', '--attention', out], ref.sentences[0].text + '\n')
+    expect(r.code).toBe(0)
+    const rec = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]) as { crossAttention?: number[][][][] }
+    expect(rec.crossAttention?.[0]).toHaveLength(3)
+    expect(rec.crossAttention?.[0][0]).toHaveLength(4)
+    const again = run(['translate', '--model', join(HF, 'marian', 'onnx', 'decoder_model_merged.onnx'), '--raw'], ref.sentences[0].text + '\n')
+    expect(again.out).toBe(r.out)
+  })
+
+  it("--src-lang/--tgt-lang choose a multilingual model's pair; a language it lacks is refused with those it knows", () => {
+    const ok = run(['translate', '--model', join(HF, 'm2m100'), '--src-lang', 'en', '--tgt-lang', 'de', '--raw'], 'A dog runs.\n')
+    expect(ok.code).toBe(0)
+    const bad = run(['translate', '--model', join(HF, 'm2m100'), '--src-lang', 'en', '--tgt-lang', 'xx'], 'A dog runs.\n')
+    expect(bad.code).toBe(2)
+    expect(bad.err).toMatch(/The model has no language "xx": it knows en, fr, de/)
+    const half = run(['translate', '--model', join(HF, 'm2m100'), '--src-lang', 'en'], 'A dog runs.\n')
+    expect(half.err).toMatch(/--src-lang and --tgt-lang go together/)
+  })
+})
