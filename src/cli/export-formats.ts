@@ -1,7 +1,7 @@
 /**
  * `attention-lens export` beyond still figures (issue 34):
  *   --animate --format gif|apng   the decoding one decoder step a frame (heatmap, step, local)
- *   --format html                 one self-contained interactive page (see src/shared/html-export/page.ts)
+ *   --format html                 one self-contained interactive page (see src/shared/charts/html-export/page.ts)
  */
 import { writeAtomic } from '../host/export/atomic'
 import type { ModelInfo } from '../shared/api'
@@ -96,7 +96,7 @@ export async function writeExtra(
   units: 'words' | 'pieces' = 'words',
 ): Promise<void> {
   if (extra.kind === 'html') {
-    const { htmlExport, HTML_MAX_BYTES } = await import('../shared/html-export/page')
+    const { htmlExport, HTML_MAX_BYTES } = await import('../shared/charts/html-export/page')
     const html = htmlExport(data, { lang: spec.lang, colormap: spec.colormap, title: spec.title, caption: spec.caption, model, units })
     if (Buffer.byteLength(html) > HTML_MAX_BYTES)
       console.error(`attention-lens: the page is ${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, over the 2 MB a course page takes`)

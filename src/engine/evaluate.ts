@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { modelFile } from '../shared/model-id'
 import { join } from 'node:path'
 import type { BucketScore, EvalProgress, EvalResult } from '../shared/api'
 import { CancelledError } from '../shared/errors'
@@ -37,9 +38,21 @@ export interface EvalOptions {
 }
 
 export async function fileHash(path: string): Promise<string> {
-  return createHash('sha256')
-    .update(await readFile(path))
-    .digest('hex')
+  const file = modelFile(path)
+  if (!(await stat(file)).isDirectory()) {
+    return createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex')
+  }
+  // A model folder (src/engine/formats/hf): its files' names, sizes and times, and the language
+  // pair the id names; hashing a few hundred MB of weights before every evaluation would cost seconds.
+  const h = createHash('sha256').update(path)
+  const entries = (await readdir(file, { recursive: true, withFileTypes: true })).filter((e) => e.isFile())
+  for (const e of entries.map((e) => join(e.parentPath, e.name)).sort()) {
+    const s = await stat(e)
+    h.update(`${e.slice(file.length)}\0${s.size}\0${s.mtimeMs}\n`)
+  }
+  return h.digest('hex')
 }
 
 export function byLength(model: LoadedModel, srcs: string[], hyps: string[], refs: string[]): BucketScore[] {

@@ -49,7 +49,7 @@ describe('a Hugging Face folder in browser mode', () => {
     await screenshot(page, 'hf-marian-heads')
   })
 
-  it('draws the step-through, the alignment lines, the beam tree and BLEU by length on the bundled en→fr test set', async () => {
+  it('draws the step-through, the alignment lines, the beam tree and BLEU by length on 50 Multi30K test pairs', async () => {
     await page.getByTestId('tab-step').click()
     await page.getByTestId('step-view').waitFor()
     expect(Number(await page.getByTestId('step-view').getAttribute('data-steps'))).toBeGreaterThan(5)
@@ -64,11 +64,19 @@ describe('a Hugging Face folder in browser mode', () => {
     await screenshot(page, 'hf-marian-beam')
     await page.getByTestId('beam-select').selectOption('1')
     await page.getByTestId('tab-corpus').click()
+    // The first 50 pairs of Multi30K test2016 (test/fixtures), as a user's own test set: every open en→fr model is scored.
+    for (const [id, ext] of [
+      ['corpus-source', 'en'],
+      ['corpus-reference', 'fr'],
+    ])
+      await page
+        .getByTestId(id)
+        .setInputFiles({ name: `test.${ext}`, mimeType: 'text/plain', buffer: readFileSync(join(ROOT, 'test', 'fixtures', `multi30k-test-50.${ext}`)) })
     const run = page.getByTestId('corpus-run')
     await expect.poll(() => run.isEnabled()).toBe(true)
     await run.click()
     const rows = page.getByTestId('corpus-table').locator('tbody tr', { hasText: 'marian' })
-    await expect.poll(() => rows.count(), { timeout: 240_000 }).toBe(1)
+    await expect.poll(() => rows.count(), { timeout: 120_000 }).toBe(1)
     expect(await rows.first().innerText()).toMatch(/^marian\ttransformer\t\d+\.\d\d/)
     expect(await page.getByTestId('error').count()).toBe(0)
     await screenshot(page, 'hf-marian-bleu')

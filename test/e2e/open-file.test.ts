@@ -67,7 +67,7 @@ describe('opening model files: picker, file input (drop/Open… path), errors, r
     await page.getByTestId('source').fill('A zyzzyva dog runs on the grass. '.repeat(310))
     await expect
       .poll(() => page.locator('.note').textContent(), { timeout: 30_000 })
-      .toMatch(/The input was cut to the first 200 tokens\..*not in the vocabulary/)
+      .toMatch(/The input was cut to the first 200 tokens: only they are translated\..*not in the vocabulary/)
     await page.getByTestId('source').fill('A dog runs on the grass.')
     await expect.poll(() => page.locator('.note').count()).toBe(0)
   })

@@ -284,8 +284,9 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
           for (const token of side === 'src' ? labels.src : labels.tgt) if (!drawn.has(token)) found.push(`the ${side} label "${token}" is not drawn`)
         await page.evaluate(() => window.scrollTo(0, 0))
         await screenshot(page, `present-fit-transformer-${view}`)
-        // The grid of every head cannot fit at 20 px with this many source tokens: it says so instead of drawing broken.
-        if (view === 'heatmap') expect(await page.getByTestId('heads-no-room').isVisible()).toBe(true)
+        // The grid of every head either fits at 20 px, its labels thinned to every n-th where rows are closer than a
+        // line (src/shared/charts/heads.ts), or says it cannot instead of drawing broken; the read-back below checks it.
+        if (view === 'heatmap') expect((await page.getByTestId('heads-no-room').isVisible()) || (await page.getByTestId('heads-grid').isVisible())).toBe(true)
         writeFileSync(join(ARTIFACTS, `present-fit-transformer-${view}.txt`), found.join('\n') + '\n')
         expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
       }, 180_000)

@@ -14,12 +14,12 @@
  * Plain TypeScript without Node: the CLI writes the page, and the app's export dialog makes it in
  * the renderer and saves it as text.
  */
-import type { Translation } from '../api'
-import { inUnits } from '../attention/word-translation'
-import { unitsNote } from '../attention/word-figure'
-import { COLORMAPS, type ColormapName } from '../charts/colormaps'
-import type { FigureData, FigureLang } from '../figure'
-import { modelNameOf } from '../figure-context'
+import type { Translation } from '../../api'
+import { inUnits } from '../../attention/word-translation'
+import { unitsNote } from '../../attention/word-figure'
+import { COLORMAPS, type ColormapName } from '../colormaps'
+import type { FigureData, FigureLang } from '../../figure'
+import { modelNameOf } from '../../figure-context'
 import { HTML_CLIENT, HTML_STYLE } from './client'
 
 export interface HtmlOptions {
