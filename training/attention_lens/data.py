@@ -142,7 +142,9 @@ def source_batches(texts, spec, index, batch=100):
 def batches(pairs, batch_size, shuffle=True, seed=0, pool=50):
     """Length-bucketed batches of (src_ids, src_mask, tgt_in, tgt_out) tensors. Training batches
     are formed anew each epoch (seed = seed + epoch): shuffle, sort pools of `pool` batches by
-    source length, cut, shuffle the batches."""
+    source length, cut, shuffle the batches. Pairs with a third item (per target piece, the linked
+    source positions; align.piece_links) also yield their links as a fifth tensor [B,T,S]
+    (align.link_matrix); the batches are the same either way."""
     if shuffle:
         rng = random.Random(seed)
         order = list(range(len(pairs)))
@@ -167,4 +169,8 @@ def batches(pairs, batch_size, shuffle=True, seed=0, pool=50):
             src[b, : len(s)] = torch.tensor(s)
             tin[b, : len(t)] = torch.tensor([BOS] + t[:-1])
             tout[b, : len(t)] = torch.tensor(t)
-        yield src, (src != PAD).float(), tin, tout
+        if len(pairs[chunk[0]]) > 2:
+            from .align import link_matrix
+            yield src, (src != PAD).float(), tin, tout, link_matrix([pairs[i][2] for i in chunk], T, S)
+        else:
+            yield src, (src != PAD).float(), tin, tout

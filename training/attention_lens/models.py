@@ -277,7 +277,7 @@ class Seq2Seq(nn.Module):
         no_override = torch.zeros(B, S)
         off = torch.zeros(B, 1)
         K = self.keys(H)
-        hidden, positions = [], []
+        hidden, positions, attention = [], [], []
         for t in range(T):
             o = self.step(tgt_in[:, t], state, H, mask if self.kind != "none" else mask[:, :1],
                           torch.full((B,), float(t)), no_override, off, K=K, project=False)
@@ -285,8 +285,12 @@ class Seq2Seq(nn.Module):
             hidden.append(o["logits"])
             if "position" in o:
                 positions.append(o["position"])
-        # local-p's p_t [B,T] of this pass, for train.py's --p-guide (a training-time loss term only).
+            if "attention" in o:
+                attention.append(o["attention"])
+        # local-p's p_t [B,T] of this pass, for train.py's --p-guide / --p-align, and every step's
+        # attention [B,T,S], for --guided-align (training-time loss terms only).
         self.positions = torch.stack(positions, 1) if positions else None
+        self.attention = torch.stack(attention, 1) if attention else None
         # One large output projection for all steps instead of T small ones.
         return self._logits(torch.stack(hidden, 1))
 

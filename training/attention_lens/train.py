@@ -62,6 +62,19 @@ def parse():
                     help="local-p: weight of a loss pulling p_t to the diagonal (models.diagonal_guide), "
                          "decaying linearly to 0 over --p-guide-epochs")
     ap.add_argument("--p-guide-epochs", type=float, default=2.0)
+    ap.add_argument("--align-links", default=None,
+                    help="statistical links of the training split (training/align_train.py); 'auto': "
+                         "training/alignments/<pair>.links. Needed by --p-align and --guided-align")
+    ap.add_argument("--p-align", type=float, default=0.0,
+                    help="local-p: weight of a smooth-L1 loss pulling p_t to the mean linked source position of "
+                         "each target piece (align.position_loss), through all of training")
+    ap.add_argument("--p-align-floor", type=float, default=1.0,
+                    help="--p-align's weight at the end, as a fraction (linear over training; 1: constant)")
+    ap.add_argument("--guided-align", type=float, default=0.0,
+                    help="weight of the guided-alignment cross-entropy (align.attention_ce) on the attention "
+                         "(an RNN's) or on --guided-head (a Transformer's)")
+    ap.add_argument("--guided-head", default="3:1",
+                    help="transformer: the supervised cross-attention head, LAYER:HEAD counted from 1")
     ap.add_argument("--init", default=None,
                     help="start from this ONNX file's weights (same kind and vocabularies), e.g. the previous model")
     ap.add_argument("--min-freq", type=int, default=3)
@@ -217,7 +230,6 @@ def main():
     si = {w: i for i, w in enumerate(src_vocab)}
     ti = {w: i for i, w in enumerate(tgt_vocab)}
     enc_train = [(data.encode(s, src_spec, si, a.max_len), data.encode(t, tgt_spec, ti, a.max_len)) for s, t in train]
-    enc_val = [(data.encode(s, src_spec, si, a.max_len), data.encode(t, tgt_spec, ti, a.max_len)) for s, t in corpus["val"]]
     ratio = sum(len(s) for s, _ in enc_train) / sum(len(t) for _, t in enc_train)
     if a.kind == "transformer":
         from . import transformer
@@ -229,6 +241,14 @@ def main():
     unk_train = sum(x == data.UNK for s, t in enc_train for x in s + t)
     print(f"{name}: {len(train)} pairs, vocab {len(src_vocab)}/{len(tgt_vocab)}, {params} parameters, "
           f"{unk_train} <unk> in training", flush=True)
+    if a.p_align or a.guided_align:
+        from . import align
+        path = a.align_links if a.align_links and a.align_links != "auto" else os.path.join(align.ALIGNMENTS, f"{a.pair}.links")
+        links = align.load(path, train, src_spec, tgt_spec, a.max_len, prefix=bool(a.limit))
+        enc_train = [(s, t, l) for (s, t), l in zip(enc_train, links)]
+        linked = sum(1 for l in links for js in l if js)
+        print(f"links from {path}: {linked} of {sum(len(l) for l in links)} target pieces linked", flush=True)
+    enc_val = [(data.encode(s, src_spec, si, a.max_len), data.encode(t, tgt_spec, ti, a.max_len)) for s, t in corpus["val"]]
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     ckdir = os.path.join(a.ckpt_dir, name)
     os.makedirs(ckdir, exist_ok=True)
@@ -254,9 +274,10 @@ def main():
         t0, c0 = time.time(), time.process_time()
         for epoch in range(epoch0, a.epochs):
             model.train()
-            tot, n = 0.0, 0
+            tot, n, aux_tot = 0.0, 0, 0.0
             te = time.time()
-            for k, (src, mask, tin, tout) in enumerate(data.batches(enc_train, a.batch, seed=a.seed * 1000 + epoch)):
+            for k, batch in enumerate(data.batches(enc_train, a.batch, seed=a.seed * 1000 + epoch)):
+                src, mask, tin, tout = batch[:4]
                 for g in opt.param_groups:
                     g["lr"] = lr_at(epoch * steps_per_epoch + k, total, a)
                 if a.kind.startswith("local"):
@@ -267,6 +288,20 @@ def main():
                 guide = guide_at(epoch * steps_per_epoch + k, steps_per_epoch, a)
                 if guide > 0 and a.kind == "local-p":
                     loss = loss + guide * models.diagonal_guide(model.positions, mask, tout, bool(a.attend_eos))
+                if a.p_align and a.kind == "local-p":
+                    w = a.p_align * (1 - (1 - a.p_align_floor) * (epoch * steps_per_epoch + k) / max(1, total))
+                    aux = align.position_loss(model.positions, batch[4])
+                    loss = loss + w * aux
+                    aux_tot += aux.item()
+                if a.guided_align:
+                    if a.kind == "transformer":
+                        gl, gh = (int(x) - 1 for x in a.guided_head.split(":"))
+                        att = model.cross_attention[gl][:, gh]
+                    else:
+                        att = model.attention
+                    aux = align.attention_ce(att, batch[4])
+                    loss = loss + a.guided_align * aux
+                    aux_tot += aux.item()
                 opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -294,6 +329,7 @@ def main():
             minutes = minutes0 + (time.time() - t0) / 60
             cpu = cpu0 + (time.process_time() - c0) / 60
             row = {"epoch": epoch + 1, "train_loss": round(tot / n, 4), "val_loss": round(vl / vn, 4),
+                   **({"align_loss": round(aux_tot / n, 4)} if a.p_align or a.guided_align else {}),
                    "lr_end": round(opt.param_groups[0]["lr"], 6), "minutes": round(minutes, 2),
                    **({"window": round(model.window, 3)} if a.kind.startswith("local") else {}),
                    "cpu_minutes": round(cpu, 2)}
@@ -356,9 +392,24 @@ def main():
                      + (f"; local window D narrowed linearly from {a.window_start:g} to {a.window} over the first {a.window_anneal:g} epochs"
                         if a.kind.startswith("local") and a.window_start > a.window else "")
                      + (f"; p_t pulled toward the diagonal by a smooth-L1 loss of weight {a.p_guide:g} decaying to 0 over the"
-                        f" first {a.p_guide_epochs:g} epochs (models.diagonal_guide)" if a.kind == "local-p" and a.p_guide else ""),
+                        f" first {a.p_guide_epochs:g} epochs (models.diagonal_guide)" if a.kind == "local-p" and a.p_guide else "")
+                     + (f"; p_t supervised by the statistical aligner's links (training/align_train.py: the app's IBM 1 +"
+                        f" diagonal prior, grow-diag-final-and, on the training split): a smooth-L1 loss of weight {a.p_align:g}"
+                        + (" through all of training" if a.p_align_floor == 1 else f" decaying linearly to {a.p_align * a.p_align_floor:g}")
+                        + " between p_t and the mean linked source position of each target piece (align.position_loss)"
+                        if a.kind == "local-p" and a.p_align else "")
+                     + ("; guided alignment (Garg et al. 2019): "
+                        + (f"cross-attention head {a.guided_head} (layer:head, from 1)" if a.kind == "transformer" else "the attention")
+                        + f" supervised by the statistical aligner's links (training/align_train.py), cross-entropy of weight {a.guided_align:g}"
+                        " against the links of the predicted piece made uniform over its linked source pieces (align.attention_ce)"
+                        if a.guided_align else "")
+                     + (f"; initialised from {ck['init']['file']} (sha256 {ck['init']['sha256'][:12]}…, greedy BLEU {ck['init']['bleu']})"
+                        if a.kind == "transformer" and ck.get("init") else ""),
                      "dropout": a.dropout, "averaged_epochs": list(range(avg_from, done + 1)),
                      **({} if a.attend_eos else {"attend_eos": False}),
+                     **({"guided_head": a.guided_head, "guided_align": a.guided_align} if a.guided_align and a.kind == "transformer" else {}),
+                     **({"guided_align": a.guided_align} if a.guided_align and a.kind != "transformer" else {}),
+                     **({"p_align": a.p_align, "p_align_floor": a.p_align_floor} if a.p_align else {}),
                      **({"initialised_from": ck["init"]} if ck.get("init") else {}),
                      "minutes": round(train_minutes, 1), "cpu_minutes": round(train_cpu, 1), "threads": a.threads, "seed": a.seed, "log": log},
         "test": dict(greedy_scores, set=cfg["test_name"], sentences=len(test), decoding="greedy",

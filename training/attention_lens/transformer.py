@@ -182,12 +182,18 @@ class Transformer(nn.Module):
         x = self.drop(self.tgt_emb(tgt_in) * math.sqrt(self.d) + sinusoid(pos, self.d))
         causal = (pos.unsqueeze(0) <= pos.unsqueeze(1)).unsqueeze(0).unsqueeze(0)  # [1,1,Tq,Tk]
         src_allowed = self._cross_allowed(mask).unsqueeze(1).unsqueeze(2)
+        cross = []
         for layer in self.dec:
             y = layer.ln1(x)
             sa, ca = layer.self_attn, layer.cross
             x = x + layer.drop(sa.context(sa.weights(y, sa.k(y), causal), sa.v(y)))
-            x = x + layer.drop(ca.context(ca.weights(layer.ln2(x), ca.k(H), src_allowed), ca.v(H)))
+            w = ca.weights(layer.ln2(x), ca.k(H), src_allowed)  # [B,h,T,S]
+            cross.append(w)
+            x = x + layer.drop(ca.context(w, ca.v(H)))
             x = x + layer.drop(layer.ffn(layer.ln3(x)))
+        # Every layer's cross-attention [B,h,T,S] of this pass, for train.py's --guided-align (a
+        # training-time loss on one head; the step computes the same weights).
+        self.cross_attention = cross
         # The output layer is a third of the work; padding positions (ignored by the loss, as
         # `tgt_in` and `tgt_out` pad the same positions) keep logits 0 instead.
         real = tgt_in != 0
