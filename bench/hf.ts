@@ -176,7 +176,7 @@ Sentence: "${SENTENCE}" (${SENTENCE.split(' ').length} words); random weights de
 | resident memory with it open < 1.5 GB | ${(rss / 2 ** 30).toFixed(2)} GB (this process's RSS after the first open and translation, before transformers.js loads) | ${rss < 1.5 * 2 ** 30 ? 'yes' : 'no'} |
 
 The per-token times include everything each client does per step: Attention Lens reads every head's
-cross-attention and keeps the cache as its opaque state (copied in and out each step); transformers.js
+cross-attention and keeps the cache beside its state (row numbers; copied only when a beam reorders rows); transformers.js
 returns only the ids.
 `
   writeFileSync(join(ROOT, 'bench', 'HF-RESULTS.md'), out)

@@ -2,6 +2,7 @@ import * as ort from 'onnxruntime-node'
 import { K_INPUT, TOPK_IDS, TOPK_LOGP } from './graph-surgery'
 import { neverGenerated, type HeadGrid } from './contract'
 import type { LoadedModel } from './model'
+import { keepRows } from './state-rows'
 
 /**
  * The encoder and step sessions driven with batches. A batch row is a sentence (greedy, corpus
@@ -54,7 +55,7 @@ export function tileRows(t: ort.Tensor, times: number): ort.Tensor {
     const row = src.subarray(b * rowSize, (b + 1) * rowSize)
     for (let k = 0; k < times; k++) out.set(row, (b * times + k) * rowSize)
   }
-  return new ort.Tensor('float32', out, [t.dims[0] * times, ...t.dims.slice(1)])
+  return keepRows(t, new ort.Tensor('float32', out, [t.dims[0] * times, ...t.dims.slice(1)]))
 }
 
 /**
@@ -68,7 +69,7 @@ export function gatherRows(t: ort.Tensor, rows: number[]): ort.Tensor {
   const rowSize = src.length / t.dims[0]
   const out = new Float32Array(rows.length * rowSize)
   rows.forEach((r, i) => out.set(src.subarray(r * rowSize, (r + 1) * rowSize), i * rowSize))
-  return new ort.Tensor('float32', out, [rows.length, ...t.dims.slice(1)])
+  return keepRows(t, new ort.Tensor('float32', out, [rows.length, ...t.dims.slice(1)]))
 }
 
 export interface StepInput {

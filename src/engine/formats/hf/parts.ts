@@ -1,14 +1,15 @@
 import * as ort from 'onnxruntime-node'
 import type { PartSession } from '../types'
+import { attachRows, rowsBehind } from '../../state-rows'
 import { tapName } from './taps'
 
 /**
  * A Hugging Face folder's sessions behind the engine's two parts (docs/model-format.md): the
  * encoder part (`src_ids`, `src_mask` → `encoder_out`, `decoder_init`) and the step part
  * (`prev_token`, `state`, `encoder_states`, `src_mask`, `step` → `logits`, `next_state`,
- * `attention`, `cross_attention`). The KV cache is the opaque state the decoders feed back and
- * reorder for beam search: per row, every layer's cross-attention keys and values (fixed, S
- * positions) then its self-attention ones (one position more each step).
+ * `attention`, `cross_attention`). The state the engine feeds back and reorders for beam search
+ * is [B, 1] row numbers into the KV cache kept beside it (src/engine/state-rows.ts); without a
+ * cached decoder it is the prefix so far.
  */
 
 export interface DecoderSessions {
@@ -19,6 +20,13 @@ export interface DecoderSessions {
   merged: boolean
   /** Where each layer's cross-attention [B, H, T, S] comes from: `cross_attentions.{l}` or a tap. */
   cross: string[]
+}
+
+/** A decoder's key/value cache as its session returned it: `past_key_values.*` tensors of B rows, T positions. */
+interface KvCache {
+  B: number
+  T: number
+  feeds: Record<string, ort.Tensor>
 }
 
 export interface StepRules {
@@ -117,25 +125,13 @@ export class HfStepPart implements PartSession {
       }
       if (this.d.merged) Object.assign(f, this.emptyPast(B), { use_cache_branch: new ort.Tensor('bool', [false], [1]) })
       o = await this.d.first.run(f, this.fetchNames(true))
-      next = this.pack(
-        B,
-        S,
-        1,
-        (l, kv) => o[presentName(l, 'encoder', kv)],
-        (l, kv) => o[presentName(l, 'decoder', kv)],
-      )
+      next = this.cacheState(B, 1, (l, half, kv) => o[presentName(l, half, kv)])
     } else {
-      const cache = this.unpack(state, B, S)
+      const cache = this.rowsOf(state)
       const f: ort.InferenceSession.FeedsType = { input_ids: new ort.Tensor('int64', prevIds, [B, 1]), encoder_attention_mask: mask, ...cache.feeds }
       if (this.d.merged) Object.assign(f, { encoder_hidden_states: memory, use_cache_branch: new ort.Tensor('bool', [true], [1]) })
       o = await (this.d.past as ort.InferenceSession).run(f, this.fetchNames(false))
-      next = this.pack(
-        B,
-        S,
-        cache.T + 1,
-        (l, kv) => cache.feeds[pastName(l, 'encoder', kv)],
-        (l, kv) => o[presentName(l, 'decoder', kv)],
-      )
+      next = this.cacheState(B, cache.T + 1, (l, half, kv) => (half === 'encoder' ? cache.feeds[pastName(l, half, kv)] : o[presentName(l, half, kv)]))
     }
     const out: Record<string, ort.Tensor> = { next_state: next }
     const logits = o.logits
@@ -196,60 +192,39 @@ export class HfStepPart implements PartSession {
     return f
   }
 
-  /** Row layout: for each layer, cross K, cross V ([H, S, dh] each), then for each layer self K, self V ([H, T, dh]). */
-  private pack(
-    B: number,
-    S: number,
-    T: number,
-    cross: (l: number, kv: 'key' | 'value') => ort.Tensor,
-    self: (l: number, kv: 'key' | 'value') => ort.Tensor,
-  ): ort.Tensor {
-    const { layers, heads, headDim } = this.r
-    const cBlock = heads * S * headDim
-    const sBlock = heads * T * headDim
-    const W = layers * 2 * (cBlock + sBlock)
-    const out = new Float32Array(B * W)
-    for (let b = 0; b < B; b++) {
-      let at = b * W
-      for (let l = 0; l < layers; l++)
-        for (const kv of ['key', 'value'] as const) {
-          out.set((cross(l, kv).data as Float32Array).subarray(b * cBlock, (b + 1) * cBlock), at)
-          at += cBlock
-        }
-      for (let l = 0; l < layers; l++)
-        for (const kv of ['key', 'value'] as const) {
-          out.set((self(l, kv).data as Float32Array).subarray(b * sBlock, (b + 1) * sBlock), at)
-          at += sBlock
-        }
-    }
-    return new ort.Tensor('float32', out, [B, W])
+  /**
+   * The next state: rows 0…B−1 of the cache the session just returned (kept as it came, not
+   * copied; src/engine/state-rows.ts).
+   */
+  private cacheState(B: number, T: number, tensor: (l: number, half: 'decoder' | 'encoder', kv: 'key' | 'value') => ort.Tensor): ort.Tensor {
+    const feeds: Record<string, ort.Tensor> = {}
+    for (let l = 0; l < this.r.layers; l++)
+      for (const half of ['encoder', 'decoder'] as const) for (const kv of ['key', 'value'] as const) feeds[pastName(l, half, kv)] = tensor(l, half, kv)
+    return attachRows<KvCache>(
+      new ort.Tensor(
+        'float32',
+        Float32Array.from({ length: B }, (_, b) => b),
+        [B, 1],
+      ),
+      { B, T, feeds },
+    )
   }
 
-  private unpack(state: ort.Tensor, B: number, S: number): { T: number; feeds: Record<string, ort.Tensor> } {
-    const { layers, heads, headDim } = this.r
-    const W = state.dims[1]
-    const cBlock = heads * S * headDim
-    const T = (W / (layers * 2) - cBlock) / (heads * headDim)
-    const sBlock = heads * T * headDim
-    const data = state.data as Float32Array
+  /** The cache rows a state names, copied only when beam search reordered or dropped rows. */
+  private rowsOf(state: ort.Tensor): KvCache {
+    const cache = rowsBehind<KvCache>(state)
+    if (!cache) throw new Error('The decoder state has lost its key/value cache (a state must come from this model’s step, its rows picked by gatherRows).')
+    const rows = Array.from(state.data as Float32Array, Math.round)
+    if (rows.length === cache.B && rows.every((r, i) => r === i)) return cache
     const feeds: Record<string, ort.Tensor> = {}
-    const take = (name: string, off: number, block: number, len: number) => {
-      const t = new Float32Array(B * block)
-      for (let b = 0; b < B; b++) t.set(data.subarray(b * W + off, b * W + off + block), b * block)
-      feeds[name] = new ort.Tensor('float32', t, [B, heads, len, headDim])
+    for (const [name, t] of Object.entries(cache.feeds)) {
+      const block = t.data.length / cache.B
+      const data = t.data as Float32Array
+      const out = new Float32Array(rows.length * block)
+      rows.forEach((r, i) => out.set(data.subarray(r * block, (r + 1) * block), i * block))
+      feeds[name] = new ort.Tensor('float32', out, [rows.length, ...t.dims.slice(1)])
     }
-    let off = 0
-    for (let l = 0; l < layers; l++)
-      for (const kv of ['key', 'value'] as const) {
-        take(pastName(l, 'encoder', kv), off, cBlock, S)
-        off += cBlock
-      }
-    for (let l = 0; l < layers; l++)
-      for (const kv of ['key', 'value'] as const) {
-        take(pastName(l, 'decoder', kv), off, sBlock, T)
-        off += sBlock
-      }
-    return { T, feeds }
+    return { B: rows.length, T: cache.T, feeds }
   }
 
   release(): Promise<void> {
