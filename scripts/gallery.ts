@@ -10,10 +10,14 @@
  * rest still run; the exit status is 1 when anything failed.
  */
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { launchChromium, openAndType, screenshot, startBrowserMode } from '../test/e2e/harness'
+import { boardModel, goldSet } from '../src/engine/align/board'
+import { LoadedModel } from '../src/engine/model'
+import { renderFigure } from '../src/host/export/figure'
+import { DEFAULT_FIGURE, SIZE_PRESETS, type FigureData } from '../src/shared/figure'
 
 const ROOT = join(__dirname, '..')
 const OUT = join(ROOT, 'docs', 'images')
@@ -129,6 +133,46 @@ function figures(): void {
   lens('interactive-transformer.html', ['--model', model('en-fr-transformer'), '--src', EN, '--format', 'html'])
 }
 
+/**
+ * Guided against unguided (issue 35): the same Hansards sentence's attention from en-fr-luong-general
+ * and en-fr-luong-general-guided, with the gold links on it. The sentence is chosen by a rule, not
+ * by its look: the first pair of the gold's dev half (pairs 1–100) with 12 to 16 words a side.
+ */
+async function guidedFigures(): Promise<void> {
+  console.log('guided vs unguided (the engine and the figure exporter):')
+  const dir = join(ROOT, '..', 'shared', 'datasets', 'alignment-gold')
+  const set = goldSet(readFileSync(join(dir, 'enfr.src-tgt'), 'utf8'), readFileSync(join(dir, 'enfr.gold'), 'utf8'), {
+    pairs: 'enfr.src-tgt',
+    gold: 'enfr.gold',
+  })
+  const n = set.pairs.slice(0, 100).findIndex((p) => [p.src.length, p.tgt.length].every((k) => k >= 12 && k <= 16))
+  const pair = set.pairs[n]
+  for (const name of ['en-fr-luong-general', 'en-fr-luong-general-guided']) {
+    const m = await LoadedModel.open(model(name))
+    try {
+      const b = await boardModel(m, [pair], [set.gold[n]])
+      const title = `${name} · Hansards dev pair ${n + 1}: AER ${b.sentenceAer[0].toFixed(1)}`
+      const data: FigureData = {
+        view: 'goldlinks',
+        title,
+        srcWords: pair.src,
+        tgtWords: pair.tgt,
+        matrix: b.matrices[0],
+        gold: set.gold[n],
+        extracted: b.links[0],
+        statistical: null,
+      }
+      const spec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-4x3'], fontSize: 14, dpi: 96, title }
+      writeFileSync(join(OUT, `guided-${name}.png`), await renderFigure(data, spec))
+      console.log(`  guided-${name}.png`)
+    } catch (e) {
+      failures.push(`guided-${name}.png: ${(e as Error).message}`)
+    } finally {
+      await m.release()
+    }
+  }
+}
+
 async function shot(page: Page, name: string): Promise<void> {
   copyFileSync(await screenshot(page, `gallery-${name}`), join(OUT, `${name}.png`))
   console.log(`  ${name}.png`)
@@ -178,10 +222,13 @@ async function screenshots(): Promise<void> {
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true })
-  // `npm run gallery -- --screenshots` (or `-- --figures`) remakes only those.
+  // `npm run gallery -- --screenshots` (or `-- --figures`, `-- --guided`) remakes only those.
   const only = process.argv[2]
-  if (only !== '--screenshots') figures()
-  if (only !== '--figures') await screenshots()
+  if (only !== '--screenshots') {
+    if (only !== '--guided') figures()
+    await guidedFigures()
+  }
+  if (only !== '--figures' && only !== '--guided') await screenshots()
   if (failures.length) {
     console.error(`\n${failures.length} failed:\n${failures.map((f) => `  ${f}`).join('\n')}`)
     process.exitCode = 1

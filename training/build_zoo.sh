@@ -14,6 +14,7 @@ mkdir -p training/logs
 models=("$@")
 if [ ${#models[@]} -eq 0 ]; then
   models=(en-fr:luong-general en-fr:local-p en-fr:bahdanau en-fr:local-m en-fr:luong-dot en-fr:luong-concat en-fr:none en-fr:transformer
+          en-fr:luong-general-guided en-fr:transformer-guided
           zh-en:bahdanau zh-en:local-p zh-en:none zh-en:transformer
           taylor:luong-general taylor:local-p taylor:none
           tiny:bahdanau tiny:local-p tiny:local-m tiny:none tiny:transformer)
