@@ -14,6 +14,9 @@ export default defineConfig({
     // code runs its own threads.
     fileParallelism: true,
     maxWorkers: 2,
+    // The tapped Hugging Face decoders a test opens are cached here, not in the user's ~/.cache
+    // (src/engine/formats/hf/tap-cache.ts); one folder per run.
+    env: { AL_CACHE_DIR: `${process.env.TMPDIR ?? '/tmp'}/attention-lens-test-cache-${process.pid}` },
     // The default report, and every skipped test by name with its reason.
     reporters: ['default', './test/skip-reporter.ts'],
   },

@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/animation.ts`: the animated exports' budget (issue 34) measured. A 25-word
  * sentence decoded by en-fr-local-p, animated at 1280×720 (slide-16x9 at 96 dpi, screen text) as
- * the heatmap filling and as the step-through, each as GIF and APNG: frames, bytes, and the time
+ * the heatmap filling, as the step-through and as the beam tree growing (beam 3), each as GIF and APNG: frames, bytes, and the time
  * from figure data to file (drawing, rasterising, encoding), CPU time of this process beside the
  * wall time. Run it under `taskset -c 0` for one core. Writes bench/ANIMATION-RESULTS.md.
  */
@@ -22,13 +22,19 @@ const REPS = Number(process.env.AL_BENCH_REPS ?? 2)
 async function main(): Promise<void> {
   const svc = new InferenceService()
   const t = await svc.translate(MODEL, SENTENCE_25)
+  const beamed = await svc.translate(MODEL, SENTENCE_25, { beam: 3 })
   await svc.closeAll()
   const spec: FigureSpec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-16x9'], dpi: 96, fontSize: FONT_PRESETS.screen }
   const rows: string[] = []
   const load0 = loadavg()[0]
-  for (const view of ['heatmap', 'step'] as const)
+  for (const view of ['heatmap', 'step', 'beam'] as const)
     for (const format of ['gif', 'apng'] as const) {
-      const data: AnimatedData = view === 'heatmap' ? { view, translation: t } : { view, translation: t, step: 0, attention: 'local-p' }
+      const data: AnimatedData =
+        view === 'heatmap'
+          ? { view, translation: t }
+          : view === 'beam'
+            ? { view, translation: beamed }
+            : { view, translation: t, step: 0, attention: 'local-p' }
       const walls: number[] = []
       const cpu: number[] = []
       let out = null
@@ -54,7 +60,7 @@ async function main(): Promise<void> {
     '',
     `\`npx tsx bench/animation.ts\` (${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? 'CPU'}, load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}${process.env.AL_BENCH_NOTE ? `, ${process.env.AL_BENCH_NOTE}` : ''}).`,
     '',
-    `Sentence (25 words): "${SENTENCE_25}"; en-fr-local-p greedy: "${t.text}" (${t.tgtTokens.length} decoder steps, ${t.srcTokens.length} source pieces).`,
+    `Sentence (25 words): "${SENTENCE_25}"; en-fr-local-p greedy: "${t.text}" (${t.tgtTokens.length} decoder steps, ${t.srcTokens.length} source pieces); beam 3: "${beamed.text}" (${Math.max(...beamed.beamTree!.nodes.map((n) => n.step)) + 1} steps, the tree without its pruned hypotheses).`,
     'Page: slide-16x9 at 96 dpi (1280×720 pixels), screen text (12 pt), viridis, a caption per frame; 800 ms a step, the last frame held 3 s.',
     `Time: figure data to file (drawing every frame, rasterising, encoding), the best of ${REPS}; CPU is this process's user + system time over the same span.`,
     'The budget is judged on CPU time: the export is one thread, and on a loaded machine the wall time also counts the turns other processes take on the core.',

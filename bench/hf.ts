@@ -9,7 +9,8 @@
  * (AL_HF_BENCH_DIR names another). Measured, each in rotation over the repeats, wall and CPU time,
  * median and range:
  * - open to first heatmap: LoadedModel.open of the folder, then the greedy translation of a
- *   20-word sentence with every head's attention (a fresh process would add Node's start);
+ *   20-word sentence with every head's attention (a fresh process would add Node's start), with
+ *   the tapped-decoder cache empty (a folder's first open) and written (opened again);
  * - per-token decoding with the KV cache: Attention Lens greedy (guards off) against
  *   transformers.js generate (greedy, the same max_new_tokens), both onnxruntime-node, one
  *   intra-op thread, fp32; random weights run to the step limit, so both decode 2·S + 10 tokens;
@@ -18,8 +19,8 @@
  * - resident memory with the model open (after the translations).
  * Writes bench/HF-RESULTS.md. AL_BENCH_REPS (5) changes the repeats.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { cpus, loadavg } from 'node:os'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as ort from 'onnxruntime-node'
 import { AutoModelForSeq2SeqLM, env, Tensor } from '@huggingface/transformers'
@@ -33,6 +34,7 @@ import { NO_REPEAT_GUARD } from '../src/shared/repeat-guard'
 const ROOT = join(__dirname, '..')
 const DIR = process.env.AL_HF_BENCH_DIR ?? '/tmp/opus-mt-size'
 const REPS = Number(process.env.AL_BENCH_REPS ?? 5)
+const CACHE = (process.env.AL_CACHE_DIR = join(tmpdir(), `al-bench-hf-cache-${process.pid}`))
 // A 20-word sentence of the test set (Multi30K test2016, line 14).
 const SENTENCE = lines(join(ROOT, 'resources', 'testsets', 'en-fr.en')).find((l) => l.split(' ').length === 20)!
 
@@ -60,6 +62,8 @@ async function main(): Promise<void> {
   const load0 = loadavg()
   const open: Sample[] = []
   const first: Sample[] = []
+  const openWarm: Sample[] = []
+  const firstWarm: Sample[] = []
   const ours: number[] = []
   const theirs: number[] = []
   const oursCpu: number[] = []
@@ -74,6 +78,17 @@ async function main(): Promise<void> {
   let tjs: Awaited<ReturnType<typeof AutoModelForSeq2SeqLM.from_pretrained>> | null = null
 
   for (let r = 0; r < REPS; r++) {
+    // Opened again: the tapped decoder from the cache (src/engine/formats/hf/tap-cache.ts), once it is written.
+    rmSync(CACHE, { recursive: true, force: true })
+    const cold = await LoadedModel.open(DIR)
+    await cold.release()
+    for (let i = 0; i < 400 && !(existsSync(CACHE) && readdirSync(CACHE).some((f) => f.endsWith('.json'))); i++) await new Promise((ok) => setTimeout(ok, 50))
+    let warm: LoadedModel | null = null
+    openWarm.push(await timed(async () => (warm = await LoadedModel.open(DIR))))
+    firstWarm.push(await timed(() => translate(warm!, SENTENCE, { beam: 1 })))
+    await warm!.release()
+    // The first open of a folder: nothing cached.
+    rmSync(CACHE, { recursive: true, force: true })
     let model: LoadedModel | null = null
     open.push(await timed(async () => (model = await LoadedModel.open(DIR))))
     const m = model!
@@ -156,6 +171,7 @@ async function main(): Promise<void> {
   const ratio = median(ours) / median(theirs)
   const tap = median(tappedT) / median(plainT)
   const firstTotal = open.map((o, i) => o.wall + first[i].wall)
+  const warmTotal = openWarm.map((o, i) => o.wall + firstWarm[i].wall)
   const out = `# Hugging Face folder benchmark (issue 32)
 
 Written by \`npm run bench:hf\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC); how it measures: bench/hf.ts.
@@ -170,10 +186,11 @@ Sentence: "${SENTENCE}" (${SENTENCE.split(' ').length} words); random weights de
 
 | target | measured (median, range over ${REPS} repeats) | met? |
 | --- | --- | --- |
-| open to first heatmap of a 20-word sentence < 3 s | ${show(firstTotal)} wall (open ${show(open.map((o) => o.wall))}, first translation ${show(first.map((f) => f.wall))}) | ${median(firstTotal) < 3000 ? 'yes' : 'no'} |
+| open to first heatmap of a 20-word sentence < 3 s: a folder's first open | ${show(firstTotal)} wall (open ${show(open.map((o) => o.wall))}, first translation ${show(first.map((f) => f.wall))}) | ${median(firstTotal) < 3000 ? 'yes' : 'no'} |
+| the same, opened again (the tapped decoder from the cache) | ${show(warmTotal)} wall (open ${show(openWarm.map((o) => o.wall))}, first translation ${show(firstWarm.map((f) => f.wall))}) | ${median(warmTotal) < 3000 ? 'yes' : 'no'} |
 | per-token decoding with cache ≤ 1.2× transformers.js | ${ratio.toFixed(2)}×: Attention Lens ${show(ours)} wall, ${show(oursCpu)} CPU per token; transformers.js ${show(theirs)} wall, ${show(theirsCpu)} CPU | ${ratio <= 1.2 ? 'yes' : 'no'} |
 | attention taps add ≤ 15 % to a step | ${((tap - 1) * 100).toFixed(1)} %: with-past step ${show(tappedT)} tapped, ${show(plainT)} plain (${REPS * 20} steps each, S = ${S}, t = ${T}) | ${tap <= 1.15 ? 'yes' : 'no'} |
-| resident memory with it open < 1.5 GB | ${(rss / 2 ** 30).toFixed(2)} GB (this process's RSS after the first open and translation, before transformers.js loads) | ${rss < 1.5 * 2 ** 30 ? 'yes' : 'no'} |
+| resident memory with it open < 1.5 GB | ${(rss / 2 ** 30).toFixed(2)} GB (this process's RSS after the first uncached open and translation, before transformers.js loads) | ${rss < 1.5 * 2 ** 30 ? 'yes' : 'no'} |
 
 The per-token times include everything each client does per step: Attention Lens reads every head's
 cross-attention and keeps the cache beside its state (row numbers; copied only when a beam reorders rows); transformers.js

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs'
+import type * as ort from 'onnxruntime-node'
 import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContractError, shown, type ModelSpec } from '../../contract'
@@ -12,6 +13,7 @@ import { createAll, sessionOptions, withProvider } from '../ort-sessions'
 import type { ModelFormat, OpenedModel, OpenOptions, SourceEncoder } from '../types'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
 import { SpmError, spmToTokenizerJson } from './spm'
+import { cacheKey, cachedEntry, commitEntry, dropPending, pendingFiles } from './tap-cache'
 import { crossAttentionTaps, fusedAttention, TapError, tapName } from './taps'
 
 /**
@@ -331,17 +333,32 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   const f = await readFolder(path, opts)
   const L = f.spec.heads!.layers
   const variant = PART_FILE.exec(basename(f.files.first))?.[2] ?? ''
-  const firstRead = await readModelBytes(f.files.first, basename(f.files.first))
-  const firstFile = firstRead.file
-  let others: string[] | null = null
-  const alternatives = async () => (others ??= await unfusedAlternatives(f.dir, variant))
-  if (fusedAttention(firstFile.model.graph as GraphProto)) await alternatives()
-  const first = decoderBytes(firstFile, firstRead.bytes, f.files.first, L, others ?? [])
-  const pastRead = f.files.past && f.files.past !== f.files.first ? await readModelBytes(f.files.past, basename(f.files.past)) : null
-  const past = pastRead ? decoderBytes(pastRead.file, pastRead.bytes, f.files.past!, L, others ?? []) : null
+  const pastFile = f.files.past && f.files.past !== f.files.first ? f.files.past : null
+  // A folder opened before: its parts as onnxruntime ran them, tapped and optimised (tap-cache.ts).
+  const key = await cacheKey([f.files.encoder, f.files.first, pastFile])
+  const entry = provider === 'cpu' ? await cachedEntry(key) : null
+  let first: { load: Uint8Array | string; cross: string[]; where: string }
+  let past: typeof first | null = null
+  if (entry) {
+    first = { load: entry.files[1], cross: entry.cross, where: entry.where }
+    if (entry.files[2]) past = { load: entry.files[2], cross: entry.cross, where: entry.where }
+  } else {
+    const firstRead = await readModelBytes(f.files.first, basename(f.files.first))
+    const firstFile = firstRead.file
+    let others: string[] | null = null
+    const alternatives = async () => (others ??= await unfusedAlternatives(f.dir, variant))
+    if (fusedAttention(firstFile.model.graph as GraphProto)) await alternatives()
+    const firstT = decoderBytes(firstFile, firstRead.bytes, f.files.first, L, others ?? [])
+    const pastRead = pastFile ? await readModelBytes(pastFile, basename(pastFile)) : null
+    const pastT = pastRead ? decoderBytes(pastRead.file, pastRead.bytes, pastFile!, L, others ?? []) : null
+    first = { load: firstT.bytes, cross: firstT.cross, where: firstT.where }
+    if (pastT) past = { load: pastT.bytes, cross: pastT.cross, where: pastT.where }
+  }
   if (past && past.cross.join() !== first.cross.join()) {
     throw new ContractError("The folder's two decoders disagree: one outputs cross_attentions, the other does not; export them together.")
   }
+  const parts = [entry ? entry.files[0] : f.files.encoder, first.load, ...(past ? [past.load] : [])]
+  let pending: string[] | null = null
   const {
     made,
     provider: used,
@@ -349,9 +366,18 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   } = await withProvider(
     provider,
     async (p) => {
-      // The encoder needs no change: onnxruntime reads its file itself.
-      const parts = [f.files.encoder, first.bytes, ...(past ? [past.bytes] : [])]
-      const [encoder, firstS, pastS] = await createAll(parts, sessionOptions(p))
+      // Cached parts are optimised already; the first open on the CPU has onnxruntime write what it optimised.
+      pending = !entry && p === 'cpu' ? await pendingFiles(key, parts.length) : null
+      const options = (i: number): ort.InferenceSession.SessionOptions =>
+        entry
+          ? { ...sessionOptions(p), graphOptimizationLevel: 'disabled' }
+          : pending
+            ? { ...sessionOptions(p), optimizedModelFilePath: pending[i] }
+            : sessionOptions(p)
+      const [encoder, firstS, pastS] = await createAll(parts, options).catch(async (e: unknown) => {
+        if (pending) await dropPending(pending)
+        throw e
+      })
       const d: DecoderSessions = { first: firstS, past: f.files.merged ? firstS : (pastS ?? null), merged: f.files.merged, cross: first.cross }
       return {
         encoder: new HfEncoderPart(encoder),
@@ -360,6 +386,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
     },
     (reason) => new ContractError(`onnxruntime could not load the folder's model: ${reason}.`),
   )
+  if (pending) await commitEntry(key, pending, { cross: first.cross, where: first.where })
   const rel = (p: string) => p.slice(f.dir.length + 1)
   return {
     spec: f.spec,
@@ -377,6 +404,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
       `tokenizer: ${f.tokenizerNote}; decoding starts from id ${f.spec.special.bos}${f.forcedFirst !== null ? `, first token forced to ${f.forcedFirst} ("${f.spec.tgtVocab[f.forcedFirst]}")` : ''}`,
       f.files.past ? 'KV cache: yes' : 'KV cache: no (decoder_with_past_model.onnx missing): every step runs the whole prefix again',
       'what-if: unavailable (the graph has no inputs to put weights into its attention)',
+      `graphs as run: ${entry ? `tapped and optimised before, from the cache (${dirname(entry.files[0])})` : used === 'cpu' ? 'tapped and optimised now (kept in the cache for the next open)' : 'tapped and optimised now'}`,
     ],
   }
 }
