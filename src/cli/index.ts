@@ -20,6 +20,7 @@ import { inUnits, type Units } from '../shared/attention/word-translation'
 import { CLI_VIEWS } from '../shared/charts/views'
 import { parseSeriesCsv, SeriesError } from '../shared/series'
 import { writeAtomic } from '../host/export/atomic'
+import { FIT_USAGE, fitMode, rowsOption, type FitMode } from './fit-refusal'
 import { adjustSpec, EXTRA_FORMAT_OPTIONS, EXTRA_FORMAT_USAGE, extraFormat, modelCard, writeExtra } from './export-formats'
 import type { FigureData } from '../shared/figure'
 import { defaultCaption, singleModel } from '../shared/figure-context'
@@ -47,7 +48,8 @@ const USAGE = [
   '              [two --model, or one --model and --beam K or --target] (sidebyside: A and B)   [--beam K] (beam, K from 2 to 16)',
   '       figure options: [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH[in|cm|mm|pt]] [--font paper|screen|lecture|back-row|POINTS]',
   '              [--dpi 150|300|600|N | --scale 1-4] [--theme light|dark|transparent] [--lang en|zh] [--title T] [--caption C]',
-  '              [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--highlight-row N]',
+  '              [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--highlight-row N] [--rows FIRST-LAST] (heatmap, lines: those output steps)',
+  FIT_USAGE,
   "              [--pieces] (label subword pieces, not words: by default a word receives the sum of its pieces' weights and its row is their mean;",
   '              local, positions, step, whatif and beam show pieces either way: each decoder step writes one piece)',
   EXTRA_FORMAT_USAGE,
@@ -233,13 +235,16 @@ function index(value: string | undefined, n: number, what: string, fallback: num
 }
 
 /** Renders and writes the figure, and says what was written: its size in pixels (CSS) and inches, and a PNG's resolution. */
-async function writeFigure(out: string, data: FigureData, spec: FigureSpec): Promise<void> {
+async function writeFigure(out: string, data: FigureData, spec: FigureSpec, fit: FitMode = 'auto'): Promise<void> {
   // Loaded when a figure is drawn: ECharts, resvg and PDFKit take most of the CLI's start-up otherwise.
   const { fitted, renderFitted } = await import('../host/export/figure')
-  // The page as fitted: a paper figure may have grown taller, its chart text shrunk towards the floor.
-  const fit = fitted(data, spec)
-  await writeAtomic(out, await renderFitted(data, fit))
-  const { spec: page, fontSize } = fit
+  const { refusalWithOptions } = await import('./fit-refusal')
+  // The page as fitted: a paper figure may have grown taller, its chart text shrunk towards the
+  // floor, the view laid out its other way (the note, on stderr); --fit strict takes none of that.
+  const fig = refusalWithOptions(() => fitted(data, spec, { strict: fit === 'strict' }))
+  if (fig.note) console.error(`attention-lens: note: ${fig.note}`)
+  await writeAtomic(out, await renderFitted(data, fig))
+  const { spec: page, fontSize } = fig
   const px = (pt: number) => Math.round(pt / 0.75)
   const inch = (pt: number) => +(pt / 72).toFixed(2)
   const [w, h] = pngPixels(page)
@@ -266,13 +271,17 @@ async function exportFigure(argv: string[]): Promise<void> {
     source: { type: 'string' },
     beam: { type: 'string' },
     head: { type: 'string' },
+    fit: { type: 'string' },
+    rows: { type: 'string' },
     provider: { type: 'string', default: 'cpu' },
     ...guardOptions,
     ...EXTRA_FORMAT_OPTIONS,
   })
   if (!v.model?.length) throw new UsageError('--model M.onnx is missing')
   const guard = guardFrom(v)
+  const fit = fitMode(v.fit)
   const view = String(v.view)
+  if (v.rows !== undefined && view !== 'heatmap' && view !== 'lines') throw new UsageError(`--rows applies to --view heatmap and --view lines, not ${view}`)
   if (!CLI_VIEWS.includes(view)) throw new UsageError(`--view must be ${CLI_VIEWS.slice(0, -1).join(', ')} or ${CLI_VIEWS[CLI_VIEWS.length - 1]}`)
   if (v.src === undefined) throw new UsageError(view === 'corpus' ? '--src TEST-SET (a file, one sentence a line) is missing' : '--src "sentence" is missing')
   if (view !== 'corpus' && !v.src.trim()) throw new UsageError('--src is empty: there is no sentence to translate')
@@ -387,7 +396,11 @@ async function exportFigure(argv: string[]): Promise<void> {
       const name = singleModel(data) && models[0] ? (await service.open(models[0])).name : undefined
       spec.caption = defaultCaption(data, spec.lang, name) || undefined
     }
-    await writeFigure(v.out!, figureInUnits(data, v.pieces ? 'pieces' : 'words'), spec)
+    const drawn = figureInUnits(data, v.pieces ? 'pieces' : 'words')
+    // --rows counts the steps drawn (words unless --pieces).
+    const split = drawn.view === 'heatmap' || drawn.view === 'lines' ? drawn : null
+    const rows = rowsOption(v.rows, split ? split.translation.tgtTokens.length : null)
+    await writeFigure(v.out!, split && rows ? { ...split, rows } : drawn, spec, fit)
   }
   await service.closeAll()
 }

@@ -323,6 +323,12 @@ const ForecastResultSchema = v.pipe(
   ),
 )
 
+/** Some output steps of a figure split into parts: [first, end), counted from 0. */
+const rowsSchema = v.tuple([whole(0, MAX_TOKENS), whole(1, MAX_TOKENS)], 'must be [first, end) output steps')
+const rowsInside = (d: { translation: { tgtTokens: string[] }; rows?: [number, number] }) =>
+  !d.rows || (d.rows[0] < d.rows[1] && d.rows[1] <= d.translation.tgtTokens.length)
+const ROWS_INSIDE = 'must be output steps of the translation, the first before the end'
+
 /** An alignment link: source word i, target word j, sure or possible. */
 const LinkSchema = obj({ i: whole(0, MAX_TOKENS), j: whole(0, MAX_TOKENS), sure: v.boolean() })
 
@@ -331,11 +337,12 @@ export const FigureDataSchema = v.variant(
   'view',
   [
     v.pipe(
-      obj({ view: v.literal('heatmap'), translation: TranslationSchema }),
+      obj({ view: v.literal('heatmap'), translation: TranslationSchema, rows: v.optional(rowsSchema) }),
       v.forward(
         v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty: this model has no attention to draw'),
         ['translation', 'attention'],
       ),
+      v.forward(v.partialCheck([['translation', 'tgtTokens'], ['rows']], rowsInside, ROWS_INSIDE), ['rows']),
     ),
     /** The spotlight of one output step of a local model: softmax in the window, Gaussian, product. */
     v.pipe(
@@ -382,11 +389,12 @@ export const FigureDataSchema = v.variant(
     ),
     /** Alignment lines: source above, output below, a line per weight at or above the threshold. */
     v.pipe(
-      obj({ view: v.literal('lines'), translation: TranslationSchema, threshold: between(0, 1) }),
+      obj({ view: v.literal('lines'), translation: TranslationSchema, threshold: between(0, 1), rows: v.optional(rowsSchema) }),
       v.forward(
         v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty: this model has no attention to draw'),
         ['translation', 'attention'],
       ),
+      v.forward(v.partialCheck([['translation', 'tgtTokens'], ['rows']], rowsInside, ROWS_INSIDE), ['rows']),
     ),
     v.pipe(
       obj({

@@ -236,6 +236,10 @@ export interface AlignmentFigureInput {
   attention: number[][]
   threshold: number
   frame: Frame
+  /** Rows across the page, or columns down it; absent: across where the rows fit the page, else down. */
+  orient?: 'across' | 'down'
+  /** The output's label (default: the frame language's "output"). */
+  outputTitle?: string
 }
 
 /**
@@ -287,7 +291,10 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): FigureOption 
     style: { stroke: LINE_COLOR, lineWidth: strokeWidth(v, o), opacity: strokeOpacity(v, o), lineCap: 'round' as const },
   })
   const keyAt = keyElements(key, f.x, f.y + f.height - keyH + gap, f.width, f).elements
-  if (lay.width <= f.width + 1) {
+  const output = input.outputTitle ?? L.output
+  const across = lay.width <= f.width + 1
+  if (input.orient === 'across' && !across) return { animation: false, series: [], cramped: true }
+  if (across && input.orient !== 'down') {
     const x0 = f.x
     const y0 = f.y + lh + gap
     const elements: GraphicElement[] = [
@@ -304,7 +311,7 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): FigureOption 
       }
     }
     const bottom = y0 + lay.height
-    elements.push(textElement(L.output, f.x + f.width / 2, bottom + gap + lh / 2, f, { align: 'center', color: f.ink.muted }))
+    elements.push(textElement(output, f.x + f.width / 2, bottom + gap + lh / 2, f, { align: 'center', color: f.ink.muted }))
     elements.push(...keyAt)
     if (!lay.lines.length) elements.push(textElement(L.noLines, f.x + f.width / 2, y0 + lay.srcY + lay.height / 2, f, { align: 'center', color: f.ink.muted }))
     return { animation: false, graphic: { elements }, series: [], cramped: o.span < 2 * fs }
@@ -321,7 +328,7 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): FigureOption 
   const tx = f.x + f.width - tw
   const elements: GraphicElement[] = [
     textElement(L.source, sx, f.y + lh / 2, f, { color: f.ink.muted }),
-    textElement(L.output, f.x + f.width, f.y + lh / 2, f, { align: 'right', color: f.ink.muted }),
+    textElement(output, f.x + f.width, f.y + lh / 2, f, { align: 'right', color: f.ink.muted }),
   ]
   const cy = (i: number, n: number) => top + (i + 0.5) * pitch(n)
   let drawn = 0

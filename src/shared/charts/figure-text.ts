@@ -7,6 +7,8 @@ import type { FrameLang } from './frame'
 export interface FigureText {
   source: string
   output: string
+  /** A figure of some output steps only (an export split into parts): "output, steps 1–14 of 28". */
+  outputRows: (first: number, last: number, of: number) => string
   window: string
   pt: string
   weight: string
@@ -69,6 +71,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
   en: {
     source: 'source',
     output: 'output',
+    outputRows: (a, b, n) => `output, steps ${a}–${b} of ${n}`,
     window: 'window [pₜ − D, pₜ + D]',
     pt: 'pₜ',
     weight: 'weight',
@@ -121,6 +124,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
   zh: {
     source: '源语言',
     output: '输出',
+    outputRows: (a, b, n) => `输出（第 ${a}–${b} 步，共 ${n} 步）`,
     window: '窗口 [pₜ − D, pₜ + D]',
     pt: 'pₜ',
     weight: '权重',

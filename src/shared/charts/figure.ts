@@ -20,7 +20,7 @@ export function buildFigureOption(data: FigureData, spec: FigureSpec, measure: M
 
 /**
  * The page around the chart, the chart's text at `chartFont` (the title and caption keep the
- * spec's size); `cramped` when the view's own layout already knows it does not fit; `fallback`
+ * spec's size), the view's other arrangement where `alternative`; `cramped` when the view's own layout already knows it does not fit; `fallback`
  * when it fits only by leaving a part out (taken only at the floor text size).
  */
 export function composeFigure(
@@ -29,6 +29,7 @@ export function composeFigure(
   measure: Measure,
   chartFont = spec.fontSize,
   grows = false,
+  alternative = false,
 ): { option: ChartOption; cramped: boolean; fallback: boolean } {
   const fs = spec.fontSize
   const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
@@ -50,6 +51,7 @@ export function composeFigure(
     ink,
     highlightRow: spec.highlightRow ?? null,
     grows,
+    alternative,
   }
   // The flags are for the fitter, not ECharts: the option drawn goes without them.
   const { cramped = false, fallback = false, ...option } = buildFigureParts(data, spec, { ...frame, fontSize: chartFont })

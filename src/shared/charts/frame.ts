@@ -68,6 +68,12 @@ export interface Frame {
   highlightRow: number | null
   /** The page grows taller as the content asks (a paper figure being fitted). */
   grows?: boolean
+  /**
+   * Lay the view out its other way, where it has one (the view registry names it): the heatmap
+   * transposed, side by side stacked, the alignment lines down the page. The fitter tries it when
+   * the usual way does not fit at the text size asked.
+   */
+  alternative?: boolean
 }
 
 /** A box inside another. */

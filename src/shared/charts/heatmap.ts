@@ -46,6 +46,14 @@ export interface HeatmapInput extends HeatmapStyle {
    * small map read on another map's axes, beside it).
    */
   axisLabels?: false
+  /** With a frame, false: no column labels and no source title (a map read on the columns of the map above it). */
+  columnLabels?: false
+  /** With a frame: the plot's left edge and width, fixed (a map under another, its columns under the other's). */
+  columns?: { left: number; width: number }
+  /** With a frame: room for row labels at least this wide (maps one under another, their plots in line). */
+  rowLabelWidth?: number
+  /** With a frame: dim every column but this one (a transposed map's highlighted output step). */
+  highlightCol?: number | null
   /** With a frame: the axis titles (default: the frame language's "source" and "output"). */
   sourceTitle?: string
   outputTitle?: string
@@ -331,22 +339,24 @@ export function heatmapLayout(
   const [hi, lo] = input.diverging?.ends ?? scaleEnds(input)
   const scaleW = input.colorScale === false ? 0 : Math.max(fs * 0.9, m(hi, fs), m(lo, fs)) + 2 * gap
   const bare = input.axisLabels === false
+  const noCols = input.columnLabels === false
   const titleH = bare ? 0 : lh + gap
   // A highlighted row's label is bold: measure every row so.
-  const rowLabelW = bare ? 0 : widest(tgtTokens, fs, m, f.highlightRow !== null) + gap
+  const rowLabelW = bare ? 0 : Math.max(input.rowLabelWidth ?? 0, widest(tgtTokens, fs, m, f.highlightRow !== null)) + gap
   const labels = srcTokens.map((text) => ({ text }))
-  const left0 = f.x + titleH + rowLabelW
-  const width0 = Math.max(fs, f.x + f.width - scaleW - left0)
+  const fixed = input.columns
+  const left0 = fixed?.left ?? f.x + titleH + rowLabelW
+  const width0 = fixed?.width ?? Math.max(fs, f.x + f.width - scaleW - left0)
   // Column labels upright where they fit, turned where they do not: their height follows the
   // columns' width, which cells no more than twice as wide as tall may narrow.
   const layoutFor = (width: number) => {
-    const cols = bare ? { upright: labels.map(() => true), step: 1, extent: 0 } : columnLabels(labels, width / S, f)
-    const top = f.y + (bare ? 0 : titleH + cols.extent + gap)
+    const cols = bare || noCols ? { upright: labels.map(() => true), step: 1, extent: 0 } : columnLabels(labels, width / S, f)
+    const top = f.y + (bare || noCols ? 0 : titleH + cols.extent + gap)
     return { top, height: Math.max(fs, f.y + f.height - keyH - top), cols, cramped: f.y + f.height - keyH - top < 2 * lh }
   }
   let width = width0
   let v = layoutFor(width)
-  for (let i = 0; i < 3 && width / S > (2 * v.height) / T + 1e-9; i++) {
+  for (let i = 0; i < 3 && !fixed && width / S > (2 * v.height) / T + 1e-9; i++) {
     width = (2 * v.height * S) / T
     v = layoutFor(width)
   }
@@ -354,7 +364,7 @@ export function heatmapLayout(
   if (height / T > (2 * width) / S) height = (2 * width * T) / S
   let top = v.top
   // Rows lower than a line: the first row's label reaches above the plot, into the column labels.
-  for (let i = 0; i < 2 && !bare; i++) {
+  for (let i = 0; i < 2 && !bare && !noCols; i++) {
     const over = (lh - height / T) / 2
     if (over <= 0) break
     height = Math.min(height, f.y + f.height - keyH - (v.top + over))
@@ -408,10 +418,17 @@ export function heatmapLayout(
     scaleW,
     keyH,
     titleH,
-    slack: (width0 - width) / 2,
+    slack: left - (f.x + titleH + rowLabelW),
     labelsAt: v.top,
     // Every label drawn: rows lower than a line, or turned column labels closer than one, would overlap.
-    cramped: bare ? Math.min(cw, ch) < fs * 0.5 - 0.01 : v.cramped || f.x + f.width - scaleW - left0 < 2 * fs || ch < lh - 0.01 || (rotated && cw < lh - 0.01),
+    cramped: bare
+      ? Math.min(cw, ch) < fs * 0.5 - 0.01
+      : v.cramped ||
+        f.x + f.width - scaleW - left0 < 2 * fs ||
+        ch < lh - 0.01 ||
+        (rotated && cw < lh - 0.01) ||
+        left < f.x + titleH + rowLabelW - 0.01 ||
+        left + width + scaleW > f.x + f.width + 0.01,
   }
 }
 
@@ -506,7 +523,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
   const overlay = input.positions && input.windows
   const stroke = lay.stroke
   const graphic: GraphicElement[] = []
-  if (input.axisLabels !== false)
+  if (input.axisLabels !== false && input.columnLabels !== false)
     graphic.push(
       textElement(input.sourceTitle ?? L.source, lay.left + lay.width / 2, lay.labelsAt - gap - lay.colExtent - gap - lh / 2, f, {
         align: 'center',
@@ -520,6 +537,9 @@ function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
         'above',
         f,
       ),
+    )
+  if (input.axisLabels !== false)
+    graphic.push(
       // Beside the row labels, where the plot is narrower than its box and centred in it.
       textElement(input.outputTitle ?? L.output, f.x + lh / 2 + lay.slack, lay.top + lay.height / 2, f, { align: 'center', rotate: true, color: f.ink.muted }),
     )
@@ -568,7 +588,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
     series: [
       {
         type: 'heatmap',
-        data: cells(input, row, null, lay.values, lay.moves),
+        data: cells(input, row, input.highlightCol ?? null, lay.values, lay.moves),
         progressive: 0,
         label: { show: lay.values, fontSize: lay.valueSize, formatter: (p) => valueText(valueAt(p, 3)) },
         itemStyle: { borderColor: f.ink.dark ? 'rgba(17,24,39,0.6)' : 'rgba(255,255,255,0.6)', borderWidth: S * T > 4000 ? 0 : Math.max(0.25, fs / 40) },
@@ -634,13 +654,15 @@ export function heatmapNeeds(
   // A hair over a line, so rounding never leaves a row or a turned label short of one.
   const pitch = cell ?? lh + 0.01
   if (input.axisLabels === false) return { width: S * pitch + scaleW, height: T * pitch }
+  const rowsW = titleH + Math.max(input.rowLabelWidth ?? 0, widest(input.tgtTokens, fs, m, f.highlightRow !== null)) + gap
+  if (input.columnLabels === false) return { width: rowsW + S * pitch + scaleW, height: T * pitch }
   const cols = columnLabels(
     input.srcTokens.map((text) => ({ text })),
     pitch,
     f,
   )
   return {
-    width: titleH + widest(input.tgtTokens, fs, m, f.highlightRow !== null) + gap + S * pitch + scaleW,
+    width: rowsW + S * pitch + scaleW,
     height: titleH + cols.extent + gap + T * pitch,
   }
 }

@@ -7,8 +7,8 @@ import type { Translation } from '../api'
 import type { ColormapName } from './colormaps'
 import { attentionDifference, DIFFERENCE_COLORS } from './difference'
 import { FIGURE_TEXT } from './figure-text'
-import { linePitch, textElement, textHeight, wrapText, type Frame } from './frame'
-import { buildHeatmapOption, heatmapNeeds, type HeatmapInput } from './heatmap'
+import { linePitch, textElement, textHeight, widest, wrapText, type Frame } from './frame'
+import { buildHeatmapOption, heatmapLayout, heatmapNeeds, type HeatmapInput } from './heatmap'
 import type { XAXisComponentOption, YAXisComponentOption } from 'echarts'
 import type { GridComponentOption, VisualMapComponentOption } from 'echarts/components'
 import { asList, graphicElements, type ChartSeries, type FigureOption, type GraphicElement } from './echarts-parts'
@@ -55,14 +55,102 @@ type Arrangement = 'row' | 'grid' | 'stacked' | 'compact'
  */
 export function buildSideBySideFigure(input: SideBySideFigureInput): FigureOption {
   const f = input.frame
-  const order: Arrangement[] = f.height >= 1.2 * f.width ? ['stacked'] : f.width >= 2.2 * f.height ? ['row', 'grid', 'compact'] : ['grid', 'row', 'compact']
+  // Stacked is the fitter's other arrangement (frame.alternative), and a portrait page's own.
+  const order: Arrangement[] =
+    f.alternative || (!f.grows && f.height >= 1.2 * f.width) ? ['stacked'] : f.width >= 2.2 * f.height ? ['row', 'grid', 'compact'] : ['grid', 'row', 'compact']
   let option: FigureOption = { series: [] }
   for (const how of order) {
     // On a page that grows, three labelled maps on a taller page come before the compact one.
-    option = how === 'compact' ? { ...compact(input), ...(f.grows ? { fallback: true } : {}) } : arranged(input, how)
+    option = how === 'compact' ? { ...compact(input), ...(f.grows ? { fallback: true } : {}) } : how === 'stacked' ? stacked(input) : arranged(input, how)
     if (!option.cramped) break
   }
   return option
+}
+
+/**
+ * A over B, the columns of both one source read on A's labels, B carrying the one colour bar; the
+ * difference small and unlabelled (read on A's axes) beside them where the page is wider than the
+ * maps, else under them. Two sources: each map with its own column labels.
+ */
+function stacked(input: SideBySideFigureInput): FigureOption {
+  const { a, b, frame: f } = input
+  const L = FIGURE_TEXT[f.lang]
+  const fs = f.fontSize
+  const gap = fs * 1.2
+  const headH = linePitch(fs) + fs * 0.3
+  const same = a.srcTokens.join('\u0001') === b.srcTokens.join('\u0001')
+  const rowLabelWidth = widest([...a.tgtTokens, ...b.tgtTokens], fs, f.measure, f.highlightRow !== null)
+  const maps: HeatmapInput[] = [
+    { ...mapOf(a, input, false), rowLabelWidth },
+    { ...mapOf(b, input, input.colorScale), rowLabelWidth, ...(same ? { columnLabels: false as const } : {}) },
+  ]
+  const need = maps.map((m) => heatmapNeeds(m, f))
+  const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`]
+  const cramped: FigureOption = { series: [], cramped: true }
+  let diff: { input: HeatmapInput; box: Box; head: string } | null = null
+  let mapsW = f.width
+  let mapsH = f.height
+  if (same) {
+    const d = differenceOf(a, b)
+    const r = d.range.toFixed(1)
+    const small: HeatmapInput = {
+      srcTokens: a.srcTokens,
+      tgtTokens: d.rows,
+      attention: d.d,
+      labels: 'off',
+      axisLabels: false,
+      colorScale: input.colorScale,
+      diverging: { range: d.range, colors: DIFFERENCE_COLORS, ends: [L.moreA(r), L.moreB(r)] },
+    }
+    const least = heatmapNeeds(small, f, fs * 0.5)
+    const most = heatmapNeeds(small, f, textHeight(fs) * 0.75)
+    const headW = (w: number) => [L.differenceKeyed, 'A − B'].find((h) => f.measure(h, fs, true) <= w)
+    const room = f.width - Math.max(need[0].width, need[1].width) - gap
+    const beside = room >= least.width ? headW(room) : undefined
+    if (beside) {
+      const w = Math.min(room, most.width)
+      mapsW = f.width - w - gap
+      diff = { input: small, head: beside, box: { x: f.x + mapsW + gap, y: f.y, width: w, height: Math.min(f.height, headH + most.height) } }
+    } else {
+      const head = headW(f.width)
+      const h = headH + Math.max(least.height, Math.min(most.height, (f.height - need[0].height - need[1].height - 2 * headH - 2 * gap) / 2))
+      if (!head || h > f.height) return cramped
+      mapsH = f.height - h - gap
+      diff = { input: small, head, box: { x: f.x, y: f.y + mapsH + gap, width: f.width, height: h } }
+    }
+  }
+  // The maps' rows one height: each map's share of the height is its rows', and A's column labels on top.
+  const T = [a.tgtTokens.length, b.tgtTokens.length]
+  const fixedH = headH * 2 + gap + (need[0].height - T[0] * (textHeight(fs) + 0.01))
+  const row = (mapsH - fixedH) / (T[0] + T[1])
+  if (row <= 0) return cramped
+  const hA = mapsH - headH - gap - (headH + T[1] * row)
+  const boxes: Box[] = [
+    { x: f.x, y: f.y, width: mapsW, height: hA + headH },
+    { x: f.x, y: f.y + hA + headH + gap, width: mapsW, height: mapsH - hA - headH - gap },
+  ]
+  const heading: GraphicElement[] = []
+  const title = (text: string, box: Box) => {
+    if (f.measure(text, fs, true) > box.width) return false
+    heading.push(textElement(text, box.x + box.width / 2, box.y + linePitch(fs) / 2, f, { align: 'center', bold: true }))
+    return true
+  }
+  if (!heads.every((h, i) => title(h, boxes[i]))) return cramped
+  const body = (box: Box): Frame => ({ ...f, x: box.x, y: box.y + headH, width: box.width, height: box.height - headH })
+  // A leaves room on the right for B's colour bar, so their plots are as wide.
+  const bar = heatmapLayout(maps[1], body(boxes[1])).scaleW
+  const frameA = { ...body(boxes[0]), width: boxes[0].width - bar }
+  const lay = heatmapLayout(maps[0], frameA)
+  const parts = [
+    buildHeatmapOption({ ...maps[0], frame: frameA }),
+    // B's columns under A's, so one set of source labels serves both.
+    buildHeatmapOption({ ...maps[1], ...(same ? { columns: { left: lay.left, width: lay.width } } : {}), frame: body(boxes[1]) }),
+  ]
+  if (diff) {
+    if (!title(diff.head, diff.box)) return cramped
+    parts.push(buildHeatmapOption({ ...diff.input, frame: body(diff.box) }))
+  }
+  return mergePanels(parts, heading)
 }
 
 /** One side's map: on one scale for both, weights from 0 to 1 whatever the app's range setting. */
@@ -199,26 +287,23 @@ function differenceOf(a: Translation, b: Translation) {
   return attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
 }
 
-function arranged(input: SideBySideFigureInput, how: Exclude<Arrangement, 'compact'>): FigureOption {
+function arranged(input: SideBySideFigureInput, how: 'row' | 'grid'): FigureOption {
   const { a, b, frame: f } = input
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
   const gap = fs * 1.2
   const sameSource = a.srcTokens.join('\u0001') === b.srcTokens.join('\u0001')
-  // A row: A, B and the difference side by side; a grid: A and B above the difference; stacked
-  // (a paper column the fitter made taller): every map in one column, A and B sharing B's colour bar.
+  // A row: A, B and the difference side by side; a grid: A and B above the difference.
   const panels = sameSource ? 3 : 2
-  const stacked = how === 'stacked'
-  const row = !stacked && (!sameSource || how === 'row')
-  const cols = stacked ? 1 : row ? panels : 2
+  const row = !sameSource || how === 'row'
+  const cols = row ? panels : 2
   const w = (f.width - (cols - 1) * gap) / cols
   const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`, 'A − B'].slice(0, panels)
   // Heads wrap to two lines at most, the same height over every panel of a row.
   const lines = heads.map((h, i) => wrapText(h, !row && i === 2 ? f.width : w, fs, f.measure, true).slice(0, 2))
   const headH = Math.max(...lines.map((l) => l.length)) * linePitch(fs) + fs * 0.3
-  const rowH = row ? f.height : stacked ? (f.height - (panels - 1) * gap) / panels : (f.height - gap) / 2
+  const rowH = row ? f.height : (f.height - gap) / 2
   const boxes = heads.map((_, i) => {
-    if (stacked) return { x: f.x, y: f.y + i * (rowH + gap), width: f.width, height: rowH }
     const [c, r] = row ? [i, 0] : [i % 2, Math.floor(i / 2)]
     // The difference alone on the lower row, the page's full width.
     if (!row && i === 2) return { x: f.x, y: f.y + rowH + gap, width: f.width, height: rowH }
@@ -232,7 +317,7 @@ function arranged(input: SideBySideFigureInput, how: Exclude<Arrangement, 'compa
   )
   const body = (box: (typeof boxes)[number]): Frame => ({ ...f, x: box.x, y: box.y + headH, width: box.width, height: box.height - headH })
   const side = (t: Translation, box: (typeof boxes)[number], bar = input.colorScale) => buildHeatmapOption({ ...mapOf(t, input, bar), frame: body(box) })
-  const parts = [side(a, boxes[0], input.colorScale && !stacked), side(b, boxes[1])]
+  const parts = [side(a, boxes[0]), side(b, boxes[1])]
   if (sameSource) {
     const diff = differenceOf(a, b)
     const r = diff.range.toFixed(1)

@@ -16,8 +16,7 @@ export function svgOrRefusal(render: () => string, allowed: boolean, what: strin
     const message = (e as Error).message
     if ((e as Error).name !== 'RefusedError') throw e
     if (!allowed) throw new Error(`${what}: refused, but must fit: ${message}`)
-    if (message.includes('\n') || !/paper-double|custom size|fewer|instead of/.test(message))
-      throw new Error(`${what}: a refusal names nothing that would fit: ${message}`)
+    if (message.includes('\n') || !/; try: (fits|split)/.test(message)) throw new Error(`${what}: a refusal names nothing that would fit: ${message}`)
     return null
   }
 }

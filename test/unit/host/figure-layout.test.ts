@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { COLORMAPS } from '../../../src/shared/charts/colormaps'
 import { PT_MARKER } from '../../../src/shared/charts/heatmap'
 import { DEFAULT_FIGURE, FONT_PRESETS, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
-import { figureOption, renderSvg } from '../../../src/host/export/figure'
+import { figureOption, fitted, renderSvg } from '../../../src/host/export/figure'
 import { InferenceService } from '../../../src/engine/service'
 import { BUNDLED_MODELS } from '../../helpers'
 import { bundledCorpus, bundledForecast } from './figure-data'
@@ -180,7 +180,7 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
       a: { ...data.a, srcTokens: src, tgtTokens: tgt, attention: map(0) },
       b: { ...data.b, srcTokens: src, tgtTokens: tgt, attention: map(1) },
     }
-    // 10 source words and 13 output rows: at 17 pt A and B alone would fit, at 14 pt all three do.
+    // 10 source words and 13 output rows: at 17 pt A and B alone would fit, at 15 pt (the largest above the floor that does) all three do.
     const src10 = ['people', 'are', 'fixing', 'the', 'roof', 'of', 'a', 'house', '.', '</s>']
     const tgt13 = ['des', 'gens', 'sont', 'en', 'train', 'de', 'regarder', 'le', 'toit', "d'une", 'maison', '.', '</s>']
     const map10 = (shift: number) => tgt13.map((_, t) => src10.map((_, s) => (s === (t + shift) % src10.length ? 1 : 0)))
@@ -195,10 +195,11 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
       const texts = boxes(d).map((b) => b.text)
       for (const t of [...d.a.srcTokens, ...d.a.tgtTokens, ...d.b.tgtTokens]) expect(texts, t).toContain(t)
     }
-    // The sample sentence (12 tokens): three maps; the 10-token one: three maps at 14 pt before two at 17.
+    // The sample sentence (12 tokens): three maps; the 10-token one: three maps at 15 pt before two at 17.
     expect(grids(data)).toBe(3)
     expect(grids(mid)).toBe(3)
-    expect(boxes(mid).find((b) => b.text === 'regarder')?.size).toBeCloseTo(14, 5)
+    expect(fitted(mid, spec).note).toBe('set at 15 pt to fit')
+    expect(boxes(mid).find((b) => b.text === 'regarder')?.size).toBeCloseTo(15, 5)
     // The tall one: A and B at the floor (14 pt), and the line that says where A − B is.
     expect(grids(tall)).toBe(2)
     const note = boxes(tall).find((b) => b.text.startsWith('No room for A − B'))

@@ -11,6 +11,9 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { ASCENT, DESCENT } from '../../../src/shared/charts/frame'
 import { measureText, textRuns } from '../../../src/host/export/fonts'
+import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
+import type { Translation } from '../../../src/shared/api'
+import type { FigureData } from '../../../src/shared/figure'
 
 export interface ReadWord {
   text: string
@@ -93,4 +96,94 @@ export function popplerWords(pdf: string): { words: PopplerWord[]; page: { width
     y1: Number(m[4]),
   }))
   return { words, page: { width: Number(page[1]), height: Number(page[2]) } }
+}
+
+const HAN = /[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]/u
+
+/**
+ * What is wrong with a figure's page as read back: not the width asked (or, on a page that does
+ * not grow, the height), a word off the page, under its floor or over another, a token label
+ * drawn fewer times than `labels` says.
+ */
+export function pageProblems(
+  name: string,
+  p: ReadPage,
+  spec: { width: number; height: number; fontSize: number },
+  grows: boolean,
+  labels: Map<string, number>,
+): string[] {
+  const out: string[] = []
+  const floors = floorsFor(spec.fontSize)
+  if (Math.abs(p.width - spec.width) > 0.01) out.push(`${name}: page ${p.width} wide`)
+  if (grows ? p.height < spec.height - 0.01 : Math.abs(p.height - spec.height) > 0.01) out.push(`${name}: page ${p.height} tall`)
+  const say = (w: ReadPage['words'][number]) => `"${w.text}" (${w.size.toFixed(2)} pt at ${w.x0.toFixed(1)},${w.y0.toFixed(1)})`
+  for (const w of p.words) {
+    if (w.x0 < -0.5 || w.y0 < -0.5 || w.x1 > p.width + 0.5 || w.y1 > p.height + 0.5) out.push(`${name}: ${say(w)} leaves the page`)
+    // A head's stats line ("1.04 b · d .80") reads back as numbers and their one-letter names.
+    const floor = NUMBER.test(w.text) || /^[bda·]$/.test(w.text) ? floors.number : floors.label
+    if (w.size < floor - 0.05) out.push(`${name}: ${say(w)} is under ${floor} pt`)
+  }
+  const ws = [...p.words].sort((a, b) => a.x0 - b.x0)
+  for (let i = 0; i < ws.length; i++)
+    for (let j = i + 1; j < ws.length && ws[j].x0 < ws[i].x1 - 0.3; j++) {
+      const [a, b] = [ws[i], ws[j]]
+      if (Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) > 0.3 && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.3)
+        out.push(`${name}: ${say(a)} overlaps ${say(b)}`)
+    }
+  const have = new Map<string, number>()
+  const add = (t: string) => have.set(t, (have.get(t) ?? 0) + 1)
+  // Poppler joins characters set close together into one word, and Chinese has no spaces:
+  // each Chinese character of a word counts on its own as well.
+  for (const w of p.words) {
+    add(w.text)
+    if (HAN.test(w.text) && [...w.text].length > 1) for (const ch of w.text) if (HAN.test(ch)) add(ch)
+  }
+  for (const [label, k] of labels) {
+    // A label of several words (a word-mode label with a space) is there when its words are;
+    // a Chinese one when its characters are.
+    const parts = (HAN.test(label) ? [...label].filter((ch) => HAN.test(ch)) : label.split(/\s+/)).filter(Boolean)
+    if (!parts.length) continue
+    const found = Math.min(...parts.map((t) => have.get(t) ?? 0))
+    if (found < k) out.push(`${name}: label "${label}" drawn ${found} of ${k} times`)
+  }
+  return out
+}
+
+const counted = (...lists: string[][]) => {
+  const out = new Map<string, number>()
+  for (const list of lists) {
+    const here = new Map<string, number>()
+    for (const t of list) here.set(t, (here.get(t) ?? 0) + 1)
+    // A label drawn in several maps of one figure must be there at least as often as in the fullest.
+    for (const [t, k] of here) out.set(t, Math.max(out.get(t) ?? 0, k))
+  }
+  return out
+}
+const both = (t: Translation) => [...t.srcTokens, ...t.tgtTokens]
+
+/** The token labels a figure must carry, with how often each occurs. */
+export function labelsOf(data: FigureData): Map<string, number> {
+  switch (data.view) {
+    case 'heatmap':
+    case 'lines':
+      // A part of a split figure: its own output steps.
+      return counted([...data.translation.srcTokens, ...data.translation.tgtTokens.slice(...(data.rows ?? [0]))])
+    case 'positions':
+    case 'heads':
+      return counted(both(data.translation))
+    case 'local':
+    case 'step':
+      return counted(data.translation.srcTokens)
+    case 'comparison':
+      return counted(...data.translations.map((t) => t.tgtTokens))
+    case 'whatif':
+      return counted(data.result.original.tgtTokens, data.result.modified.tgtTokens, both(data.result.modified))
+    case 'sidebyside':
+      return counted(both(data.a), both(data.b))
+    case 'beam':
+      // Pruned hypotheses are drawn only where the page has room for them.
+      return counted(data.translation.beamTree!.nodes.filter((n) => n.status !== 'pruned').map((n) => n.token))
+    default:
+      return new Map()
+  }
 }

@@ -1,5 +1,9 @@
 import { buildHeatmapOption } from '../heatmap'
-import { always, defineView } from './view'
+import { FIGURE_TEXT } from '../figure-text'
+import { always, defineView, rowsFrame, someRows } from './view'
+
+/** Rows as columns. */
+const transpose = (m: number[][], cols: number) => Array.from({ length: cols }, (_, s) => m.map((r) => r[s] ?? 0))
 
 export const heatmap = defineView({
   id: 'heatmap',
@@ -8,16 +12,38 @@ export const heatmap = defineView({
   tab: { selection: 'reset' },
   cli: 'heatmap',
   export: { colormap: always, overlay: (d) => !!d.translation.positions, translation: (d) => d.translation },
-  figure: ({ translation: t }, spec, frame) =>
-    buildHeatmapOption({
+  // Output across and source down: a landscape slide takes the longer side across. The local
+  // window marks a row's span of the source, so a map with it drawn keeps its way.
+  alternative: { names: { en: 'transposed', zh: '已转置' }, offered: (d, spec) => !(spec.localOverlay && d.translation.positions) },
+  steps: (d) => d.translation.tgtTokens.length,
+  figure: ({ translation: whole, rows }, spec, f) => {
+    const t = someRows(whole, rows)
+    const frame = rowsFrame(f, rows)
+    const L = FIGURE_TEXT[frame.lang]
+    const outputTitle = rows ? L.outputRows(rows[0] + 1, rows[1], whole.tgtTokens.length) : L.output
+    const overlay = spec.localOverlay && !frame.alternative
+    const base = { colormap: spec.colormap, colorScale: spec.legend, labels: 'auto' as const }
+    if (frame.alternative)
+      return buildHeatmapOption({
+        ...base,
+        srcTokens: t.tgtTokens,
+        tgtTokens: t.srcTokens,
+        attention: transpose(t.attention, t.srcTokens.length),
+        sourceTitle: outputTitle,
+        outputTitle: L.source,
+        // The highlighted output step is a column now.
+        highlightCol: frame.highlightRow,
+        frame: { ...frame, highlightRow: null },
+      })
+    return buildHeatmapOption({
+      ...base,
       srcTokens: t.srcTokens,
       tgtTokens: t.tgtTokens,
       attention: t.attention,
-      positions: spec.localOverlay ? t.positions : null,
-      windows: spec.localOverlay ? t.windows : null,
-      colormap: spec.colormap,
-      colorScale: spec.legend,
-      labels: 'auto',
+      positions: overlay ? t.positions : null,
+      windows: overlay ? t.windows : null,
+      outputTitle,
       frame,
-    }),
+    })
+  },
 })

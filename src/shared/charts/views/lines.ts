@@ -1,5 +1,6 @@
 import { buildAlignmentFigure } from '../alignment'
-import { defineView, never } from './view'
+import { FIGURE_TEXT } from '../figure-text'
+import { defineView, never, rowsFrame, someRows } from './view'
 
 /** Alignment lines: source above, output below, a line per weight at or above the threshold. */
 export const lines = defineView({
@@ -9,6 +10,20 @@ export const lines = defineView({
   tab: { selection: 'reset' },
   cli: 'lines',
   export: { colormap: never, translation: (d) => d.translation },
-  figure: ({ translation: t, threshold }, _spec, frame) =>
-    buildAlignmentFigure({ srcTokens: t.srcTokens, tgtTokens: t.tgtTokens, attention: t.attention, threshold, frame }),
+  // Source down the left, output down the right: a long sentence on a narrow page.
+  alternative: { names: { en: 'lines drawn down the page', zh: '竖排连线' } },
+  steps: (d) => d.translation.tgtTokens.length,
+  figure: ({ translation: whole, threshold, rows }, _spec, f) => {
+    const t = someRows(whole, rows)
+    const frame = rowsFrame(f, rows)
+    return buildAlignmentFigure({
+      srcTokens: t.srcTokens,
+      tgtTokens: t.tgtTokens,
+      attention: t.attention,
+      threshold,
+      frame,
+      orient: frame.alternative ? 'down' : 'across',
+      outputTitle: rows ? FIGURE_TEXT[frame.lang].outputRows(rows[0] + 1, rows[1], whole.tgtTokens.length) : undefined,
+    })
+  },
 })

@@ -9,5 +9,7 @@ export const sidebyside = defineView({
   tab: { selection: 'keep' },
   cli: 'sidebyside',
   export: { colormap: always },
+  // A over B, the difference beside or under them: a portrait page, or a paper column grown taller.
+  alternative: { names: { en: 'stacked', zh: '上下排列' } },
   figure: ({ a, b, names }, spec, frame) => buildSideBySideFigure({ a, b, names, colormap: spec.colormap, colorScale: spec.legend, frame }),
 })

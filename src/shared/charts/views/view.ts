@@ -35,6 +35,13 @@ export interface ViewDef<K extends FigureView = FigureView> {
     /** The decoding whose matrix the CSV and JSON buttons save; absent: no single matrix to save. */
     translation?: (data: ViewData<K>) => Translation
   }
+  /**
+   * The view's other arrangement (drawn when the frame asks for `alternative`), named for the
+   * fitter's note ("set at 16 pt to fit; transposed"); `offered`: whether this figure has it.
+   */
+  alternative?: { names: { en: string; zh: string }; offered?: (data: ViewData<K>, spec: FigureSpec) => boolean }
+  /** The figure draws output steps `rows` [first, end) when its data says so: the number of steps, so a long sentence splits into parts. */
+  steps?: (data: ViewData<K>) => number
   /** The figure on a page: the view's data and the export settings handed to its own chart builder (the one the app draws with). */
   figure: (data: ViewData<K>, spec: FigureSpec, frame: Frame) => FigureOption
 }
@@ -47,3 +54,23 @@ export const defineView = <K extends FigureView, T extends Tab | undefined = und
 
 export const always = (): boolean => true
 export const never = (): boolean => false
+
+/** A translation with only output steps [first, end) (a figure split into parts): its rows, and p_t and windows with them. */
+export function someRows(t: Translation, rows: readonly [number, number] | undefined): Translation {
+  if (!rows) return t
+  const [a, b] = rows
+  return {
+    ...t,
+    tgtTokens: t.tgtTokens.slice(a, b),
+    attention: t.attention.slice(a, b),
+    positions: t.positions?.slice(a, b) ?? null,
+    windows: t.windows?.slice(a, b) ?? null,
+  }
+}
+
+/** The frame of a figure of some rows: the highlighted row counted from the first shown, or none. */
+export function rowsFrame(frame: Frame, rows: readonly [number, number] | undefined): Frame {
+  if (!rows || frame.highlightRow === null) return frame
+  const r = frame.highlightRow - rows[0]
+  return { ...frame, highlightRow: r >= 0 && r < rows[1] - rows[0] ? r : null }
+}
