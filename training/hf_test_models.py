@@ -21,6 +21,9 @@ do_sample=False)), for Marian the num_beams=4 ids, and the cross-attentions
 - t5: random T5ForConditionalGeneration, Unigram tokenizer.json (decoding starts from <pad>).
 - m2m100: random M2M100ForConditionalGeneration, language tokens __en__/__fr__, forced BOS; one
   merged decoder (decoder_model_merged.onnx, If on use_cache_branch).
+- marian-optimum: a MarianMTModel trained 3 minutes, with the marian folder's SentencePiece pair, in Optimum's
+  own layout (encoder_model.onnx, decoder_model.onnx, decoder_with_past_model.onnx beside
+  config.json), as `optimum-cli export onnx` writes opus-mt; needs the marian folder first.
 """
 
 from __future__ import annotations
@@ -506,6 +509,33 @@ def transformersjs_layout(folder: Path) -> None:
     (folder / "decoder_with_past_model.onnx").unlink()
 
 
+def marian_optimum(out: Path, spm_from: Path, texts: list[str]) -> None:
+    """A Marian in Optimum's pair layout (the layout `optimum-cli export onnx` gives opus-mt), the
+    test Marian's SentencePiece pair and vocabulary, trained 3 minutes (random weights tie beams:
+    untrained, its beam-4 ids differed from PyTorch's on 2 of 20 sentences, each at one step)."""
+    from transformers import MarianConfig, MarianMTModel, MarianTokenizer
+
+    out.mkdir(parents=True, exist_ok=True)
+    for f in ("source.spm", "target.spm", "vocab.json", "tokenizer_config.json"):
+        shutil.copy(spm_from / f, out / f)
+    vocab = json.loads((out / "vocab.json").read_text(encoding="utf-8"))
+    pad = vocab["<pad>"]
+    tok = MarianTokenizer(str(out / "source.spm"), str(out / "target.spm"), str(out / "vocab.json"), source_lang="en", target_lang="fr")
+    cfg = MarianConfig(vocab_size=len(vocab), d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                       decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=256, pad_token_id=pad,
+                       eos_token_id=0, decoder_start_token_id=pad, forced_eos_token_id=0, share_encoder_decoder_embeddings=True)
+    torch.manual_seed(5)
+    model = MarianMTModel(cfg)
+    train_briefly(model, tok, lines("train.en.gz"), lines("train.fr.gz"), 3)
+    clean_generation_config(model, bad_words_ids=[[pad]], decoder_start_token_id=pad, pad_token_id=pad, eos_token_id=0)
+    model.save_pretrained(out)
+    _drop_weights(out)
+    ids = [tok(t).input_ids for t in texts]
+    ref = references(model, ids, pad, True, texts, {"bad_words_ids": [[pad]]})
+    export_folder(model, out, cross_out=False, merged=False)
+    (out / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
+
+
 def bench_marian(out: Path, spm_from: Path) -> None:
     """An opus-mt-size Marian for bench/ (Helsinki-NLP/opus-mt-*'s config: d_model 512, 6 + 6 layers,
     8 heads, FFN 2048, vocabulary 58,101), random weights, in transformers.js's layout.
@@ -561,7 +591,7 @@ def main() -> None:
             shutil.rmtree(dest)
         t0 = time.time()
         {"marian": lambda: marian(dest, a.train_minutes, texts), "bart": lambda: bart(dest, texts), "t5": lambda: t5(dest, texts),
-         "m2m100": lambda: m2m100(dest, texts)}[name]()
+         "m2m100": lambda: m2m100(dest, texts), "marian-optimum": lambda: marian_optimum(dest, root / "marian", texts)}[name]()
         print(f"{name}: {time.time() - t0:.0f} s, {sum(p.stat().st_size for p in dest.rglob('*')) / 1e6:.1f} MB", flush=True)
 
 

@@ -19,7 +19,8 @@ import { ROOT } from '../../../helpers'
  * cross-attentions of output_attentions=True.
  */
 const HF = join(ROOT, 'test', 'fixtures', 'hf')
-const FOLDERS = ['marian', 'bart', 't5', 'm2m100']
+// marian in transformers.js's layout (onnx/, merged decoder), marian-optimum in Optimum's (the pair beside config.json).
+const FOLDERS = ['marian', 'marian-optimum', 'bart', 't5', 'm2m100']
 /** PyTorch's references decode without repeat guards. */
 const RAW = { noRepeatNgram: 0, maxRepeat: 0 }
 
@@ -103,9 +104,13 @@ describe.each(FOLDERS)('Hugging Face folder %s', (name) => {
 })
 
 describe('Hugging Face folders: decoding modes', () => {
-  it('beam search (4) gives the ids of PyTorch generate(num_beams=4) on the Marian model', async () => {
-    const m = await open(join(HF, 'marian'))
-    const r = ref('marian')
+  // The Marian trained 9 minutes. marian-optimum (3 minutes, loss 4.1) is not held to this: on 3 of
+  // 20 sentences PyTorch's beam runs on to the length limit repeating a piece where ours stops at
+  // </s> (transformers' stopping rule for early_stopping=False differs from ours on such degenerate
+  // beams); its greedy ids and attention match above.
+  it.each(['marian'])('beam search (4) gives the ids of PyTorch generate(num_beams=4) on the Marian model (%s)', async (name) => {
+    const m = await open(join(HF, name))
+    const r = ref(name)
     let same = 0
     const off: string[] = []
     for (const s of r.sentences) {
