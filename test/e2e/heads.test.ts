@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, smallestChartFont, smallText, startBrowserMode, type Running } from './harness'
+import { launchChromium, openAndType, screenshot, smallText, startBrowserMode, type Running } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 // A Transformer's cross-attention, head by head: the heatmap's layer × head grid, one head opened
@@ -110,7 +110,7 @@ describe('a Transformer: the heads of its cross-attention', () => {
     const svg = page.getByTestId('export-preview').locator('svg')
     await Promise.race([svg.waitFor({ timeout: 20_000 }), refused.waitFor({ timeout: 20_000 })])
     if (await refused.count()) {
-      expect(await refused.innerText()).toMatch(/cannot fit .*; try /)
+      expect(await refused.innerText()).toMatch(/cannot fit .*; try: /)
       await page.getByTestId('export-size').selectOption('paper-double')
     }
     await svg.waitFor({ timeout: 20_000 })
@@ -188,31 +188,38 @@ describe('a Transformer: the heads of its cross-attention', () => {
     expect(errors).toEqual([])
   })
 
-  it('presentation mode (P) at 1280 × 720: the grid and one head in large type, the maps still apart', async () => {
+  it('presentation mode (P) at 1280 × 720: the grid of every head is a slide of its own, a click opens one head', async () => {
     await page.setViewportSize({ width: 1280, height: 720 })
     await page.getByTestId('tab-heatmap').click()
     await page.getByTestId('heads-grid').waitFor()
     await page.locator('header h1').click()
     await page.keyboard.press('p')
     await expect.poll(() => page.getByTestId('app').getAttribute('data-presenting')).toBe('true')
+    // The heatmap's slide shows the average; the bar above it picks the grid (or one head).
+    await page.getByTestId('slide-heatmap').waitFor()
+    await page.getByTestId('heads-select').selectOption('grid')
+    await page.getByTestId('heads-grid').waitFor()
     const layers = await num('heads-grid', 'data-layers')
     const heads = await num('heads-grid', 'data-heads')
     await expect.poll(() => num('heads-grid', 'data-maps')).toBe(layers * heads)
-    expect(await smallText(page, 20)).toEqual([])
-    for (const size of await smallestChartFont(page)) expect(size).toBeGreaterThanOrEqual(20)
+    // The slide's text is set at the largest size that fits the window (presentation-slide.test.ts reads it back), here 18 px or more.
+    expect(await smallText(page, 18)).toEqual([])
+    expect(await num('heads-grid', 'data-font')).toBeGreaterThanOrEqual(18)
     const boxes = JSON.parse((await attr('heads-grid', 'data-boxes'))!) as number[][]
     for (let i = 1; i < heads; i++) expect(boxes[i][0]).toBeGreaterThan(boxes[i - 1][0] + boxes[i - 1][2])
     for (let l = 1; l < layers; l++) expect(boxes[l * heads][1]).toBeGreaterThan(boxes[(l - 1) * heads][1] + boxes[(l - 1) * heads][3])
-    await page.getByTestId('heads-grid').scrollIntoViewIfNeeded()
+    // Whole in the window: nothing to scroll.
+    expect(await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight])).toEqual([1280, 720])
     await screenshot(page, 'present-heads-grid', { fullPage: false })
     // One head opened large, in presentation mode too.
     const [x, y, w, h] = boxes[0]
     await page.getByTestId('heads-grid').click({ position: { x: x + w / 2, y: y + h / 2 } })
     await expect.poll(() => attr('heads-shown', 'data-head')).toBe('0,0')
-    expect(await smallText(page, 20)).toEqual([])
-    await page.evaluate(() => window.scrollTo(0, 0))
+    await page.getByTestId('slide-heatmap').waitFor()
+    expect(await smallText(page, 18)).toEqual([])
     await screenshot(page, 'present-heads-one', { fullPage: false })
     await page.getByTestId('heads-back').click()
+    await expect.poll(() => attr('heads-shown', 'data-head')).toBe('')
     await page.locator('main').click({ position: { x: 5, y: 5 } })
     await page.keyboard.press('p')
     await expect.poll(() => page.getByTestId('app').getAttribute('data-presenting')).toBe('false')

@@ -25,8 +25,14 @@ const SENTENCES = {
 }
 
 const CHART_TABS = ['heatmap', 'local', 'step', 'lines', 'comparison', 'sidebyside', 'beam', 'whatif', 'corpus', 'goldlinks']
-/** AL_PRESENT_VIEWS=local,step checks only those tabs (while working on them); `forecast` is the forecaster's view. */
-const VIEWS = process.env.AL_PRESENT_VIEWS?.split(',') ?? [...CHART_TABS, 'forecast']
+/**
+ * AL_PRESENT_VIEWS=local,step checks only those tabs (while working on them); `forecast` is the forecaster's view.
+ * Every tab of a translation model is a slide, laid out for the window at the largest text that
+ * fits it, which may be under 20 px: presentation-slide.test.ts reads them back at four window
+ * sizes. What is left here by default is the forecaster's view.
+ */
+const SLIDES = CHART_TABS
+const VIEWS = process.env.AL_PRESENT_VIEWS?.split(',') ?? [...CHART_TABS.filter((v) => !SLIDES.includes(v)), 'forecast']
 
 interface DrawnText {
   text: string
@@ -117,8 +123,8 @@ const corpusFile = (ext: string) => ({
 async function show(view: string): Promise<void> {
   await page.getByTestId(`tab-${view}`).click()
   await page.getByTestId(`view-${view}`).waitFor()
-  if (view === 'comparison') await expect.poll(() => page.getByTestId('compare-row').count(), { timeout: 30_000 }).toBeGreaterThan(1)
-  if (view === 'sidebyside') await expect.poll(() => page.getByTestId('sbs-difference').count(), { timeout: 60_000 }).toBe(1)
+  if (view === 'comparison') await page.getByTestId('slide-comparison').waitFor({ timeout: 30_000 })
+  if (view === 'sidebyside') await page.getByTestId('slide-sidebyside').waitFor({ timeout: 60_000 })
   if (view === 'beam') {
     if (await page.getByTestId('beam-width-3').count()) await page.getByTestId('beam-width-3').click()
     await page.getByTestId('beam-tree').waitFor({ timeout: 30_000 })
@@ -134,6 +140,8 @@ async function show(view: string): Promise<void> {
     await page.getByTestId('corpus-chart').waitFor({ timeout: 120_000 })
   }
   if (view === 'goldlinks') {
+    // On a projector occlusion is a part of the tab of its own.
+    if (await page.getByTestId('gold-part-occlusion').count()) await page.getByTestId('gold-part-occlusion').click()
     await page.getByTestId('occlusion-run').click()
     await page.getByTestId('occlusion-charts').waitFor({ timeout: 60_000 })
   }
@@ -206,8 +214,10 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
     await app?.stop()
   })
 
+  // The tabs of a translation model are slides now (presentation-slide.test.ts): these run when AL_PRESENT_VIEWS names them.
+  const tabs = VIEWS.some((v) => CHART_TABS.includes(v))
   for (const [length, sentence] of Object.entries(SENTENCES)) {
-    describe(`the ${length} sentence`, () => {
+    describe.runIf(tabs)(`the ${length} sentence`, () => {
       let labels: { src: string[]; tgt: string[] }
       let views: string[]
       beforeAll(async () => {
@@ -233,7 +243,7 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
   // It found that the fitter measured every text in the figure font while ECharts drew the axis
   // labels in the page's `sans-serif`, a CJK face under lang zh-CN whose boxes are a quarter taller
   // (rows of labels overlapping at 20-27 px in heatmap, local, side by side, beam and what-if).
-  describe('the Chinese interface, zh-en-local-p, a 19-word sentence', () => {
+  describe.runIf(tabs)('the Chinese interface, zh-en-local-p, a 19-word sentence', () => {
     const ZH = '我很确定，汤姆是唯一能告诉我们我们需要知道的事情的人。'
     let labels: { src: string[]; tgt: string[] }
     beforeAll(async () => {
@@ -286,7 +296,8 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
         await screenshot(page, `present-fit-transformer-${view}`)
         // The grid of every head either fits at 20 px, its labels thinned to every n-th where rows are closer than a
         // line (src/shared/charts/heads.ts), or says it cannot instead of drawing broken; the read-back below checks it.
-        if (view === 'heatmap') expect((await page.getByTestId('heads-no-room').isVisible()) || (await page.getByTestId('heads-grid').isVisible())).toBe(true)
+        // The heatmap's slide shows the heads' average; the grid of every head is a slide of its own (presentation-slide.test.ts).
+        if (view === 'heatmap') expect(await page.getByTestId('heads-select').isVisible()).toBe(true)
         writeFileSync(join(ARTIFACTS, `present-fit-transformer-${view}.txt`), found.join('\n') + '\n')
         expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
       }, 180_000)

@@ -135,3 +135,104 @@ export function heatmapFit(input: HeatmapInput, height: number, floor: number): 
     ],
   }
 }
+
+/**
+ * A slide (presentation mode): the chart laid out for a box of a fixed size, which never grows, at
+ * the largest text size that fits it. `sizes` are tried from the largest down (a binary search:
+ * a layout that fits at one size fits at every smaller one, near enough), each checked as the
+ * exporter checks a page: no text off the box, over another or under its size. A layout may set
+ * its own floor (a heatmap's values at ¾ of its labels). When none fits, the smallest is drawn and
+ * `fits` is false.
+ */
+export interface SlideLayout {
+  build: FrameBuilder
+  fontSize: number
+  /** The smallest text the layout may draw (default: its font size). */
+  floor?: number
+}
+
+export interface SlideFit {
+  option: ChartOption
+  fontSize: number
+  /** The layout taken, its index in the list. */
+  index: number
+  fits: boolean
+  frame: Frame
+}
+
+const slideCache = new Map<string, { index: number; fits: boolean }>()
+const slideHints = new Map<string, number>()
+
+/**
+ * The first (largest) layout that fits `box`. `key`, when given, names the content (the sentence,
+ * the rows shown, the view): the layout found for a key and a box is remembered, so stepping
+ * through a sentence lays each step out once instead of searching again.
+ */
+export function fitSlide(
+  layouts: SlideLayout[],
+  box: { width: number; height: number },
+  o: { lang: FrameLang; highlightRow?: number | null; key?: string; family?: string },
+): SlideFit {
+  if (!layouts.length) throw new Error('fitSlide: no layout given')
+  const frameOf = (l: SlideLayout): Frame => ({
+    x: 0,
+    y: 0,
+    width: box.width,
+    height: box.height,
+    fontSize: l.fontSize,
+    measure: screenMeasure,
+    lang: o.lang,
+    ink: INKS.light,
+    highlightRow: o.highlightRow ?? null,
+  })
+  const make = (i: number): { option: ChartOption; cramped: boolean; frame: Frame } => {
+    const frame = frameOf(layouts[i])
+    const { cramped, ...built } = layouts[i].build(frame)
+    return { option: { ...built, textStyle: { fontFamily: FIGURE_FONT, ...built.textStyle } }, cramped: !!cramped, frame }
+  }
+  const ok = (i: number): boolean => {
+    const got = make(i)
+    if (got.cramped) return false
+    const floor = layouts[i].floor ?? layouts[i].fontSize
+    const svg = screenSvg(got.option, box.width, box.height)
+    return layoutProblems(svg, screenMeasure, box, { label: floor, number: floor }, 1).length === 0
+  }
+  const cacheKey =
+    o.key === undefined ? null : `${o.key}|${box.width}x${box.height}|${o.lang}|${layouts.map((l) => `${l.fontSize}/${l.floor ?? ''}`).join(',')}`
+  let found = cacheKey ? slideCache.get(cacheKey) : undefined
+  if (!found) {
+    // The first index that fits (the list runs from the largest text down), by binary search,
+    // starting from the index the same family of slides took last (the step before, most often).
+    const last = layouts.length - 1
+    const first = (lo: number, hi: number): number => {
+      // The first index in [lo, hi] that fits, given that hi fits (or hi + 1 is past the end).
+      while (lo < hi) {
+        const mid = Math.floor((lo + hi) / 2)
+        if (ok(mid)) hi = mid
+        else lo = mid + 1
+      }
+      return hi
+    }
+    const hint = o.family !== undefined ? slideHints.get(o.family) : undefined
+    let best = -1
+    if (hint !== undefined && hint <= last) {
+      if (ok(hint)) best = hint === 0 || !ok(hint - 1) ? hint : first(0, hint - 1)
+      else if (hint < last && ok(last)) best = first(hint + 1, last)
+    } else if (ok(0)) best = 0
+    else if (last > 0 && ok(last)) best = first(1, last)
+    if (o.family !== undefined && best >= 0) slideHints.set(o.family, best)
+    found = { index: best < 0 ? layouts.length - 1 : best, fits: best >= 0 }
+    if (cacheKey) {
+      if (slideCache.size > 200) slideCache.clear()
+      slideCache.set(cacheKey, found)
+    }
+  }
+  const got = make(found.index)
+  return { option: got.option, fontSize: layouts[found.index].fontSize, index: found.index, fits: found.fits, frame: got.frame }
+}
+
+/** The least size of a slide's smaller texts (values, keys) where its own text is larger, in px. */
+export const SLIDE_FLOOR = 18
+
+/** Text sizes a slide tries, largest first, in px: 18 and up where it fits, else the largest that fits. */
+export const SLIDE_SIZES = [26, 24, 22, 20, 18, 17, 16, 15, 14, 13, 12, 11, 10]

@@ -1,0 +1,452 @@
+/**
+ * Presentation mode is a slide (issue 33) and has "predict, then reveal" (issue 34), read back from
+ * the page at the four projector sizes: nothing to scroll, and every text on show (the page's text
+ * nodes and the texts of the charts' SVG) inside the window, over no other text, and at its size —
+ * 18 px for the text around the charts, and for a chart's own text the size its slide was fitted at
+ * (≥ 18 px where that fits, else the largest that fits, never under 10 px). Every row and column of
+ * the heatmap is labelled. English→French and Chinese→English, 22–27-word sentences.
+ *
+ * AL_SLIDE_SIZES=1280x720 and AL_SLIDE_VIEWS=heatmap,beam narrow it down while working.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { overlap, type Point } from '../../src/shared/charts/text-boxes'
+import { ARTIFACTS, launchChromium, openAndType, ROOT, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+
+const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
+const SIZES = (process.env.AL_SLIDE_SIZES ?? '1280x720,1366x768,1920x1080,1024x768').split(',').map((s) => s.split('x').map(Number) as [number, number])
+/**
+ * Every tab, and the parts of a tab that are slides of their own: the Alignment score tab's
+ * scoreboard, one sentence's links and occlusion, and (a Transformer's) the grid of every head.
+ */
+const ALL_VIEWS = ['heatmap', 'step', 'local', 'lines', 'beam', 'comparison', 'sidebyside', 'whatif', 'corpus', 'gold-board', 'gold-sentence', 'occlusion']
+const VIEWS = process.env.AL_SLIDE_VIEWS?.split(',') ?? ALL_VIEWS
+/** Text around the charts (the tabs, the sentence, the step) is at least this large. */
+const PAGE_FLOOR = 18
+/** No chart text under this, whatever the sentence. */
+const CHART_FLOOR = 10
+const TOLERANCE = 1
+
+const CASES = [
+  {
+    name: 'en',
+    model: 'bundled:en-fr-local-p.onnx',
+    // 25 words, multi30k style.
+    sentence: 'A little girl in a pink dress is running on the beach while her older brother and their dog are chasing the seagulls near the water .',
+    lang: 'en',
+    testset: 'en-fr',
+    gold: {
+      pairs: readFileSync(join(ROOT, 'test', 'fixtures', 'align', 'tiny.src-tgt')),
+      links: readFileSync(join(ROOT, 'test', 'fixtures', 'align', 'tiny.gold')),
+    },
+    transformer: 'bundled:en-fr-transformer.onnx',
+  },
+  {
+    name: 'zh',
+    model: 'bundled:zh-en-local-p.onnx',
+    // Tatoeba, about 25 jieba words.
+    sentence: '如果一个人在成人前没有机会习得目标语言，他对该语言的认识达到母语者程度的机会是相当小的。',
+    lang: 'zh',
+    testset: 'zh-en',
+    // Two hand-aligned pairs (1-based links, source-target): enough for a scoreboard and a sentence to draw.
+    gold: {
+      pairs: Buffer.from('我 喜欢 猫 。 ||| i like cats .\n他 在 家 里 。 ||| he is at home .\n'),
+      links: Buffer.from('1-1 2-2 3-3 4-4\n1-1 2-2 2-3 3-4 4p4 5-5\n'),
+    },
+    transformer: 'bundled:zh-en-transformer.onnx',
+  },
+] as const
+
+/** The tab each slide is in. */
+const TAB: Record<string, string> = { 'gold-board': 'goldlinks', 'gold-sentence': 'goldlinks', occlusion: 'goldlinks', heads: 'heatmap' }
+/** What each slide draws when it is ready. */
+const READY: Record<string, string> = {
+  heatmap: 'slide-heatmap',
+  step: 'slide-step',
+  local: 'slide-local',
+  lines: 'slide-lines',
+  beam: 'beam-tree',
+  comparison: 'slide-comparison',
+  sidebyside: 'slide-sidebyside',
+  whatif: 'slide-heatmap',
+  corpus: 'corpus-chart',
+  'gold-board': 'gold-board',
+  'gold-sentence': 'gold-chart',
+  occlusion: 'occlusion-charts',
+  heads: 'heads-grid',
+}
+
+/** A few lines of a bundled test set, so that BLEU by length draws in seconds. */
+const fewLines = (pair: string, lang: string) => ({
+  name: `few.${lang}`,
+  mimeType: 'text/plain',
+  buffer: Buffer.from(
+    readFileSync(join(ROOT, 'resources', 'testsets', `${pair}.${lang}`), 'utf8')
+      .split('\n')
+      .slice(0, 12)
+      .join('\n') + '\n',
+  ),
+})
+
+interface Drawn {
+  text: string
+  size: number
+  corners: Point[]
+  /** The least size it may have: the page's floor, or its slide's fitted size. */
+  floor: number
+  where: string
+  /** The text node or element it is from: one text's boxes (a line and its ellipsis) are not over one another. */
+  id: number
+}
+
+/** Every text on show in the main area: the page's text nodes (as far as their boxes clip them) and the charts' SVG texts. */
+async function textsOnShow(page: Page, pageFloor: number): Promise<{ texts: Drawn[]; cutWithoutTitle: string[] }> {
+  return page.evaluate((pageFloor) => {
+    const texts: Drawn[] = []
+    const cutWithoutTitle: string[] = []
+    const main = document.querySelector('main')!
+    const hidden = (el: Element) => !!el.closest('.sr-only, .visually-hidden, [hidden], [aria-hidden="true"]')
+    /** The part of a rectangle its clipping ancestors let show. */
+    const clip = (el: Element, r: { x0: number; y0: number; x1: number; y1: number }) => {
+      const out = { ...r }
+      for (let a: Element | null = el; a && a !== document.body; a = a.parentElement) {
+        const cs = getComputedStyle(a)
+        if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
+          const b = a.getBoundingClientRect()
+          out.x0 = Math.max(out.x0, b.left)
+          out.y0 = Math.max(out.y0, b.top)
+          out.x1 = Math.min(out.x1, b.right)
+          out.y1 = Math.min(out.y1, b.bottom)
+        }
+      }
+      return out
+    }
+    // The page's own text.
+    const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT)
+    let id = 0
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      id += 1
+      const text = (n.textContent ?? '').trim()
+      const el = n.parentElement
+      if (!text || !el || el.closest('svg') || hidden(el)) continue
+      const cs = getComputedStyle(el)
+      if (cs.visibility === 'hidden' || Number(cs.opacity) === 0) continue
+      const range = document.createRange()
+      range.selectNodeContents(n)
+      for (const r of Array.from(range.getClientRects())) {
+        if (r.width === 0 || r.height === 0) continue
+        const c = clip(el, { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom })
+        if (c.x1 - c.x0 < 1 || c.y1 - c.y0 < 1) continue
+        // Cut short by its box: the whole text must be a hover away.
+        if (c.x1 < r.right - 1 && !el.closest('[title]')) cutWithoutTitle.push(text)
+        texts.push({
+          text,
+          size: parseFloat(cs.fontSize),
+          corners: [
+            [c.x0, c.y0],
+            [c.x1, c.y0],
+            [c.x1, c.y1],
+            [c.x0, c.y1],
+          ],
+          floor: pageFloor,
+          where: `${el.tagName.toLowerCase()}.${el.className}`,
+          id,
+        })
+      }
+    }
+    // The charts' text, turned with its element.
+    for (const el of Array.from(main.querySelectorAll('svg text'))) {
+      const t = el as SVGTextElement
+      const text = (t.textContent ?? '').trim()
+      if (!text || hidden(t)) continue
+      const cs = getComputedStyle(t)
+      if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) === 0 || Number(cs.fillOpacity) === 0) continue
+      const rect = t.getBoundingClientRect()
+      const ctm = t.getScreenCTM()
+      if (rect.width === 0 || rect.height === 0 || !ctm) continue
+      const b = t.getBBox()
+      const corners = [
+        [b.x, b.y],
+        [b.x + b.width, b.y],
+        [b.x + b.width, b.y + b.height],
+        [b.x, b.y + b.height],
+      ].map(([x, y]) => [ctm.a * x + ctm.c * y + ctm.e, ctm.b * x + ctm.d * y + ctm.f]) as [number, number][]
+      const slide = t.closest('[data-font]')
+      const fitted = slide ? Number(slide.getAttribute('data-font')) : pageFloor
+      texts.push({
+        text,
+        size: parseFloat(cs.fontSize) * Math.hypot(ctm.a, ctm.b),
+        corners,
+        floor: Math.min(pageFloor, fitted),
+        where: slide?.getAttribute('data-testid') ?? 'svg',
+        id: (id += 1),
+      })
+    }
+    return { texts, cutWithoutTitle }
+  }, pageFloor)
+}
+
+function problems(texts: Drawn[], width: number, height: number): string[] {
+  const out: string[] = []
+  const say = (t: Drawn) => `"${t.text}" (${t.size.toFixed(1)} px, ${t.where})`
+  for (const t of texts) {
+    if (t.size < t.floor - 0.01) out.push(`${say(t)} is under ${t.floor} px`)
+    if (t.size < CHART_FLOOR - 0.01) out.push(`${say(t)} is under ${CHART_FLOOR} px`)
+    const xs = t.corners.map((p) => p[0])
+    const ys = t.corners.map((p) => p[1])
+    if (Math.min(...xs) < -TOLERANCE || Math.max(...xs) > width + TOLERANCE || Math.min(...ys) < -TOLERANCE || Math.max(...ys) > height + TOLERANCE)
+      out.push(`${say(t)} leaves the ${width} × ${height} window`)
+  }
+  for (let i = 0; i < texts.length; i++)
+    for (let j = i + 1; j < texts.length; j++)
+      if (texts[i].id !== texts[j].id && overlap(texts[i].corners, texts[j].corners, TOLERANCE)) out.push(`${say(texts[i])} overlaps ${say(texts[j])}`)
+  return out
+}
+
+let app: Running
+let browser: Browser
+let page: Page
+const errors: string[] = []
+
+async function presenting(on: boolean): Promise<void> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+  await page.keyboard.press(on ? 'p' : 'Escape')
+  await page.locator(`[data-testid="app"][data-presenting="${on}"]`).waitFor()
+}
+
+/** The slide of a view on show, settled: what it needs run first (a what-if, a test set, a gold set) is run once. */
+async function show(view: string, c: (typeof CASES)[number] = CASES[0]): Promise<void> {
+  const tab = TAB[view] ?? view
+  await page.getByTestId(`tab-${tab}`).click()
+  await page.getByTestId(`view-${tab}`).waitFor()
+  const absent = async (id: string) => (await page.getByTestId(id).count()) === 0
+  if (view === 'whatif' && (await absent('whatif-result'))) await page.getByTestId('whatif-run').click()
+  if (view === 'corpus' && (await absent('corpus-chart'))) {
+    const [src, tgt] = c.testset.split('-')
+    await page.getByTestId('corpus-source').setInputFiles(fewLines(c.testset, src))
+    await page.getByTestId('corpus-reference').setInputFiles(fewLines(c.testset, tgt))
+    await page.getByTestId('corpus-run').click()
+  }
+  if (tab === 'goldlinks') {
+    await page.getByTestId('gold-part-board').click()
+    if (await absent('gold-board')) {
+      await page.getByTestId('gold-pairs').setInputFiles({ name: 'gold.src-tgt', mimeType: 'text/plain', buffer: c.gold.pairs })
+      await page.getByTestId('gold-links').setInputFiles({ name: 'gold.gold', mimeType: 'text/plain', buffer: c.gold.links })
+      await page.getByTestId('gold-run').click()
+      await page.getByTestId('gold-board').waitFor({ timeout: 180_000 })
+    }
+    if (view === 'gold-sentence') await page.getByTestId('gold-part-sentence').click()
+    if (view === 'occlusion') {
+      await page.getByTestId('gold-part-occlusion').click()
+      if (await absent('occlusion-charts')) await page.getByTestId('occlusion-run').click()
+    }
+  }
+  if (view === 'heads') await page.getByTestId('heads-select').selectOption('grid')
+  await page.getByTestId(READY[view]).waitFor({ timeout: 180_000 })
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 700)))
+}
+
+/** One slide at one window size, read back: no scrolling, every text inside the window, none over another, none under its size. */
+async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h: number, tokens: { src: string[]; tgt: string[] }): Promise<void> {
+  await page.setViewportSize({ width: w, height: h })
+  await show(view, c)
+  const scroll = await page.evaluate(() => {
+    const d = document.documentElement
+    const v = document.querySelector('main .view') as HTMLElement
+    return { page: [d.scrollWidth, d.scrollHeight], view: [v.scrollWidth - v.clientWidth, v.scrollHeight - v.clientHeight] }
+  })
+  const name = `slide-${c.name}-${view}-${w}x${h}`
+  await screenshot(page, name, { fullPage: false })
+  expect(scroll.page, 'the page scrolls').toEqual([w, h])
+  expect(scroll.view, 'the view scrolls').toEqual([0, 0])
+  const { texts, cutWithoutTitle } = await textsOnShow(page, PAGE_FLOOR)
+  const found = problems(texts, w, h)
+  for (const t of cutWithoutTitle) found.push(`"${t}" is cut short with no title to show it whole`)
+  if (view === 'heatmap') {
+    const drawn = new Set(texts.map((t) => t.text))
+    for (const tok of [...tokens.src, ...tokens.tgt]) if (!drawn.has(tok)) found.push(`the label "${tok}" is not drawn`)
+    expect(Number(await page.getByTestId('heatmap').getAttribute('data-rows'))).toBe(tokens.tgt.length)
+  }
+  writeFileSync(join(ARTIFACTS, `${name}.txt`), found.join('\n') + '\n')
+  expect(texts.length).toBeGreaterThan(10)
+  expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
+  expect(errors).toEqual([])
+}
+
+describe('presentation mode is a slide, read back at four window sizes', () => {
+  beforeAll(async () => {
+    app = await startBrowserMode({ AL_MODELS_DIR: MODELS })
+    browser = await launchChromium()
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
+    page.on('pageerror', (e) => errors.push(e.message))
+    await page.goto(app.url)
+    await page.goto(`${app.origin}/?renderer=svg`)
+  }, 120_000)
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  for (const c of CASES) {
+    describe(`${c.name}: ${c.model}`, () => {
+      let tokens: { src: string[]; tgt: string[] }
+      beforeAll(async () => {
+        await page.setViewportSize({ width: 1280, height: 720 })
+        if ((await page.getByTestId('app').getAttribute('data-presenting')) === 'true') await presenting(false)
+        await page.getByTestId('lang-select').selectOption(c.lang)
+        await page.getByTestId('beam-select').selectOption('3')
+        await openAndType(page, c.model, c.sentence)
+        // The whole-sentence views' labels, in the units they draw (words).
+        await page.getByTestId('tab-heatmap').click()
+        const strip = (id: string) => page.getByTestId(id).locator('button').allInnerTexts()
+        tokens = { src: (await strip('src-tokens')).map((s) => s.trim()), tgt: (await strip('tgt-tokens')).map((s) => s.trim()) }
+        await presenting(true)
+      }, 120_000)
+
+      it('reads a long sentence', () => expect(tokens.src.length).toBeGreaterThanOrEqual(c.name === 'en' ? 25 : 20))
+
+      for (const [w, h] of SIZES)
+        for (const view of VIEWS)
+          it(
+            `${w} × ${h}, ${view}: the window holds it all, every text inside it, none over another, none under its size`,
+            () => checkSlide(c, view, w, h, tokens),
+            180_000,
+          )
+
+      it('the tabs and the sentence take one line each; the source and the translation are whole on hover', async () => {
+        await page.setViewportSize({ width: 1024, height: 768 })
+        await show('heatmap')
+        const tops = await page.locator('main .tabs [role="tab"]').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)))
+        expect(new Set(tops).size).toBe(1)
+        const line = page.getByTestId('present-line')
+        expect((await line.boundingBox())!.height).toBeLessThan(48)
+        expect(await page.getByTestId('source').getAttribute('title')).toBe(c.sentence)
+        const translated = await page.getByTestId('translation').innerText()
+        expect(await page.getByTestId('translation').locator('xpath=..').getAttribute('title')).toBe(translated)
+      })
+
+      it('← → step through the rows, and a zoom to steps a–b shows those rows at 18 px or more', async () => {
+        await page.setViewportSize({ width: 1280, height: 720 })
+        await show('heatmap')
+        await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+        await page.keyboard.press('ArrowRight')
+        await expect.poll(() => page.getByTestId('heatmap').getAttribute('data-selected')).toBe('0,')
+        await page.keyboard.press('ArrowRight')
+        await page.keyboard.press('ArrowRight')
+        await page.keyboard.press('ArrowLeft')
+        await expect.poll(() => page.getByTestId('heatmap').getAttribute('data-selected')).toBe('1,')
+        expect(await page.getByTestId('slide-step').innerText()).toContain(tokens.tgt[1])
+        const whole = Number(await page.getByTestId('slide-heatmap').getAttribute('data-font'))
+        await page.getByTestId('zoom-fit').click()
+        const range = (await page.getByTestId('slide-heatmap').getAttribute('data-range'))!.split('-').map(Number)
+        // Zoomed in where the whole map is under 18 px; left whole where it is not.
+        if (whole < 18) expect(range[1] - range[0] + 1).toBeLessThan(tokens.tgt.length)
+        else expect(range).toEqual([1, tokens.tgt.length])
+        expect(Number(await page.getByTestId('slide-heatmap').getAttribute('data-font'))).toBeGreaterThanOrEqual(18)
+        if (whole >= 18) return
+        // The step moves the range along with it.
+        for (let i = 0; i < range[1]; i++) await page.keyboard.press('ArrowRight')
+        await expect.poll(async () => Number((await page.getByTestId('slide-heatmap').getAttribute('data-range'))!.split('-')[1])).toBeGreaterThan(range[1])
+        await screenshot(page, `slide-${c.name}-heatmap-zoomed`, { fullPage: false })
+        await page.getByTestId('zoom-all').click()
+        expect(await page.getByTestId('slide-heatmap').getAttribute('data-range')).toBe(`1-${tokens.tgt.length}`)
+      }, 60_000)
+
+      // A Transformer: the grid of every head is a slide of its own, picked in the heatmap's bar.
+      describe(`${c.transformer}: the grid of every head`, () => {
+        beforeAll(async () => {
+          await page.setViewportSize({ width: 1280, height: 720 })
+          await presenting(false)
+          await openAndType(page, c.transformer, c.sentence)
+          await presenting(true)
+        }, 120_000)
+        for (const [w, h] of SIZES)
+          it(
+            `${w} × ${h}, heads: the window holds it all, every text inside it, none over another, none under its size`,
+            () => checkSlide(c, 'heads', w, h, tokens),
+            180_000,
+          )
+        it('a click on a map opens that head; the bar goes back to the average', async () => {
+          await page.setViewportSize({ width: 1280, height: 720 })
+          await show('heads', c)
+          const [x, y, bw, bh] = (JSON.parse((await page.getByTestId('heads-grid').getAttribute('data-boxes'))!) as number[][])[0]
+          await page.getByTestId('heads-grid').click({ position: { x: x + bw / 2, y: y + bh / 2 } })
+          await expect.poll(() => page.getByTestId('heads-shown').getAttribute('data-head')).toBe('0,0')
+          await page.getByTestId('slide-heatmap').waitFor()
+          await page.getByTestId('heads-back').click()
+          await expect.poll(() => page.getByTestId('heads-shown').getAttribute('data-head')).toBe('')
+        }, 60_000)
+      })
+    })
+  }
+
+  describe('predict, then reveal', () => {
+    beforeAll(async () => {
+      await page.setViewportSize({ width: 1280, height: 720 })
+      await presenting(false)
+      await page.getByTestId('lang-select').selectOption('en')
+      await openAndType(page, CASES[0].model, CASES[0].sentence)
+      await presenting(true)
+      await show('heatmap')
+    }, 120_000)
+
+    it('hides the next row (not in the page until revealed), reveals the top-1 word and its weight, and tallies the guesses', async () => {
+      // The model's answers, read while nothing is hidden.
+      const rows = page.getByTestId('slide-summary').locator('tr')
+      const answers = await rows.evaluateAll((trs) => trs.map((tr) => ({ top: Number(tr.getAttribute('data-top')), text: tr.textContent ?? '' })))
+      const S = Number(await page.getByTestId('heatmap').getAttribute('data-cols'))
+      expect(answers.length).toBeGreaterThan(20)
+
+      await page.getByTestId('predict-toggle').click()
+      const map = page.getByTestId('heatmap')
+      // Nothing of any row is in the page: no cells, no text alternative, an outline where the row will be.
+      await expect.poll(() => map.getAttribute('data-cells')).toBe('0')
+      expect(await rows.count()).toBe(0)
+      await page.getByTestId('predict-hidden').waitFor()
+      const cellsInSvg = () => map.locator('svg path').count()
+      const before = await cellsInSvg()
+      const html = await page.content()
+      expect(html).not.toContain('attends most to')
+
+      // Step 1: the right guess, revealed by a key.
+      await page.getByTestId(`guess-${answers[0].top}`).click()
+      await page.keyboard.press('r')
+      await expect.poll(() => page.getByTestId('predict-tally').getAttribute('data-done')).toBe('1')
+      expect(await page.getByTestId('predict-tally').getAttribute('data-right')).toBe('1')
+      expect(await map.getAttribute('data-cells')).toBe(String(S))
+      // The row is in the page now, and only now.
+      await expect.poll(cellsInSvg).toBeGreaterThanOrEqual(before + S)
+      expect(await rows.count()).toBe(1)
+      const said = await page.getByTestId('predict').innerText()
+      const [word, weight] = answers[0].text.match(/attends most to (.*) \(([\d.]+)\)$/)!.slice(1)
+      expect(said).toContain(`« ${word} »`)
+      expect(said).toContain(weight)
+      await screenshot(page, 'slide-predict-revealed', { fullPage: false })
+
+      // Step 2: a wrong guess, revealed by a click.
+      await page.keyboard.press('ArrowRight')
+      await expect.poll(() => page.getByTestId('predict').getAttribute('data-step')).toBe('1')
+      expect(await map.getAttribute('data-cells')).toBe(String(S))
+      await page.getByTestId(`guess-${(answers[1].top + 3) % S}`).click()
+      await screenshot(page, 'slide-predict-guess', { fullPage: false })
+      await page.getByTestId('predict-reveal').click()
+      await expect.poll(() => page.getByTestId('predict-tally').getAttribute('data-done')).toBe('2')
+      expect(await page.getByTestId('predict-tally').getAttribute('data-right')).toBe('1')
+
+      // Step 3: no guess at all counts as a miss.
+      await page.getByTestId('predict-next').click()
+      await page.keyboard.press('r')
+      await expect.poll(() => page.getByTestId('predict-tally').getAttribute('data-done')).toBe('3')
+      expect(await page.getByTestId('predict-tally').innerText()).toBe('Tally: 1 of 3 correct')
+
+      // Another sentence starts the tally over.
+      await page.getByTestId('source').fill('Two dogs play in the snow.')
+      await waitForTranslationOf(page, 'Two dogs play in the snow.', 30_000)
+      await expect.poll(() => page.getByTestId('predict-tally').getAttribute('data-done')).toBe('0')
+      await page.getByTestId('predict-toggle').click()
+      expect(errors).toEqual([])
+    }, 120_000)
+  })
+})
