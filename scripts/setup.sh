@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the app needs; with --test also what the tests need (Debian's Chromium, the CJK
 # and DejaVu fonts that figures and screenshots use, poppler's pdftoppm to check exported PDFs,
-# python3-pytest for training/tests, python3-pil to read animations back; their PyTorch tests skip by name where python3-torch is missing).
+# python3-pytest for training/tests, python3-pil to read animations back, ffmpeg to read videos back; their PyTorch tests skip by name where python3-torch is missing).
 # Two downloads that ordinary installs make are skipped on purpose, because their hosts are often
 # unreachable (offline labs, CI): Electron's binary (GitHub) and onnxruntime-node's CUDA provider
 # (NuGet). README "With network" says how to get both.
@@ -18,6 +18,8 @@ if [ "${1:-}" = "--test" ]; then
   dpkg -s python3-pytest >/dev/null 2>&1 || missing+=(python3-pytest)
   # Pillow: the independent reader of the APNG animations (test/unit/host/animation.test.ts).
   dpkg -s python3-pil >/dev/null 2>&1 || missing+=(python3-pil)
+  # ffprobe and ffmpeg: the independent reader of the MP4 and WebM videos (test/e2e/export-video.test.ts).
+  command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
   if [ ${#missing[@]} -gt 0 ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
     # Another apt (unattended upgrades, a second setup) may hold apt's locks: wait for it, up to

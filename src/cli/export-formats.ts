@@ -1,6 +1,7 @@
 /**
  * `attention-lens export` beyond still figures (issue 34):
  *   --animate --format gif|apng   the decoding one decoder step a frame (heatmap, step, local)
+ *   --format mp4|webm             refused: videos are encoded in the app's window (WebCodecs), not here
  *   --format html                 one self-contained interactive page (see src/shared/charts/html-export/page.ts)
  */
 import { writeAtomic } from '../host/export/atomic'
@@ -22,6 +23,7 @@ export const EXTRA_FORMAT_USAGE = [
   '              one frame per decoder step (the heatmap fills row by row in pieces; for a local model its window moves), the last frame held;',
   '              1280×720 (slide-16x9 at 96 dpi) unless --dpi/--scale say otherwise',
   '       attention-lens export ... --format html --out F.html   one self-contained page: heatmap, step slider, heads grid (offline, no requests)',
+  '              MP4 and WebM are made in the app (Export ▸ MP4/WebM video, WebCodecs in its window); the command line has no video encoder',
 ].join('\n')
 
 export type ExtraFormat = { kind: 'animation'; format: 'gif' | 'apng'; stepMs: number; holdMs: number; captions: boolean } | { kind: 'html' }
@@ -39,6 +41,11 @@ const ms = (value: unknown, what: string, fallback: number) => {
 export function extraFormat(v: Values, view: string): ExtraFormat | null {
   const format = typeof v.format === 'string' ? v.format.toLowerCase() : undefined
   const out = typeof v.out === 'string' ? v.out.toLowerCase() : ''
+  const video = format === 'mp4' || format === 'webm' ? format : /\.(mp4|webm)$/.exec(out)?.[1]
+  if (video)
+    throw new UsageError(
+      `--format ${video}: a video is encoded with a browser's WebCodecs, which the command line does not have; export MP4 or WebM from the app (Export ▸ ${video === 'mp4' ? 'MP4' : 'WebM'} video), or use --animate --format gif|apng here`,
+    )
   if (format === 'html' || (!v.animate && format === undefined && out.endsWith('.html'))) {
     if (v.animate) throw new UsageError('--format html is interactive: it has no --animate')
     if (!out.endsWith('.html')) throw new UsageError('--format html needs --out F.html')

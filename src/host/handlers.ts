@@ -21,6 +21,9 @@ export interface Caller {
   client: string | null
 }
 
+/** A suggested file name the page sent, as a plain name (no path). */
+const safeName = (name: string) => name.replace(/[^\w.-]/g, '_')
+
 /** The one handler per route, shared by Electron main and browser mode, for one caller. */
 export function lensHandlers(host: LensHost, transport: Transport): (caller: Caller) => Handlers {
   return ({ client }) => ({
@@ -57,9 +60,12 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     'occlusion:run': (req) => host.occlusion(req),
     'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
     'export:animation': async (data, spec, settings) =>
-      transport.save(animationFileName(data.view, settings.format), await host.renderAnimation(data, spec, settings)),
+      transport.save(animationFileName(data.view, settings.format), await host.renderAnimation(data, spec, settings, client)),
+    'export:animation-bytes': (data, spec, settings) => host.renderAnimation(data, spec, settings, client),
+    'export:cancel': () => host.cancelExport(client),
+    'export:bytes': (name, bytes) => transport.save(safeName(name), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
     'export:copy': async (data, spec) => transport.copyPng(await host.renderFigure(data, { ...spec, format: 'png' })),
-    'export:data': (name, text) => transport.save(name.replace(/[^\w.-]/g, '_'), text),
+    'export:data': (name, text) => transport.save(safeName(name), text),
     'app:notice': () => host.takeNotice(),
     'forecast:series': () => host.forecastSeries(),
     'forecast:run': (req) => host.forecast(req),
@@ -75,6 +81,7 @@ export function forwardEvents(host: LensHost, emit: <E extends EventChannel>(cha
     host.onEngineStatus((s) => emit('engine:status', s)),
     host.onCorpusProgress((p) => emit('corpus:progress', p)),
     host.onAlignmentProgress((p) => emit('alignment:progress', p)),
+    host.onExportProgress((p) => emit('export:progress', p)),
   ]
   return () => offs.forEach((off) => off())
 }

@@ -21,7 +21,7 @@ import type {
   WhatIfResult,
 } from '../shared/api'
 import type { FigureData, FigureSpec } from '../shared/figure'
-import type { AnimationSettings } from '../shared/animation'
+import type { AnimationProgress, AnimationSettings } from '../shared/animation'
 import type { AblationRequest, AblationTable, AlignmentBoard, AlignmentProgress, AlignmentRequest, OcclusionResult } from '../shared/alignment'
 import { CancelledError, LensError } from '../shared/errors'
 import type { Engine } from './engine-client'
@@ -439,9 +439,34 @@ export class LensHost {
     return this.figures.render(data, spec)
   }
 
-  /** An animated GIF or APNG of a view over its decoder steps (issue 34), on the same worker. */
-  async renderAnimation(data: FigureData, spec: FigureSpec, settings: AnimationSettings): Promise<Buffer> {
-    return this.figures.animate(data, spec, settings)
+  /**
+   * An animated GIF or APNG of a view over its decoder steps (issue 34), on the same worker. Each
+   * frame drawn comes as export:progress; the client's cancel (or its next animation) stops it
+   * between frames, with a CancelledError.
+   */
+  async renderAnimation(data: FigureData, spec: FigureSpec, settings: AnimationSettings, client: string | null = null): Promise<Buffer> {
+    const call = this.calls.start('animation', client)
+    const onProgress = (p: AnimationProgress) => {
+      for (const l of this.exportListeners) l(p)
+    }
+    try {
+      return await this.figures.animate(data, spec, settings, { signal: call.signal, onProgress })
+    } catch (e) {
+      if (call.signal.aborted) throw new CancelledError('The export was cancelled; nothing was saved.')
+      throw e
+    } finally {
+      call.done()
+    }
+  }
+
+  async cancelExport(client: string | null = null): Promise<void> {
+    this.calls.cancel('animation', client)
+  }
+
+  private exportListeners = new Set<(p: AnimationProgress) => void>()
+  onExportProgress(listener: (p: AnimationProgress) => void): () => void {
+    this.exportListeners.add(listener)
+    return () => this.exportListeners.delete(listener)
   }
 
   async cancelAlignment(client: string | null = null): Promise<void> {

@@ -4,7 +4,8 @@
  * caption per frame. The views that animate play the decoding one decoder step a frame.
  */
 import * as v from 'valibot'
-import { FigureDataSchema, FigureSpecSchema, type FigureData } from './figure'
+import { FigureDataSchema, FigureSpecSchema, type FigureData, type FigureLang } from './figure'
+import { defaultCaption, stepOf } from './figure-context'
 
 export const ANIMATION_FORMATS = ['gif', 'apng'] as const
 export type AnimationFormat = (typeof ANIMATION_FORMATS)[number]
@@ -31,6 +32,31 @@ export const DEFAULT_ANIMATION: AnimationSettings = { format: 'gif', stepMs: 800
 export const AnimationArgs = v.strictTuple([FigureDataSchema, FigureSpecSchema, AnimationSettingsSchema])
 
 /** The file name an animation is saved under. */
-export function animationFileName(view: string, format: AnimationFormat): string {
-  return `attention-lens-${view}-animated.${format === 'gif' ? 'gif' : 'png'}`
+export function animationFileName(view: string, format: AnimationFormat | VideoFormat): string {
+  return `attention-lens-${view}-animated.${format === 'apng' ? 'png' : format}`
+}
+
+/**
+ * Videos: encoded in the window with WebCodecs from the host's APNG (src/renderer/src/lib/video.ts),
+ * where the window has an encoder; the command line has none and refuses them.
+ */
+export const VIDEO_FORMATS = ['mp4', 'webm'] as const
+export type VideoFormat = (typeof VIDEO_FORMATS)[number]
+
+/** An animation on its way (export:progress): `done` of `total` steps, a frame drawn each and the file encoded last. */
+export interface AnimationProgress {
+  done: number
+  total: number
+}
+
+/**
+ * An animation's caption from the export dialog's: its default names the step on show ("… · step 3:
+ * « jeune »"), which every frame's own caption line names instead, so that part is left out. A
+ * caption the user wrote is kept as written.
+ */
+export function animationCaption(data: FigureData, lang: FigureLang, caption: string | undefined): string | undefined {
+  const still = defaultCaption(data, lang)
+  if (caption !== still || !stepOf(data)) return caption
+  // The step is the default's last part.
+  return still.split(' · ').slice(0, -1).join(' · ') || undefined
 }

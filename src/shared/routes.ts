@@ -22,7 +22,7 @@ import type { AblationTable, AlignmentBoard, AlignmentProgress, OcclusionResult 
 import type { ExampleList, ForecastWhatIfResult, SentenceScore } from './teaching'
 import { RefusedError, type Envelope } from './errors'
 import { FigureArgs } from './figure'
-import { AnimationArgs } from './animation'
+import { AnimationArgs, type AnimationProgress } from './animation'
 import { MAX_SERIES_ROWS } from './series'
 import { MAX_GUARD_SETTING } from './repeat-guard'
 
@@ -64,6 +64,8 @@ const guardSetting = v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v
 const guard = { noRepeatNgram: guardSetting, maxRepeat: guardSetting }
 const ids = v.pipe(v.array(id), v.minLength(1), v.maxLength(32))
 const none = v.strictTuple([])
+/** The largest file the window hands over to be saved (a video). */
+const MAX_SAVED_BYTES = 1024 ** 3
 /** A test-set file the user picked: its name and its text, one sentence per line. */
 const testFile = v.strictObject({ name: v.pipe(v.string(), v.maxLength(255)), text: v.pipe(v.string(), v.maxLength(50_000_000)) })
 
@@ -177,6 +179,21 @@ export const routes = {
   'export:copy': call<void>()('copyFigure', figure),
   /** Renders an animated GIF or APNG of a view over its decoder steps and saves it; null when cancelled. Browser mode answers the file's bytes. */
   'export:animation': call<string | null>()('exportAnimation', AnimationArgs),
+  /** The animation's bytes, not saved: the window encodes the APNG as a video (MP4 or WebM) with WebCodecs. */
+  'export:animation-bytes': call<Uint8Array>()('animationBytes', AnimationArgs),
+  /** Stops this client's animation in progress (progress comes as export:progress events); its call fails with a CancelledError. */
+  'export:cancel': call<void>()('cancelExport', none),
+  /** Saves a file the window made (a video) under a suggested name; null when cancelled. Browser mode downloads it in the page. */
+  'export:bytes': call<string | null>()(
+    'saveBytes',
+    v.strictTuple([
+      v.pipe(v.string(), v.maxLength(200)),
+      v.pipe(
+        v.instance(Uint8Array),
+        v.check((b) => b.byteLength <= MAX_SAVED_BYTES, 'must be at most 1 GB'),
+      ),
+    ]),
+  ),
   /** Saves text (the matrix as CSV or JSON) under a suggested name; null when cancelled. */
   'export:data': call<string | null>()('saveData', v.strictTuple([v.pipe(v.string(), v.maxLength(200)), v.pipe(v.string(), v.maxLength(50_000_000))])),
   /** A one-time notice from start-up (a damaged settings file set aside), or null. */
@@ -228,6 +245,8 @@ export const events = {
   'corpus:progress': event<CorpusProgress>()('onCorpusProgress'),
   /** The alignment scoreboard's and the ablation's progress. */
   'alignment:progress': event<AlignmentProgress>()('onAlignmentProgress'),
+  /** An animated export's frames drawn (export:animation, export:animation-bytes). */
+  'export:progress': event<AnimationProgress>()('onExportProgress'),
   /** File ▸ Open from the application menu (Electron only). */
   'menu:open-model': event<void>()('onMenuOpenModel'),
   'menu:open-model-folder': event<void>()('onMenuOpenModelFolder'),

@@ -25,6 +25,7 @@ const LIMITS: Partial<Record<Channel, number>> = {
   'export:figure': 200 * MB,
   'export:copy': 200 * MB,
   'export:animation': 200 * MB,
+  'export:animation-bytes': 200 * MB,
   // 200,000 rows of timestamps and values.
   'forecast:run': 24 * MB,
   'forecast:whatif': 32 * MB,

@@ -273,11 +273,13 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
         return sendError(res, e)
       }
     }
-    if (channel === 'export:animation') {
-      // The animation's bytes themselves, as a figure's (issue 34).
+    if (channel === 'export:animation' || channel === 'export:animation-bytes') {
+      // The animation's bytes themselves, as a figure's (issue 34); the page saves them, or encodes a video from them.
+      // Its client id keys export:cancel and a newer animation from the same page.
       try {
+        const { client } = callerOf(req)
         const [data, spec, settings] = parseArgs(channel, JSON.parse((await body(req, channel)).toString('utf8')))
-        const bytes = await host.renderAnimation(data, spec, settings)
+        const bytes = await host.renderAnimation(data, spec, settings, client)
         res.writeHead(200, { 'content-type': settings.format === 'gif' ? 'image/gif' : 'image/apng', 'cache-control': 'no-store' })
         return void res.end(bytes)
       } catch (e) {

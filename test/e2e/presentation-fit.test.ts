@@ -5,14 +5,14 @@
  * read-back: every token label there, nothing outside its chart or the 1280 px page, no two texts
  * over one another, no text under the mode's 20 px.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { overlap, type Point } from '../../src/shared/charts/text-boxes'
-import { ARTIFACTS, launchChromium, openAndType, ROOT, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { overlap } from '../../src/shared/charts/text-boxes'
+import { ARTIFACTS, openAndType, screenshot, waitForTranslationOf } from './harness'
+import { closeSvgPage, fewLines, listed, openSvgPage, presenting as presentingOn, svgTexts, type SvgPage, type SvgText } from './slide-helpers'
 
-const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
 const LOCAL_P = 'bundled:en-fr-local-p.onnx'
 const TRANSFORMER = 'bundled:en-fr-transformer.onnx'
 const FLOOR = 20
@@ -34,51 +34,11 @@ const CHART_TABS = ['heatmap', 'local', 'step', 'lines', 'comparison', 'sidebysi
 const SLIDES = CHART_TABS
 const VIEWS = process.env.AL_PRESENT_VIEWS?.split(',') ?? [...CHART_TABS.filter((v) => !SLIDES.includes(v)), 'forecast']
 
-interface DrawnText {
-  text: string
-  size: number
-  corners: Point[]
-  /** The box it must stay inside: its chart's element, or its own SVG's. */
-  box: { x0: number; y0: number; x1: number; y1: number }
-  where: string
-}
+type DrawnText = SvgText
 
-/** Every text drawn in an SVG of the main area, with its size on screen and its turned box. */
+/** Every text drawn in an SVG of the main area, with its size on screen and its turned box, placed by its view and chart. */
 async function drawnTexts(page: Page): Promise<DrawnText[]> {
-  return page.evaluate(() => {
-    const out: DrawnText[] = []
-    for (const el of Array.from(document.querySelectorAll('main svg text'))) {
-      const t = el as SVGTextElement
-      const text = (t.textContent ?? '').trim()
-      if (!text) continue
-      const style = getComputedStyle(t)
-      if (style.display === 'none' || style.visibility === 'hidden' || Number(style.opacity) === 0 || Number(style.fillOpacity) === 0) continue
-      if (t.closest('[hidden], [aria-hidden="true"]')) continue
-      const rect = t.getBoundingClientRect()
-      if (rect.width === 0 || rect.height === 0) continue
-      const ctm = t.getScreenCTM()
-      if (!ctm) continue
-      const b = t.getBBox()
-      const corners = [
-        [b.x, b.y],
-        [b.x + b.width, b.y],
-        [b.x + b.width, b.y + b.height],
-        [b.x, b.y + b.height],
-      ].map(([x, y]) => [ctm.a * x + ctm.c * y + ctm.e, ctm.b * x + ctm.d * y + ctm.f]) as [number, number][]
-      const chart = t.closest('.chart') ?? (t.ownerSVGElement?.ownerSVGElement ?? t.ownerSVGElement)!
-      const r = chart.getBoundingClientRect()
-      const view = t.closest('[data-testid^="view-"]')?.getAttribute('data-testid') ?? ''
-      const label = chart.getAttribute('aria-label') ?? chart.getAttribute('data-testid') ?? chart.tagName
-      out.push({
-        text,
-        size: parseFloat(style.fontSize) * Math.hypot(ctm.a, ctm.b),
-        corners,
-        box: { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom },
-        where: `${view} ${label}`,
-      })
-    }
-    return out
-  })
+  return (await svgTexts(page)).map((t) => ({ ...t, where: `${t.view} ${t.where}` }))
 }
 
 /** What is wrong with the texts on show, in the PDF read-back's words. */
@@ -102,22 +62,9 @@ function problems(texts: DrawnText[], width: number): string[] {
   return out
 }
 
-let app: Running
-let browser: Browser
+let session: SvgPage
 let page: Page
-const errors: string[] = []
-
-/** A few lines of the bundled test set, so that BLEU by length has a chart to draw in seconds. */
-const corpusFile = (ext: string) => ({
-  name: `few.${ext}`,
-  mimeType: 'text/plain',
-  buffer: Buffer.from(
-    readFileSync(join(ROOT, 'resources', 'testsets', `en-fr.${ext}`), 'utf8')
-      .split('\n')
-      .slice(0, 12)
-      .join('\n') + '\n',
-  ),
-})
+let errors: string[] = []
 
 /** Opens a tab and does what it needs before it draws its charts (a beam, a run). */
 async function show(view: string): Promise<void> {
@@ -134,8 +81,8 @@ async function show(view: string): Promise<void> {
     await page.getByTestId('whatif-result').waitFor({ timeout: 30_000 })
   }
   if (view === 'corpus' && !(await page.getByTestId('corpus-chart').count())) {
-    await page.getByTestId('corpus-source').setInputFiles(corpusFile('en'))
-    await page.getByTestId('corpus-reference').setInputFiles(corpusFile('fr'))
+    await page.getByTestId('corpus-source').setInputFiles(fewLines('en-fr', 'en'))
+    await page.getByTestId('corpus-reference').setInputFiles(fewLines('en-fr', 'fr'))
     await page.getByTestId('corpus-run').click()
     await page.getByTestId('corpus-chart').waitFor({ timeout: 120_000 })
   }
@@ -166,12 +113,7 @@ const LABELS: Record<string, ('src' | 'tgt')[]> = {
   whatif: ['src'],
 }
 
-/** Presentation mode on or off by its key, as a lecturer does (no text field may have the focus). */
-async function presenting(on: boolean): Promise<void> {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-  await page.keyboard.press(on ? 'p' : 'Escape')
-  await page.locator(`[data-testid="app"][data-presenting="${on}"]`).waitFor()
-}
+const presenting = (on: boolean) => presentingOn(page, on)
 
 /**
  * The read-back of one tab on show: every text ≥ 20 px, inside its chart and the page, none over
@@ -191,28 +133,19 @@ async function checkView(view: string, labels: { src: string[]; tgt: string[] },
   // The list, whole, for the report (an assertion's diff cuts long arrays short).
   writeFileSync(join(ARTIFACTS, `present-fit-${name}.txt`), found.join('\n') + '\n')
   expect(texts.length).toBeGreaterThan(0)
-  expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
+  expect(listed(found)).toBe('')
   expect(errors).toEqual([])
 }
 
 describe('presentation mode at 1280 × 720, read back from the SVG on screen', () => {
   beforeAll(async () => {
-    app = await startBrowserMode({ AL_MODELS_DIR: MODELS })
-    browser = await launchChromium()
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
-    page.on('pageerror', (e) => errors.push(e.message))
-    // The login link sets the cookie and drops its query; the SVG renderer is asked for after it.
-    await page.goto(app.url)
-    await page.goto(`${app.origin}/?renderer=svg`)
+    session = await openSvgPage()
+    page = session.page
+    errors = session.errors
     await openAndType(page, LOCAL_P, SENTENCES.short)
-    await page.locator('header h1').click()
-    await page.keyboard.press('p')
-    await page.locator('[data-testid="app"][data-presenting="true"]').waitFor()
+    await presenting(true)
   }, 120_000)
-  afterAll(async () => {
-    await browser?.close()
-    await app?.stop()
-  })
+  afterAll(() => closeSvgPage(session))
 
   // The tabs of a translation model are slides now (presentation-slide.test.ts): these run when AL_PRESENT_VIEWS names them.
   const tabs = VIEWS.some((v) => CHART_TABS.includes(v))
@@ -299,7 +232,7 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
         // The heatmap's slide shows the heads' average; the grid of every head is a slide of its own (presentation-slide.test.ts).
         if (view === 'heatmap') expect(await page.getByTestId('heads-select').isVisible()).toBe(true)
         writeFileSync(join(ARTIFACTS, `present-fit-transformer-${view}.txt`), found.join('\n') + '\n')
-        expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
+        expect(listed(found)).toBe('')
       }, 180_000)
   })
 
@@ -320,7 +253,7 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
       await screenshot(page, 'present-fit-forecast')
       writeFileSync(join(ARTIFACTS, 'present-fit-forecast.txt'), found.join('\n') + '\n')
       expect(texts.length).toBeGreaterThan(10)
-      expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
+      expect(listed(found)).toBe('')
       expect(errors).toEqual([])
     }, 120_000)
   })

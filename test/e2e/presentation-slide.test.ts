@@ -11,11 +11,10 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { overlap, type Point } from '../../src/shared/charts/text-boxes'
-import { ARTIFACTS, launchChromium, openAndType, ROOT, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
-
-const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
+import { ARTIFACTS, openAndType, ROOT, screenshot, waitForTranslationOf } from './harness'
+import { closeSvgPage, fewLines, listed, openSvgPage, presenting as presentingOn, svgTexts, type SvgPage } from './slide-helpers'
 const SIZES = (process.env.AL_SLIDE_SIZES ?? '1280x720,1366x768,1920x1080,1024x768').split(',').map((s) => s.split('x').map(Number) as [number, number])
 /**
  * Every tab, and the parts of a tab that are slides of their own: the Alignment score tab's
@@ -23,8 +22,10 @@ const SIZES = (process.env.AL_SLIDE_SIZES ?? '1280x720,1366x768,1920x1080,1024x7
  */
 const ALL_VIEWS = ['heatmap', 'step', 'local', 'lines', 'beam', 'comparison', 'sidebyside', 'whatif', 'corpus', 'gold-board', 'gold-sentence', 'occlusion']
 const VIEWS = process.env.AL_SLIDE_VIEWS?.split(',') ?? ALL_VIEWS
-/** Text around the charts (the tabs, the sentence, the step) is at least this large. */
+/** Text around the charts (the sentence, the step, the bars' controls) is at least this large. */
 const PAGE_FLOOR = 18
+/** The tabs stand in one line: 18 px where the window has room for that, never under this. */
+const TAB_FLOOR = 14
 /** No chart text under this, whatever the sentence. */
 const CHART_FLOOR = 10
 const TOLERANCE = 1
@@ -78,18 +79,6 @@ const READY: Record<string, string> = {
   heads: 'heads-grid',
 }
 
-/** A few lines of a bundled test set, so that BLEU by length draws in seconds. */
-const fewLines = (pair: string, lang: string) => ({
-  name: `few.${lang}`,
-  mimeType: 'text/plain',
-  buffer: Buffer.from(
-    readFileSync(join(ROOT, 'resources', 'testsets', `${pair}.${lang}`), 'utf8')
-      .split('\n')
-      .slice(0, 12)
-      .join('\n') + '\n',
-  ),
-})
-
 interface Drawn {
   text: string
   size: number
@@ -103,89 +92,69 @@ interface Drawn {
 
 /** Every text on show in the main area: the page's text nodes (as far as their boxes clip them) and the charts' SVG texts. */
 async function textsOnShow(page: Page, pageFloor: number): Promise<{ texts: Drawn[]; cutWithoutTitle: string[] }> {
-  return page.evaluate((pageFloor) => {
-    const texts: Drawn[] = []
-    const cutWithoutTitle: string[] = []
-    const main = document.querySelector('main')!
-    const hidden = (el: Element) => !!el.closest('.sr-only, .visually-hidden, [hidden], [aria-hidden="true"]')
-    /** The part of a rectangle its clipping ancestors let show. */
-    const clip = (el: Element, r: { x0: number; y0: number; x1: number; y1: number }) => {
-      const out = { ...r }
-      for (let a: Element | null = el; a && a !== document.body; a = a.parentElement) {
-        const cs = getComputedStyle(a)
-        if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
-          const b = a.getBoundingClientRect()
-          out.x0 = Math.max(out.x0, b.left)
-          out.y0 = Math.max(out.y0, b.top)
-          out.x1 = Math.min(out.x1, b.right)
-          out.y1 = Math.min(out.y1, b.bottom)
+  const { texts, cutWithoutTitle } = await page.evaluate(
+    ([pageFloor, tabFloor]) => {
+      const texts: Drawn[] = []
+      const cutWithoutTitle: string[] = []
+      const main = document.querySelector('main')!
+      const hidden = (el: Element) => !!el.closest('.sr-only, [hidden], [aria-hidden="true"]')
+      /** The part of a rectangle its clipping ancestors let show. */
+      const clip = (el: Element, r: { x0: number; y0: number; x1: number; y1: number }) => {
+        const out = { ...r }
+        for (let a: Element | null = el; a && a !== document.body; a = a.parentElement) {
+          const cs = getComputedStyle(a)
+          if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
+            const b = a.getBoundingClientRect()
+            out.x0 = Math.max(out.x0, b.left)
+            out.y0 = Math.max(out.y0, b.top)
+            out.x1 = Math.min(out.x1, b.right)
+            out.y1 = Math.min(out.y1, b.bottom)
+          }
+        }
+        return out
+      }
+      // The page's own text.
+      const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT)
+      let id = 0
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        id += 1
+        const text = (n.textContent ?? '').trim()
+        const el = n.parentElement
+        if (!text || !el || el.closest('svg') || hidden(el)) continue
+        const cs = getComputedStyle(el)
+        if (cs.visibility === 'hidden' || Number(cs.opacity) === 0) continue
+        const range = document.createRange()
+        range.selectNodeContents(n)
+        for (const r of Array.from(range.getClientRects())) {
+          if (r.width === 0 || r.height === 0) continue
+          const c = clip(el, { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom })
+          if (c.x1 - c.x0 < 1 || c.y1 - c.y0 < 1) continue
+          // Cut short by its box: the whole text must be a hover away.
+          if (c.x1 < r.right - 1 && !el.closest('[title]')) cutWithoutTitle.push(text)
+          texts.push({
+            text,
+            size: parseFloat(cs.fontSize),
+            corners: [
+              [c.x0, c.y0],
+              [c.x1, c.y0],
+              [c.x1, c.y1],
+              [c.x0, c.y1],
+            ],
+            floor: el.closest('[role="tablist"]') ? tabFloor : pageFloor,
+            where: `${el.tagName.toLowerCase()}.${el.className}`,
+            id,
+          })
         }
       }
-      return out
-    }
-    // The page's own text.
-    const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT)
-    let id = 0
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      id += 1
-      const text = (n.textContent ?? '').trim()
-      const el = n.parentElement
-      if (!text || !el || el.closest('svg') || hidden(el)) continue
-      const cs = getComputedStyle(el)
-      if (cs.visibility === 'hidden' || Number(cs.opacity) === 0) continue
-      const range = document.createRange()
-      range.selectNodeContents(n)
-      for (const r of Array.from(range.getClientRects())) {
-        if (r.width === 0 || r.height === 0) continue
-        const c = clip(el, { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom })
-        if (c.x1 - c.x0 < 1 || c.y1 - c.y0 < 1) continue
-        // Cut short by its box: the whole text must be a hover away.
-        if (c.x1 < r.right - 1 && !el.closest('[title]')) cutWithoutTitle.push(text)
-        texts.push({
-          text,
-          size: parseFloat(cs.fontSize),
-          corners: [
-            [c.x0, c.y0],
-            [c.x1, c.y0],
-            [c.x1, c.y1],
-            [c.x0, c.y1],
-          ],
-          floor: pageFloor,
-          where: `${el.tagName.toLowerCase()}.${el.className}`,
-          id,
-        })
-      }
-    }
-    // The charts' text, turned with its element.
-    for (const el of Array.from(main.querySelectorAll('svg text'))) {
-      const t = el as SVGTextElement
-      const text = (t.textContent ?? '').trim()
-      if (!text || hidden(t)) continue
-      const cs = getComputedStyle(t)
-      if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) === 0 || Number(cs.fillOpacity) === 0) continue
-      const rect = t.getBoundingClientRect()
-      const ctm = t.getScreenCTM()
-      if (rect.width === 0 || rect.height === 0 || !ctm) continue
-      const b = t.getBBox()
-      const corners = [
-        [b.x, b.y],
-        [b.x + b.width, b.y],
-        [b.x + b.width, b.y + b.height],
-        [b.x, b.y + b.height],
-      ].map(([x, y]) => [ctm.a * x + ctm.c * y + ctm.e, ctm.b * x + ctm.d * y + ctm.f]) as [number, number][]
-      const slide = t.closest('[data-font]')
-      const fitted = slide ? Number(slide.getAttribute('data-font')) : pageFloor
-      texts.push({
-        text,
-        size: parseFloat(cs.fontSize) * Math.hypot(ctm.a, ctm.b),
-        corners,
-        floor: Math.min(pageFloor, fitted),
-        where: slide?.getAttribute('data-testid') ?? 'svg',
-        id: (id += 1),
-      })
-    }
-    return { texts, cutWithoutTitle }
-  }, pageFloor)
+      return { texts, cutWithoutTitle }
+    },
+    [pageFloor, TAB_FLOOR],
+  )
+  // The charts' text, turned with its element, held to its slide's fitted size where that is smaller.
+  let id = texts.length ? Math.max(...texts.map((t) => t.id)) : 0
+  for (const t of await svgTexts(page))
+    texts.push({ text: t.text, size: t.size, corners: t.corners, floor: Math.min(pageFloor, t.slideFont ?? pageFloor), where: t.where, id: (id += 1) })
+  return { texts, cutWithoutTitle }
 }
 
 function problems(texts: Drawn[], width: number, height: number): string[] {
@@ -205,16 +174,10 @@ function problems(texts: Drawn[], width: number, height: number): string[] {
   return out
 }
 
-let app: Running
-let browser: Browser
+let session: SvgPage
 let page: Page
-const errors: string[] = []
-
-async function presenting(on: boolean): Promise<void> {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-  await page.keyboard.press(on ? 'p' : 'Escape')
-  await page.locator(`[data-testid="app"][data-presenting="${on}"]`).waitFor()
-}
+let errors: string[] = []
+const presenting = (on: boolean) => presentingOn(page, on)
 
 /** The slide of a view on show, settled: what it needs run first (a what-if, a test set, a gold set) is run once. */
 async function show(view: string, c: (typeof CASES)[number] = CASES[0]): Promise<void> {
@@ -271,23 +234,17 @@ async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h:
   }
   writeFileSync(join(ARTIFACTS, `${name}.txt`), found.join('\n') + '\n')
   expect(texts.length).toBeGreaterThan(10)
-  expect(found.slice(0, 12).join('\n') + (found.length > 12 ? `\n… ${found.length - 12} more` : '')).toBe('')
+  expect(listed(found)).toBe('')
   expect(errors).toEqual([])
 }
 
 describe('presentation mode is a slide, read back at four window sizes', () => {
   beforeAll(async () => {
-    app = await startBrowserMode({ AL_MODELS_DIR: MODELS })
-    browser = await launchChromium()
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
-    page.on('pageerror', (e) => errors.push(e.message))
-    await page.goto(app.url)
-    await page.goto(`${app.origin}/?renderer=svg`)
+    session = await openSvgPage()
+    page = session.page
+    errors = session.errors
   }, 120_000)
-  afterAll(async () => {
-    await browser?.close()
-    await app?.stop()
-  })
+  afterAll(() => closeSvgPage(session))
 
   for (const c of CASES) {
     describe(`${c.name}: ${c.model}`, () => {
@@ -315,11 +272,29 @@ describe('presentation mode is a slide, read back at four window sizes', () => {
             180_000,
           )
 
-      it('the tabs and the sentence take one line each; the source and the translation are whole on hover', async () => {
+      it('the tabs and the sentence take one line each, every tab whole in the window; the source and the translation are whole on hover', async () => {
         await page.setViewportSize({ width: 1024, height: 768 })
         await show('heatmap')
-        const tops = await page.locator('main .tabs [role="tab"]').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)))
-        expect(new Set(tops).size).toBe(1)
+        const tabs = await page.locator('main .tabs button').evaluateAll((els) =>
+          els.map((e) => {
+            const r = e.getBoundingClientRect()
+            const clip = e.parentElement!.getBoundingClientRect()
+            return {
+              text: e.textContent!.trim(),
+              top: Math.round(r.top),
+              left: r.left,
+              right: r.right,
+              clip: clip.right,
+              size: parseFloat(getComputedStyle(e).fontSize),
+            }
+          }),
+        )
+        expect(new Set(tabs.filter((t) => t.text !== '×').map((t) => t.top)).size).toBe(1)
+        for (const t of tabs) {
+          expect(t.left, `the tab "${t.text}"`).toBeGreaterThanOrEqual(0)
+          expect(t.right, `the tab "${t.text}" is cut at the window's right edge`).toBeLessThanOrEqual(Math.min(1024, t.clip) + TOLERANCE)
+          expect(t.size, `the tab "${t.text}"`).toBeGreaterThanOrEqual(TAB_FLOOR)
+        }
         const line = page.getByTestId('present-line')
         expect((await line.boundingBox())!.height).toBeLessThan(48)
         expect(await page.getByTestId('source').getAttribute('title')).toBe(c.sentence)

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads'
 import { LensError } from '../../shared/errors'
 import type { AnimationSettings } from '../../shared/animation'
 import type { FigureData, FigureSpec } from '../../shared/figure'
-import { RpcClient, type Response } from '../../shared/rpc'
+import { RpcClient, type CallOptions, type Response } from '../../shared/rpc'
 import type { FigureMethods } from './worker'
 
 /**
@@ -47,9 +47,9 @@ export class FigureWorker {
     return this.call((rpc) => rpc.call('render', data, spec))
   }
 
-  /** An animated GIF or APNG's bytes (issue 34); the worker checks the settings too. */
-  async animate(data: FigureData, spec: FigureSpec, settings: AnimationSettings): Promise<Buffer> {
-    return this.call((rpc) => rpc.call('animate', data, spec, settings))
+  /** An animated GIF or APNG's bytes (issue 34); the worker checks the settings too. `opts` reports each frame drawn, and stops it. */
+  async animate(data: FigureData, spec: FigureSpec, settings: AnimationSettings, opts: CallOptions = {}): Promise<Buffer> {
+    return this.call((rpc) => rpc.callWith(opts, 'animate', data, spec, settings))
   }
 
   private async call(send: (rpc: RpcClient<FigureMethods>) => Promise<Uint8Array>): Promise<Buffer> {

@@ -30,12 +30,14 @@ const serve = rpcServer<FigureMethods>(
       // A copy with an ArrayBuffer of its own (Buffers of a few KB share a pool), so it can be moved, not cloned.
       return new Uint8Array(await renderFigure(data, spec))
     },
-    animate: async (_ctx, rawData, rawSpec, rawSettings) => {
+    animate: async (ctx, rawData, rawSpec, rawSettings) => {
       const { data, spec } = parseFigure(rawData, rawSpec)
       const settings = v.safeParse(AnimationSettingsSchema, rawSettings)
       if (!settings.success) throw new RefusedError(`The animation settings were refused: ${settings.issues[0].message}.`)
       if (!isAnimated(data)) throw new RefusedError(`The ${data.view} view does not animate: heatmap, step-through and local attention do.`)
-      return new Uint8Array((await renderAnimation(data, spec, settings.output)).bytes)
+      // Progress a frame at a time; a cancel stops it between frames (an AbortError).
+      const onProgress = (done: number, total: number) => ctx.progress({ done, total })
+      return new Uint8Array((await renderAnimation(data, spec, { ...settings.output, onProgress, signal: ctx.signal })).bytes)
     },
   },
   (msg: Response, transfer) => port.postMessage(msg, transfer),

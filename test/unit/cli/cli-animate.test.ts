@@ -3,7 +3,7 @@
  * source (tsx) on the tiny fixture models: what is written, what is refused, and how it is said.
  */
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { GifReader } from 'omggif'
 import { describe, expect, it } from 'vitest'
@@ -79,6 +79,22 @@ describe('export --animate', () => {
       code: 2,
       err: expect.stringMatching(/--frame-ms must be a whole number of milliseconds from 20 to 60000/),
     })
+  }, 120_000)
+
+  it('refuses MP4 and WebM, naming the app as the place that makes them, and writes nothing', () => {
+    const dir = tempDir()
+    for (const [format, args] of [
+      ['mp4', ['--animate', '--format', 'mp4', '--out', join(dir, 'a.mp4')]],
+      ['webm', ['--animate', '--out', join(dir, 'a.webm')]],
+      ['mp4', ['--format', 'mp4', '--out', join(dir, 'b.mp4')]],
+    ] as const) {
+      const r = run(['export', '--model', tiny('local-p'), '--src', SRC, '--view', 'step', ...args])
+      expect(r).toMatchObject({ code: 2, out: '' })
+      expect(r.err.split('\n')).toHaveLength(1)
+      expect(r.err).toContain(`--format ${format}: a video is encoded with a browser's WebCodecs, which the command line does not have`)
+      expect(r.err).toContain(`export MP4 or WebM from the app (Export ▸ ${format === 'mp4' ? 'MP4' : 'WebM'} video)`)
+    }
+    expect(readdirSync(dir)).toEqual([])
   }, 120_000)
 })
 

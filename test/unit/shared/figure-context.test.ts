@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Translation } from '../../../src/shared/api'
 import { DEFAULT_FIGURE, type FigureData } from '../../../src/shared/figure'
 import { defaultCaption, modelNameOf, singleModel } from '../../../src/shared/figure-context'
+import { animationCaption } from '../../../src/shared/animation'
 import { renderSvg } from '../../../src/host/export/figure'
 import { InferenceService } from '../../../src/engine/service'
 import { textBoxes } from '../host/figure-geometry'
@@ -34,6 +35,16 @@ describe('the default caption of a figure', () => {
     expect(defaultCaption({ view: 'step', translation: local, step: 2, attention: 'local-p' }, 'zh')).toBe(`tiny-local-p · 第 3 步：« ${word} »`)
     // A name given (the CLI's, whose translations carry no id) wins.
     expect(defaultCaption({ view: 'heatmap', translation: { ...local, modelId: '' } }, 'en', 'en-fr-local-p')).toBe('en-fr-local-p')
+  })
+
+  it("an animation's default caption leaves out the step on show: each frame names its own", () => {
+    const step: FigureData = { view: 'step', translation: local, step: 2, attention: 'local-p' }
+    expect(animationCaption(step, 'en', defaultCaption(step, 'en'))).toBe('tiny-local-p')
+    expect(animationCaption(step, 'zh', defaultCaption(step, 'zh'))).toBe('tiny-local-p')
+    expect(animationCaption({ ...step, translation: { ...local, modelId: '' } }, 'en', `step 3: « ${local.tgtTokens[2]} »`)).toBeUndefined()
+    // A caption the user wrote, and a heatmap's (no step), are kept.
+    expect(animationCaption(step, 'en', 'my caption · step 3')).toBe('my caption · step 3')
+    expect(animationCaption({ view: 'heatmap', translation: local }, 'en', 'tiny-local-p')).toBe('tiny-local-p')
   })
 
   it('a figure of several models names none of them', () => {

@@ -9,7 +9,6 @@
 import { layoutProblems, type RenderSvg } from '../../../shared/charts/fit'
 import type { FigureOption } from '../../../shared/charts/echarts-parts'
 import { FIGURE_FONT, INKS, type Frame, type FrameLang, type Measure } from '../../../shared/charts/frame'
-import { buildHeatmapOption, type HeatmapInput } from '../../../shared/charts/heatmap'
 import { normaliseText } from '../../../shared/charts/text-boxes'
 import { echarts, type ChartOption } from './echarts'
 
@@ -114,26 +113,6 @@ export interface ScreenFitSpec {
   maxHeight?: number
   highlightRow?: number | null
   layouts?: Layout[]
-}
-
-/**
- * A heatmap on a projector: laid out by the builder and fitted (every label upright or turned, none
- * over another). Values in the cells are text too, held to the same floor: with labels at
- * floor / 0.75 (the builder sets values at ¾ of the labels) where the map fits without growing
- * much, else labels at the floor and no values.
- */
-export function heatmapFit(input: HeatmapInput, height: number, floor: number): ScreenFitSpec {
-  const build = (frame: Frame) => buildHeatmapOption({ ...input, title: undefined, frame })
-  const plain = (frame: Frame) => buildHeatmapOption({ ...input, title: undefined, labels: 'off', frame })
-  return {
-    build,
-    height,
-    highlightRow: input.selectedRow ?? null,
-    layouts: [
-      ...(input.labels === 'off' ? [] : [{ build, fontSize: Math.ceil(floor / 0.75), maxHeight: height * 1.25 }]),
-      { build: plain, fontSize: floor, maxHeight: height * 4 },
-    ],
-  }
 }
 
 /**

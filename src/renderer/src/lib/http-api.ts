@@ -27,12 +27,13 @@ export function createHttpApi(): LensApi {
   const call = async <T>(channel: Channel, init: RequestInit): Promise<T> => unwrap((await (await post(channel, init)).json()) as Envelope<T>)
   const json = (args: unknown[]): RequestInit => ({ body: JSON.stringify(args), headers: { 'content-type': 'application/json' } })
 
-  /** The figure's bytes (browser mode answers export:figure with the file itself). */
-  async function figure(data: FigureData, spec: FigureSpec): Promise<Blob> {
-    const res = await post('export:figure', json([data, spec]))
+  /** A file's bytes: browser mode answers export:figure and the animations with the file itself. */
+  async function file(channel: 'export:figure' | 'export:animation' | 'export:animation-bytes', args: unknown[]): Promise<Blob> {
+    const res = await post(channel, json(args))
     if (!res.ok) throw decodeError(((await res.json()) as { error: EncodedError }).error)
     return res.blob()
   }
+  const figure = (data: FigureData, spec: FigureSpec) => file('export:figure', [data, spec])
 
   function download(name: string, blob: Blob): void {
     const a = document.createElement('a')
@@ -77,10 +78,14 @@ export function createHttpApi(): LensApi {
       return name
     },
     exportAnimation: async (data, spec, settings) => {
-      const res = await post('export:animation', json([data, spec, settings]))
-      if (!res.ok) throw decodeError(((await res.json()) as { error: EncodedError }).error)
       const name = animationFileName(data.view, settings.format)
-      download(name, await res.blob())
+      download(name, await file('export:animation', [data, spec, settings]))
+      return name
+    },
+    animationBytes: async (data, spec, settings) => new Uint8Array(await (await file('export:animation-bytes', [data, spec, settings])).arrayBuffer()),
+    // A file the page made itself (a video) never goes up: it is downloaded here.
+    saveBytes: async (name, bytes) => {
+      download(name, new Blob([bytes], { type: name.endsWith('.mp4') ? 'video/mp4' : name.endsWith('.webm') ? 'video/webm' : '' }))
       return name
     },
     copyFigure: async (data, spec) => {
@@ -94,6 +99,7 @@ export function createHttpApi(): LensApi {
     onEngineStatus: (listener) => subscribe('engine:status', listener),
     onCorpusProgress: (listener) => subscribe('corpus:progress', listener),
     onAlignmentProgress: (listener) => subscribe('alignment:progress', listener),
+    onExportProgress: (listener) => subscribe('export:progress', listener),
     onMenuOpenModel: () => () => undefined,
     onMenuOpenModelFolder: () => () => undefined,
   }
