@@ -404,7 +404,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
       `tokenizer: ${f.tokenizerNote}; decoding starts from id ${f.spec.special.bos}${f.forcedFirst !== null ? `, first token forced to ${f.forcedFirst} ("${f.spec.tgtVocab[f.forcedFirst]}")` : ''}`,
       f.files.past ? 'KV cache: yes' : 'KV cache: no (decoder_with_past_model.onnx missing): every step runs the whole prefix again',
       'what-if: unavailable (the graph has no inputs to put weights into its attention)',
-      `graphs as run: ${entry ? `tapped and optimised before, from the cache (${dirname(entry.files[0])})` : used === 'cpu' ? 'tapped and optimised now (kept in the cache for the next open)' : 'tapped and optimised now'}`,
+      `graphs as run: ${entry ? `tapped and optimised before, from the cache (${dirname(entry.files[0])})` : pending ? 'tapped and optimised now (kept in the cache for the next open)' : 'tapped and optimised now'}`,
     ],
   }
 }

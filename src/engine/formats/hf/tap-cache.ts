@@ -20,7 +20,7 @@ import * as ort from 'onnxruntime-node'
 const VERSION = 'taps-2'
 const KEEP = 3
 
-/** How one part reaches onnxruntime: cached file path, or bytes/path plus where to write its optimised form. */
+/** A cached folder: its optimised parts' files and where its cross-attention comes from. */
 export interface CachedEntry {
   /** Optimised encoder, first decoder and (if any) with-past decoder files. */
   files: string[]

@@ -25,9 +25,6 @@ afterAll(() => {
 
 const SENTENCE = 'A little girl in a pink dress is running on the beach.'
 const entries = () => (existsSync(cache) ? readdirSync(cache).filter((f) => f.endsWith('.json')) : [])
-async function written(n: number): Promise<void> {
-  for (let i = 0; i < 100 && entries().length < n; i++) await new Promise((r) => setTimeout(r, 50))
-}
 async function run(): Promise<{ details: string[]; text: string; attention: number[][] }> {
   const m = await LoadedModel.open(folder)
   try {
@@ -42,7 +39,6 @@ describe('the tapped-decoder cache', () => {
   it('taps the decoder once, then runs the cached copy with the same output', async () => {
     const a = await run()
     expect(a.details.join('\n')).toMatch(/tapped and optimised now/)
-    await written(1)
     expect(entries()).toHaveLength(1)
     // The encoder and the merged decoder, as onnxruntime optimised them.
     expect(readdirSync(cache).filter((f) => f.endsWith('.onnx'))).toHaveLength(2)
@@ -58,7 +54,6 @@ describe('the tapped-decoder cache', () => {
     utimesSync(join(folder, 'onnx', decoder), later, later)
     const c = await run()
     expect(c.details.join('\n')).toMatch(/tapped and optimised now/)
-    await written(2)
     expect(entries()).toHaveLength(2)
   })
 })
