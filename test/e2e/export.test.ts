@@ -151,7 +151,8 @@ describe('the Export dialog', () => {
     expect(await page.getByTestId('export-size').inputValue()).toBe('paper-single')
     expect(await page.getByTestId('export-format').inputValue()).toBe('pdf')
     expect(await page.getByTestId('export-font').inputValue()).toBe('paper')
-    await expect.poll(() => page.getByTestId('export-physical').textContent()).toBe('3.5 × 3 in')
+    // A paper preset names its width only: the height follows the content.
+    await expect.poll(() => page.getByTestId('export-physical').textContent()).toBe('3.5 in')
     await page.reload()
     await waitForTranslationOf(page, SENTENCE)
     await page.getByTestId('tab-heatmap').click()

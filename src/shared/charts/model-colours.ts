@@ -32,20 +32,34 @@ function hash(name: string): number {
   return h
 }
 
-/** Each model's colour and marker in one chart: its kind's colour, unless another model of the chart has it already. */
+/** Whether a name is its kind's plain model (en-fr-luong-general, not en-fr-luong-general-guided). */
+function plainOf(name: string, kind: AttentionKind): boolean {
+  return new RegExp(`(^|[-_\\s/])${kind}$`).test(name.toLowerCase().split(/\s*[·(]/)[0].trim())
+}
+
+/**
+ * Each model's colour and marker in one chart: its kind's colour, unless another model of the
+ * chart has it already. A kind's plain model claims the colour before its variants, so
+ * en-fr-luong-general stays purple wherever en-fr-luong-general-guided stands in the list.
+ */
 export function modelLooks(models: readonly { name: string; attention?: AttentionKind | null }[]): ModelLook[] {
   const uses = new Map<string, number>()
-  return models.map(({ name, attention }) => {
-    const kind = attention ?? kindOfName(name)
-    const start = hash(name) % SPARE.length
+  const kinds = models.map(({ name, attention }) => attention ?? kindOfName(name))
+  const plain = models.map(({ name }, k) => kinds[k] !== null && plainOf(name, kinds[k]))
+  const order = [...models.keys()].sort((a, b) => Number(plain[b]) - Number(plain[a]) || a - b)
+  const looks: ModelLook[] = new Array(models.length)
+  for (const k of order) {
+    const kind = kinds[k]
+    const start = hash(models[k].name) % SPARE.length
     const spares = [...SPARE.slice(start), ...SPARE.slice(0, start)]
     const wanted = [...(kind ? [KIND_COLOURS[kind]] : []), ...spares, ...ALL]
     // The first colour not yet used; when all are, the least used one, with the next marker.
     const color = wanted.find((c) => !uses.has(c)) ?? wanted.reduce((a, b) => ((uses.get(b) ?? 0) < (uses.get(a) ?? 0) ? b : a))
     const n = uses.get(color) ?? 0
     uses.set(color, n + 1)
-    return { color, symbol: MARKERS[n % MARKERS.length] }
-  })
+    looks[k] = { color, symbol: MARKERS[n % MARKERS.length] }
+  }
+  return looks
 }
 
 /** Each model's colour in one chart, by name. */

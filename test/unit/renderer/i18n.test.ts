@@ -37,7 +37,9 @@ function leaves(node: ts.Node, path: string, out: Leaves): void {
     ts.isBinaryExpression(n.parent) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(n.parent.operatorToken.kind)
   const visit = (n: ts.Node) => {
     // A literal compared with (`where === 'first'`) or in a type (`'first' | 'last'`) is code, not text.
-    if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && (compared(n) || ts.isLiteralTypeNode(n.parent))) return
+    // So is a key that picks from a table (`SIZE_PRESETS['paper-single']`).
+    const key = ts.isElementAccessExpression(n.parent) && n.parent.argumentExpression === n
+    if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && (compared(n) || key || ts.isLiteralTypeNode(n.parent))) return
     if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) texts.push(n.text)
     else if (ts.isTemplateExpression(n)) {
       texts.push(n.head.text)
@@ -79,6 +81,8 @@ function dictionaries(file: string): { name: string; en: Leaves; zh: Leaves }[] 
 // Words that are the same in both languages: names, units, notation.
 const KEEP = new Set([
   'bleu',
+  'aer',
+  'webcodecs',
   'chrf',
   'mae',
   'mape',

@@ -60,6 +60,11 @@ describe('one colour per model', () => {
     const two = modelColours(['en-fr-bahdanau', 'zh-en-bahdanau', 'my-model'])
     expect(new Set(two).size).toBe(3)
     expect(modelColours(['my-model'])).toEqual(modelColours(['my-model']))
+    // A variant listed before its kind's plain model does not take the kind's colour from it.
+    const guided = modelColours(['en-fr-luong-general-guided', 'en-fr-luong-general · beam 5'])
+    expect(guided[1]).toBe(KIND_COLOURS['luong-general'])
+    expect(guided[0]).not.toBe(KIND_COLOURS['luong-general'])
+    expect(modelColours(['en-fr-luong-general-guided'])).toEqual([KIND_COLOURS['luong-general']])
   })
 
   it('changes the marker only once every colour is taken', () => {
