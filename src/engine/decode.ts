@@ -482,12 +482,13 @@ async function beamDecode(
   // Every candidate, for the beam view's tree (src/engine/beam-tree.ts).
   const tried: Hyp[] = []
   const guarded = guardOn(guard)
+  const transformersRule = model.beamRule === 'transformers'
   for (let t = 0; t < maxLen && alive.length > 0; t++) {
     checkCancel(signal)
     const { memory, mask, keys } = tiled(alive.length)
     // Each hypothesis' own banned tokens (its own history); the step ranks that many more, so K stay.
     const bans = guarded ? alive.map((h) => bannedTokens(tokensOf(stepsOf(h)), guard)) : null
-    const ranked = Math.max(K, k) + (bans ? Math.max(...bans.map((x) => x.size)) : 0)
+    const ranked = Math.max(transformersRule ? 2 * K : K, k) + (bans ? Math.max(...bans.map((x) => x.size)) : 0)
     // An override is one row's; every hypothesis gets the same.
     const w = override?.(t) ?? null
     const rows = (x: Float32Array) => {
@@ -522,17 +523,24 @@ async function beamDecode(
     })
     candidates.sort((a, b) => b.score - a.score)
     tried.push(...candidates)
-    const next: Hyp[] = []
-    for (const c of candidates) {
-      if (next.length === K) break
-      if (c.done) finished.push(c)
-      else next.push(c)
+    if (transformersRule) {
+      alive = transformersSelect(candidates, finished, K, t === maxLen - 1, norm)
+      // early_stopping=False: stop once K have finished and the best live one, scored at its
+      // present length, cannot beat the worst of them.
+      if (finished.length >= K && (alive.length === 0 || alive[0].score / Math.pow(t + 1, alpha) <= norm(finished[K - 1]))) alive = []
+    } else {
+      const next: Hyp[] = []
+      for (const c of candidates) {
+        if (next.length === K) break
+        if (c.done) finished.push(c)
+        else next.push(c)
+      }
+      // Log-probabilities only fall, so a live hypothesis can at best keep its score and reach the
+      // length limit; drop those that cannot beat the best finished one that way. Like most beam
+      // decoders, also stop once K hypotheses have finished.
+      const bestFinished = finished.length ? Math.max(...finished.map(norm)) : -Infinity
+      alive = finished.length >= K ? [] : next.filter((h) => h.score / Math.pow(maxLen, alpha) > bestFinished)
     }
-    // Log-probabilities only fall, so a live hypothesis can at best keep its score and reach the
-    // length limit; drop those that cannot beat the best finished one that way. Like most beam
-    // decoders, also stop once K hypotheses have finished.
-    const bestFinished = finished.length ? Math.max(...finished.map(norm)) : -Infinity
-    alive = finished.length >= K ? [] : next.filter((h) => h.score / Math.pow(maxLen, alpha) > bestFinished)
     if (alive.length > 0)
       state = gatherRows(
         o.next_state,
@@ -542,6 +550,24 @@ async function beamDecode(
   const pool = finished.length ? finished : alive
   pool.sort((a, b) => norm(b) - norm(a))
   return { steps: pool[0] ? stepsOf(pool[0]) : [], memory: memoryRows(enc.memory, S, 0), tried, best: pool[0] ?? null }
+}
+
+/**
+ * One step of transformers' beam search (generate with num_beams = K, early_stopping=False), the
+ * rule a Hugging Face folder's users compare against: of the 2K best candidates, those among the
+ * first K that end (with </s>, or at the length limit) join the finished ones, which keep their K
+ * best by length-normalised score; the first K that do not end go on. Returns those that go on.
+ */
+function transformersSelect(candidates: Hyp[], finished: Hyp[], K: number, last: boolean, norm: (h: Hyp) => number): Hyp[] {
+  const next: Hyp[] = []
+  candidates.slice(0, 2 * K).forEach((c, i) => {
+    if (c.done || last) {
+      if (i < K) finished.push(c)
+    } else if (next.length < K) next.push(c)
+  })
+  finished.sort((a, b) => norm(b) - norm(a))
+  finished.length = Math.min(finished.length, K)
+  return last ? [] : next
 }
 
 /** The repeat guard some options ask for (absent settings: the defaults), each setting checked. */

@@ -2,7 +2,7 @@ import type * as ort from 'onnxruntime-node'
 import type { ModelSpec } from './contract'
 import { K_INPUT } from './graph-surgery'
 import { formatFor, modelFile, modelOptions } from './formats'
-import type { OpenedModel, OpenOptions, PartSession, SourceEncoder } from './formats/types'
+import type { BeamRule, OpenedModel, OpenOptions, PartSession, SourceEncoder } from './formats/types'
 
 import { MAX_MODEL_BYTES } from './limits'
 export { MAX_MODEL_BYTES }
@@ -32,6 +32,7 @@ export class LoadedModel {
   readonly formatDetails: string[]
   /** A format whose tokenizer adds its own special tokens encodes the source itself; else null. */
   readonly sourceEncoder: SourceEncoder | null
+  readonly beamRule: BeamRule
 
   constructor(
     readonly path: string,
@@ -48,6 +49,7 @@ export class LoadedModel {
     this.format = opened.format
     this.formatDetails = opened.details
     this.sourceEncoder = opened.sourceEncoder ?? null
+    this.beamRule = opened.beamRule ?? 'lens'
     this.stepInputs = new Set(this.step.inputNames)
     this.topKInGraph = this.stepInputs.has(K_INPUT)
   }

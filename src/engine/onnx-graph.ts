@@ -210,6 +210,26 @@ export interface GraphEdit {
  * and outputs appended (protobuf reads a repeated field's entries wherever they stand).
  */
 export function editedModelBytes(bytes: Uint8Array, edit: GraphEdit): Uint8Array {
+  return concatBytes(editedModelPieces(bytes, edit))
+}
+
+/** Pieces of a file as one array (the piece itself where there is one). */
+export function concatBytes(pieces: Uint8Array[]): Uint8Array {
+  if (pieces.length === 1) return pieces[0]
+  const out = new Uint8Array(pieces.reduce((a, p) => a + p.length, 0))
+  let at = 0
+  for (const p of pieces) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
+
+/**
+ * editedModelBytes as the pieces that make the file, in order: most of them views of `bytes`,
+ * so a caller can write them to disk without the whole model in memory a second time.
+ */
+export function editedModelPieces(bytes: Uint8Array, edit: GraphEdit): Uint8Array[] {
   const top = new BinaryReader(bytes)
   let graphAt = -1
   let graphStart = -1
@@ -250,11 +270,5 @@ export function editedModelBytes(bytes: Uint8Array, edit: GraphEdit): Uint8Array
   pieces.push(tail.finish())
   const length = pieces.reduce((a, p) => a + p.length, 0)
   const head = new BinaryWriter().tag(GRAPH_FIELD, WireType.LengthDelimited).uint32(length).finish()
-  const out = new Uint8Array(graphAt + head.length + length + (bytes.length - graphEnd))
-  let at = 0
-  for (const p of [bytes.subarray(0, graphAt), head, ...pieces, bytes.subarray(graphEnd)]) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
+  return [bytes.subarray(0, graphAt), head, ...pieces, bytes.subarray(graphEnd)]
 }

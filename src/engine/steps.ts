@@ -172,12 +172,22 @@ export function tokenLogProb(model: LoadedModel, o: ort.InferenceSession.ReturnT
   return x[token] - logSumExp(x, masked.includes(token) ? [] : masked)
 }
 
+/**
+ * log Σ exp(x[i]) over the tokens not in `skip`. Called once a step over the whole vocabulary
+ * (58k for opus-mt), so the loops stay plain: the skipped tokens are set to −∞ in a copy rather
+ * than looked up per token.
+ */
 function logSumExp(x: Float32Array, skip: readonly number[]): number {
-  const skipped = (i: number) => skip.includes(i)
+  let v = x
+  if (skip.some((i) => i >= 0 && i < x.length && x[i] !== -Infinity)) {
+    v = x.slice()
+    for (const i of skip) if (i >= 0 && i < v.length) v[i] = -Infinity
+  }
   let m = -Infinity
-  for (let i = 0; i < x.length; i++) if (!skipped(i) && x[i] > m) m = x[i]
+  for (let i = 0; i < v.length; i++) if (v[i] > m) m = v[i]
+  if (m === -Infinity) return -Infinity
   let s = 0
-  for (let i = 0; i < x.length; i++) if (!skipped(i)) s += Math.exp(x[i] - m)
+  for (let i = 0; i < v.length; i++) s += Math.exp(v[i] - m)
   return m + Math.log(s)
 }
 
@@ -194,20 +204,24 @@ export function logitRow(logits: ort.Tensor, b: number, masked: readonly number[
   const V = logits.dims[1]
   const x = (logits.data as Float32Array).subarray(b * V, (b + 1) * V)
   for (const id of masked) if (id >= 0 && id < V) x[id] = -Infinity
-  return { x, lse: logSumExp(x, masked) }
+  return { x, lse: logSumExp(x, []) }
 }
 
 /** Indices of the k largest values, largest first (the lower index first on ties). */
 export function topK(x: Float32Array, k: number): number[] {
   const best: number[] = []
+  // The k-th best so far: most of a 58k vocabulary is below it, so one comparison each.
+  let floor = -Infinity
   for (let i = 0; i < x.length; i++) {
-    if (best.length < k || x[i] > x[best[best.length - 1]]) {
+    const v = x[i]
+    if (best.length < k || v > floor) {
       let j = Math.min(best.length, k - 1)
       best[j] = i
-      while (j > 0 && x[best[j]] > x[best[j - 1]]) {
+      while (j > 0 && v > x[best[j - 1]]) {
         ;[best[j], best[j - 1]] = [best[j - 1], best[j]]
         j--
       }
+      if (best.length === k) floor = x[best[k - 1]]
     }
   }
   return best

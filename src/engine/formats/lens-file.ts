@@ -34,7 +34,8 @@ export async function readModelBytes(path: string, name = 'The file'): Promise<{
   if (info.size > MAX_MODEL_BYTES) {
     throw new ContractError(`${name} is ${(info.size / 2 ** 20).toFixed(0)} MB, more than the 512 MB this app opens.`)
   }
-  const bytes = new Uint8Array(await readFile(path))
+  // The Buffer itself, not a copy: a 340 MB decoder would otherwise sit in memory twice.
+  const bytes: Uint8Array = await readFile(path)
   try {
     return { bytes, file: parseOnnx(bytes) }
   } catch (e) {

@@ -21,17 +21,12 @@ export function sessionOptions(provider: string): ort.InferenceSession.SessionOp
 /**
  * Creates sessions one after the other, releasing those already made when one fails. A part is
  * a model's bytes, or the path of a file onnxruntime reads itself (no copy through JavaScript);
- * the options are the same for every part, or given per part.
+ * the options are the same for every part.
  */
-export async function createAll(
-  parts: (Uint8Array | string)[],
-  options: ort.InferenceSession.SessionOptions | ((part: number) => ort.InferenceSession.SessionOptions),
-): Promise<ort.InferenceSession[]> {
+export async function createAll(parts: (Uint8Array | string)[], options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession[]> {
   const made: ort.InferenceSession[] = []
-  const of = typeof options === 'function' ? options : () => options
   try {
-    for (const [i, p] of parts.entries())
-      made.push(typeof p === 'string' ? await ort.InferenceSession.create(p, of(i)) : await ort.InferenceSession.create(p, of(i)))
+    for (const p of parts) made.push(typeof p === 'string' ? await ort.InferenceSession.create(p, options) : await ort.InferenceSession.create(p, options))
     return made
   } catch (e) {
     for (const m of made) await m.release()

@@ -42,7 +42,14 @@ export interface OpenedModel {
   format: string
   /** Where the attention comes from and what the format could not provide, for `check`. */
   details: string[]
+  /**
+   * When beam search stops: this app's rule (training/README.md), or transformers' generate
+   * (early_stopping=False), which a Hugging Face model's users compare against.
+   */
+  beamRule?: BeamRule
 }
+
+export type BeamRule = 'lens' | 'transformers'
 
 export interface OpenOptions {
   /**

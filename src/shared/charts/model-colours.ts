@@ -34,7 +34,12 @@ function hash(name: string): number {
 
 /** Whether a name is its kind's plain model (en-fr-luong-general, not en-fr-luong-general-guided). */
 function plainOf(name: string, kind: AttentionKind): boolean {
-  return new RegExp(`(^|[-_\\s/])${kind}$`).test(name.toLowerCase().split(/\s*[·(]/)[0].trim())
+  return new RegExp(`(^|[-_\\s/])${kind}$`).test(
+    name
+      .toLowerCase()
+      .split(/\s*[·(]/)[0]
+      .trim(),
+  )
 }
 
 /**

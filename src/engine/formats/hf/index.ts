@@ -1,10 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs'
-import type * as ort from 'onnxruntime-node'
 import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContractError, shown, type ModelSpec } from '../../contract'
 import { MAX_MODEL_BYTES } from '../../limits'
-import { editedModelBytes, type OnnxFile } from '../../onnx-graph'
+import { concatBytes, editedModelPieces, type OnnxFile } from '../../onnx-graph'
 import type { GraphProto } from '../../onnx-proto'
 import type { HfSpec } from '../../tokenizer'
 import { hfTokenizer } from '../../tokenizers/hf'
@@ -13,7 +12,7 @@ import { createAll, sessionOptions, withProvider } from '../ort-sessions'
 import type { ModelFormat, OpenedModel, OpenOptions, SourceEncoder } from '../types'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
 import { SpmError, spmToTokenizerJson } from './spm'
-import { cacheKey, cachedEntry, commitEntry, dropPending, pendingFiles } from './tap-cache'
+import { cacheKey, cachedEntry, commitEntry, dropPending, writeTapped } from './tap-cache'
 import { crossAttentionTaps, fusedAttention, TapError, tapName } from './taps'
 
 /**
@@ -293,20 +292,23 @@ async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder>
 /** One of the folder's ONNX files, refused by its name where it is not one. */
 const readOnnx = (path: string): Promise<OnnxFile> => readModelFile(path, basename(path))
 
-/** The decoder file as a session input: as it is where it outputs cross_attentions, else with the Softmax taps added. */
-function decoderBytes(
+/**
+ * The decoder file as a session input: as it is where it outputs cross_attentions, else with the
+ * Softmax taps added (the file's pieces, in order: see editedModelPieces).
+ */
+function decoderPieces(
   file: OnnxFile,
   bytes: Uint8Array,
   path: string,
   layers: number,
   others: string[],
-): { bytes: Uint8Array; cross: string[]; where: string } {
+): { pieces: Uint8Array[]; cross: string[]; where: string } {
   const outputs = file.model.graph?.output.map((o) => o.name) ?? []
   const given = Array.from({ length: layers }, (_, l) => `cross_attentions.${l}`)
-  if (given.every((n) => outputs.includes(n))) return { bytes, cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
+  if (given.every((n) => outputs.includes(n))) return { pieces: [bytes], cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
   try {
     const { edit, where } = crossAttentionTaps(file.model.graph as GraphProto, layers)
-    return { bytes: editedModelBytes(bytes, edit), cross: Array.from({ length: layers }, (_, l) => tapName(l)), where }
+    return { pieces: editedModelPieces(bytes, edit), cross: Array.from({ length: layers }, (_, l) => tapName(l)), where }
   } catch (e) {
     if (!(e instanceof TapError)) throw e
     const alt = others.length
@@ -334,31 +336,40 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   const L = f.spec.heads!.layers
   const variant = PART_FILE.exec(basename(f.files.first))?.[2] ?? ''
   const pastFile = f.files.past && f.files.past !== f.files.first ? f.files.past : null
-  // A folder opened before: its parts as onnxruntime ran them, tapped and optimised (tap-cache.ts).
+  // A folder opened before: its decoders with the taps written in, kept in the cache (tap-cache.ts).
   const key = await cacheKey([f.files.encoder, f.files.first, pastFile])
-  const entry = provider === 'cpu' ? await cachedEntry(key) : null
+  const entry = await cachedEntry(key)
   let first: { load: Uint8Array | string; cross: string[]; where: string }
   let past: typeof first | null = null
+  // Tapped decoders written for onnxruntime to read itself (JavaScript then never holds a second
+  // whole copy of a 340 MB decoder), which become the cache entry once the sessions are made.
+  const tapped: string[] = []
   if (entry) {
-    first = { load: entry.files[1], cross: entry.cross, where: entry.where }
-    if (entry.files[2]) past = { load: entry.files[2], cross: entry.cross, where: entry.where }
+    first = { load: entry.files[0], cross: entry.cross, where: entry.where }
+    if (entry.files[1]) past = { load: entry.files[1], cross: entry.cross, where: entry.where }
   } else {
+    const loadOf = async (pieces: Uint8Array[], path: string): Promise<Uint8Array | string> => {
+      if (pieces.length === 1) return path // as exported: onnxruntime reads the folder's own file
+      const written = await writeTapped(key, tapped.length, pieces)
+      if (written) tapped.push(written)
+      return written ?? concatBytes(pieces)
+    }
     const firstRead = await readModelBytes(f.files.first, basename(f.files.first))
-    const firstFile = firstRead.file
     let others: string[] | null = null
     const alternatives = async () => (others ??= await unfusedAlternatives(f.dir, variant))
-    if (fusedAttention(firstFile.model.graph as GraphProto)) await alternatives()
-    const firstT = decoderBytes(firstFile, firstRead.bytes, f.files.first, L, others ?? [])
-    const pastRead = pastFile ? await readModelBytes(pastFile, basename(pastFile)) : null
-    const pastT = pastRead ? decoderBytes(pastRead.file, pastRead.bytes, pastFile!, L, others ?? []) : null
-    first = { load: firstT.bytes, cross: firstT.cross, where: firstT.where }
-    if (pastT) past = { load: pastT.bytes, cross: pastT.cross, where: pastT.where }
+    if (fusedAttention(firstRead.file.model.graph as GraphProto)) await alternatives()
+    const firstT = decoderPieces(firstRead.file, firstRead.bytes, f.files.first, L, others ?? [])
+    first = { load: await loadOf(firstT.pieces, f.files.first), cross: firstT.cross, where: firstT.where }
+    if (pastFile) {
+      const pastRead = await readModelBytes(pastFile, basename(pastFile))
+      const pastT = decoderPieces(pastRead.file, pastRead.bytes, pastFile, L, others ?? [])
+      past = { load: await loadOf(pastT.pieces, pastFile), cross: pastT.cross, where: pastT.where }
+    }
   }
   if (past && past.cross.join() !== first.cross.join()) {
     throw new ContractError("The folder's two decoders disagree: one outputs cross_attentions, the other does not; export them together.")
   }
-  const parts = [entry ? entry.files[0] : f.files.encoder, first.load, ...(past ? [past.load] : [])]
-  let pending: string[] | null = null
+  const parts = [f.files.encoder, first.load, ...(past ? [past.load] : [])]
   const {
     made,
     provider: used,
@@ -366,18 +377,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   } = await withProvider(
     provider,
     async (p) => {
-      // Cached parts are optimised already; the first open on the CPU has onnxruntime write what it optimised.
-      pending = !entry && p === 'cpu' ? await pendingFiles(key, parts.length) : null
-      const options = (i: number): ort.InferenceSession.SessionOptions =>
-        entry
-          ? { ...sessionOptions(p), graphOptimizationLevel: 'disabled' }
-          : pending
-            ? { ...sessionOptions(p), optimizedModelFilePath: pending[i] }
-            : sessionOptions(p)
-      const [encoder, firstS, pastS] = await createAll(parts, options).catch(async (e: unknown) => {
-        if (pending) await dropPending(pending)
-        throw e
-      })
+      const [encoder, firstS, pastS] = await createAll(parts, sessionOptions(p))
       const d: DecoderSessions = { first: firstS, past: f.files.merged ? firstS : (pastS ?? null), merged: f.files.merged, cross: first.cross }
       return {
         encoder: new HfEncoderPart(encoder),
@@ -385,8 +385,11 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
       }
     },
     (reason) => new ContractError(`onnxruntime could not load the folder's model: ${reason}.`),
-  )
-  if (pending) await commitEntry(key, pending, { cross: first.cross, where: first.where })
+  ).catch(async (e: unknown) => {
+    await dropPending(tapped)
+    throw e
+  })
+  const kept = tapped.length ? await commitEntry(key, tapped, { cross: first.cross, where: first.where }) : false
   const rel = (p: string) => p.slice(f.dir.length + 1)
   return {
     spec: f.spec,
@@ -397,6 +400,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
     provider: used,
     providerNote: note,
     format: hfFolder.id,
+    beamRule: 'transformers',
     sourceEncoder: f.sourceEncoder,
     details: [
       `Hugging Face ${String(f.config.model_type ?? 'encoder-decoder')} folder: ${rel(f.files.encoder)}, ${rel(f.files.first)}${f.files.past && !f.files.merged ? `, ${rel(f.files.past)}` : ''}`,
@@ -404,7 +408,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
       `tokenizer: ${f.tokenizerNote}; decoding starts from id ${f.spec.special.bos}${f.forcedFirst !== null ? `, first token forced to ${f.forcedFirst} ("${f.spec.tgtVocab[f.forcedFirst]}")` : ''}`,
       f.files.past ? 'KV cache: yes' : 'KV cache: no (decoder_with_past_model.onnx missing): every step runs the whole prefix again',
       'what-if: unavailable (the graph has no inputs to put weights into its attention)',
-      `graphs as run: ${entry ? `tapped and optimised before, from the cache (${dirname(entry.files[0])})` : pending ? 'tapped and optimised now (kept in the cache for the next open)' : 'tapped and optimised now'}`,
+      `decoder as run: ${entry ? `tapped before, from the cache (${dirname(entry.files[0])})` : kept ? 'tapped now (kept in the cache for the next open)' : tapped.length || typeof first.load !== 'string' ? 'tapped now' : 'as exported'}`,
     ],
   }
 }

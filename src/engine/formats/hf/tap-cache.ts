@@ -5,24 +5,25 @@ import { join } from 'node:path'
 import * as ort from 'onnxruntime-node'
 
 /**
- * A Hugging Face folder's models as onnxruntime runs them — the decoders with the Softmax taps
- * written in (taps.ts, editedModelBytes) and every part after onnxruntime's graph optimisation —
- * kept on disk, so that a folder opened again neither reads its decoder into JavaScript, finds the
- * taps and copies it (at opus-mt's size 340 MB) nor optimises the graphs again: onnxruntime loads
- * the optimised files itself with its optimiser off. onnxruntime writes them while it makes the
- * first open's sessions (SessionOptions.optimizedModelFilePath).
+ * A Hugging Face folder's decoders with the Softmax taps written in (taps.ts,
+ * editedModelPieces), kept on disk: a folder opened again neither reads its decoder into
+ * JavaScript, finds the taps nor copies it (at opus-mt's size 340 MB); onnxruntime reads the
+ * tapped file itself. The first open writes it for onnxruntime to read anyway (writeTapped), so
+ * keeping it costs a rename. We keep the tapped graph, not onnxruntime's optimised one
+ * (SessionOptions.optimizedModelFilePath): saving that doubled what the first open wrote and made
+ * it seconds slower, for ~0.1 s saved on later opens (bench/HF-RESULTS.md), and the tapped graph
+ * serves every execution provider.
  *
  * The key is the files' paths, sizes and modification times, the onnxruntime version and the tap
- * rules' version: a file changed or replaced is read and tapped again. CPU sessions only (an
- * optimised graph is specific to its execution provider). The user's files are never written.
- * The cache keeps the few folders used last (an opus-mt-size folder takes about 540 MB there).
+ * rules' version: a file changed or replaced is read and tapped again. The user's files are never
+ * written. The cache keeps the few folders used last (an opus-mt-size folder takes 340 MB there).
  */
-const VERSION = 'taps-2'
+const VERSION = 'taps-3'
 const KEEP = 3
 
-/** A cached folder: its optimised parts' files and where its cross-attention comes from. */
+/** A cached folder: its tapped decoders' files and where its cross-attention comes from. */
 export interface CachedEntry {
-  /** Optimised encoder, first decoder and (if any) with-past decoder files. */
+  /** The tapped first decoder (or merged decoder), then the tapped with-past decoder if any. */
   files: string[]
   cross: string[]
   where: string
@@ -58,22 +59,13 @@ export async function cachedEntry(key: string, root = cacheRoot()): Promise<Cach
   return entry
 }
 
-/** The temporary paths onnxruntime writes the optimised parts to while it makes the sessions. */
-export async function pendingFiles(key: string, parts: number, root = cacheRoot()): Promise<string[] | null> {
-  try {
-    await mkdir(root, { recursive: true })
-    return Array.from({ length: parts }, (_, i) => join(root, `${key}.${i}.onnx.tmp`))
-  } catch {
-    return null
-  }
-}
-
 /**
- * Makes the written parts the cache entry: each renamed from its temporary name, the entry
+ * Makes the written files the cache entry: each renamed from its temporary name, the entry
  * written last, so a reader never sees half an entry; then the least recently used entries beyond
- * the few kept are removed. A failure (a full or read-only disk) leaves no entry.
+ * the few kept are removed. A failure (a full or read-only disk) leaves no entry; says whether it
+ * was kept.
  */
-export async function commitEntry(key: string, pending: string[], info: Omit<CachedEntry, 'files'>, root = cacheRoot()): Promise<void> {
+export async function commitEntry(key: string, pending: string[], info: Omit<CachedEntry, 'files'>, root = cacheRoot()): Promise<boolean> {
   try {
     const files = pending.map((p) => p.replace(/\.tmp$/, ''))
     for (const [i, p] of pending.entries()) await rename(p, files[i])
@@ -81,8 +73,28 @@ export async function commitEntry(key: string, pending: string[], info: Omit<Cac
     await writeFile(join(root, `${key}.json.tmp`), JSON.stringify(entry))
     await rename(join(root, `${key}.json.tmp`), join(root, `${key}.json`))
     await evict(root)
+    return true
   } catch {
     await rm(join(root, `${key}.json`), { force: true }).catch(() => undefined)
+    await dropPending([...pending, ...pending.map((p) => p.replace(/\.tmp$/, ''))])
+    return false
+  }
+}
+
+/**
+ * A tapped decoder's pieces written to one file for onnxruntime to read (a temporary name until
+ * commitEntry), or null where the cache folder cannot be written (the caller then hands
+ * onnxruntime the bytes, concatBytes()).
+ */
+export async function writeTapped(key: string, part: number, pieces: Uint8Array[], root = cacheRoot()): Promise<string | null> {
+  const path = join(root, `${key}.${part}.onnx.tmp`)
+  try {
+    await mkdir(root, { recursive: true })
+    await writeFile(path, pieces)
+    return path
+  } catch {
+    await rm(path, { force: true }).catch(() => undefined)
+    return null
   }
 }
 
