@@ -37,7 +37,8 @@ function lens(file: string, args: string[]): void {
     cwd: ROOT,
     encoding: 'utf8',
   })
-  if (r.status === 0) console.log(`  ${file}`)
+  const note = r.stderr.match(/note: (.*)/)?.[1]
+  if (r.status === 0) console.log(`  ${file}${note ? ` (${note})` : ''}`)
   else failures.push(`${file}: ${(r.stderr || r.stdout).trim()}`)
 }
 
@@ -51,13 +52,14 @@ function pdfPage(pdf: string, png: string, dpi: number): void {
 function figures(): void {
   console.log('figures (attention-lens export):')
   const slide = ['--size', 'slide-16x9', '--scale', '1']
-  // 19 words do not fit a 7.5 in tall slide at lecture size (the exporter refuses): a taller page.
+  // The export dialog's defaults (a 16:9 slide, lecture-hall text): the exporter adapts the figure
+  // to the slide and says what it did on stderr.
   lens('figure-heatmap.png', [
     '--model',
     model('en-fr-luong-general'),
     '--src',
     EN,
-    ...['--size', '13.33x10in', '--scale', '1'],
+    ...slide,
     '--font',
     'lecture',
     '--title',
@@ -178,6 +180,58 @@ async function shot(page: Page, name: string): Promise<void> {
   console.log(`  ${name}.png`)
 }
 
+/** Multi30K test 2016, line 6 (25 words), and a Tatoeba-style Chinese sentence of about 25 words. */
+const EN25 = 'A man in light colored clothing photographs a group of men wearing dark suits and hats standing around a woman dressed in a strapless gown.'
+const ZH25 = '如果一个人在成人前没有机会习得目标语言，他对该语言的认识达到母语者程度的机会是相当小的。'
+
+/** Presentation mode on or off by its key (no text field may have the focus). */
+async function presenting(page: Page, on: boolean): Promise<void> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+  await page.keyboard.press(on ? 'p' : 'Escape')
+  await page.locator(`[data-testid="app"][data-presenting="${on}"]`).waitFor()
+}
+
+async function slide(page: Page, tab: string): Promise<void> {
+  await page.getByTestId(`tab-${tab}`).click()
+  await page.getByTestId(`slide-${tab}`).waitFor({ timeout: 60_000 })
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 700)))
+}
+
+/** Presentation mode at a projector's 1280 × 720, a 25-word sentence: the README's "In front of a class". */
+async function presentShots(page: Page): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 720 })
+  await openAndType(page, 'bundled:en-fr-local-p.onnx', EN25)
+  await presenting(page, true)
+  await slide(page, 'heatmap')
+  await shot(page, 'present-heatmap')
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+  for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight')
+  await page.getByTestId('zoom-fit').click()
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 700)))
+  await shot(page, 'present-zoom')
+  await page.getByTestId('zoom-all').click()
+  // Predict, then reveal: the model's first answer read while nothing is hidden, guessed right, revealed.
+  const top = Number(await page.getByTestId('slide-summary').locator('tr').first().getAttribute('data-top'))
+  await page.getByTestId('predict-toggle').click()
+  await page.getByTestId('predict-hidden').waitFor()
+  await page.getByTestId(`guess-${top}`).click()
+  await page.keyboard.press('r')
+  await page.locator('[data-testid="predict-tally"][data-done="1"]').waitFor()
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 700)))
+  await shot(page, 'present-predict')
+  await page.getByTestId('predict-toggle').click()
+  await slide(page, 'step')
+  await shot(page, 'present-step')
+  await presenting(page, false)
+  await page.getByTestId('lang-select').selectOption('zh')
+  await openAndType(page, 'bundled:zh-en-local-p.onnx', ZH25)
+  await presenting(page, true)
+  await slide(page, 'heatmap')
+  await shot(page, 'present-zh-en')
+  await presenting(page, false)
+  await page.getByTestId('lang-select').selectOption('en')
+}
+
 async function screenshots(): Promise<void> {
   console.log('app screenshots (browser mode, Chromium):')
   const app = await startBrowserMode({ AL_MODELS_DIR: M })
@@ -212,6 +266,7 @@ async function screenshots(): Promise<void> {
     await page.getByTestId('forecast-selection').waitFor()
     await page.mouse.move(2, 2)
     await shot(page, 'forecast-view')
+    await presentShots(page)
   } catch (e) {
     failures.push(`screenshots: ${(e as Error).message.split('\n')[0]}`)
   } finally {
