@@ -123,7 +123,7 @@ describe('interactive HTML export, offline in Chromium', () => {
     const rows = await page.locator('#stages table th[scope=row]').allTextContents()
     expect(rows).toEqual(['1. scores', '2. softmax', '3. × Gaussian', '4. weights'])
     const weights = await page.locator('#stages table tr:last-child td').allTextContents()
-    expect(weights).toEqual(local.attention[6].map((w) => w.toFixed(2)))
+    expect(weights).toEqual(local.attention[6].map((w) => w.toFixed(2).replace(/^0\./, '.')))
     expect(await page.locator('#stages .strip span').count()).toBe(local.encoderStates[0].length)
     // Enter on a heatmap row (pieces) opens that step.
     await page.check('#units input[value=pieces]')

@@ -25,8 +25,10 @@ table.grid tr.now td { border-top: 2px solid var(--accent); border-bottom: 2px s
 .readout { min-height: 1.5em; font-variant-numeric: tabular-nums; }
 .tip { position: absolute; pointer-events: none; background: #111827; color: #fff; padding: .15rem .45rem; border-radius: 4px; font-size: .85rem; white-space: nowrap; }
 table.stages { border-collapse: collapse; margin: .4rem 0; }
-table.stages th, table.stages td { padding: .15rem .3rem; text-align: center; font-variant-numeric: tabular-nums; font-size: .8rem; border: 1px solid #fff; }
+table.stages th, table.stages td { padding: .15rem .2rem; text-align: center; font-variant-numeric: tabular-nums; font-size: .8rem; border: 1px solid #fff; }
 table.stages th[scope=row] { text-align: right; color: var(--muted); font-size: .9rem; }
+table.stages th[scope=col] { vertical-align: bottom; font-weight: normal; }
+table.stages th[scope=col] span { writing-mode: vertical-rl; transform: rotate(180deg); display: inline-block; }
 table.stages td.out { background: #f1f5f9 !important; color: #475569 !important; }
 .strip { display: flex; height: 26px; border: 1px solid var(--line); max-width: 100%; } .strip span { flex: 1; }
 .heads { display: grid; gap: .4rem; }
@@ -175,7 +177,8 @@ export const HTML_CLIENT = String.raw`
     values.forEach(function (v, s) {
       var x = scaled ? (hi > lo ? (v - lo) / (hi - lo) : 0) : v;
       var rgb = colour(x);
-      var td = make('td', null, Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2));
+      // As the figures' cells: no leading zero, so a 25-word sentence's row fits the page.
+      var td = make('td', null, Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2).replace(/^(-?)0\./, '$1.'));
       if (window && (s < window[0] || s > window[1])) td.className = 'out';
       td.style.background = css(rgb);
       td.style.color = inkOn(rgb);
@@ -196,7 +199,7 @@ export const HTML_CLIENT = String.raw`
     var table = make('table', { class: 'stages' });
     var head = make('tr');
     head.appendChild(make('td', { 'aria-hidden': 'true' }));
-    D.pieces.src.forEach(function (s) { head.appendChild(make('th', { scope: 'col' }, s)); });
+    D.pieces.src.forEach(function (s) { var th = make('th', { scope: 'col' }); th.appendChild(make('span', null, s)); head.appendChild(th); });
     table.appendChild(head);
     stageRow(table, '1. scores', st.scores && st.scores[state.step], true, cells);
     stageRow(table, '2. softmax', st.softmax[state.step], false, cells);
