@@ -77,6 +77,40 @@ describe('accessibility: axe-core finds nothing critical or serious', () => {
     })
   }
 
+  it('presentation mode at 1280×720: every slide, and predict-then-reveal', async () => {
+    await page.setViewportSize({ width: 1280, height: 720 })
+    await openAndType(page, 'bundled:tiny-transformer.onnx', SENTENCE)
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await page.keyboard.press('p')
+    await page.locator('[data-testid="app"][data-presenting="true"]').waitFor()
+    const tabs = await page.locator('[data-testid^="tab-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.slice(4)))
+    expect(tabs.length).toBeGreaterThan(5)
+    const found: Record<string, Violation[]> = {}
+    for (const view of tabs) {
+      await page.getByTestId(`tab-${view}`).click()
+      await page.getByTestId(`view-${view}`).waitFor()
+      if (view === 'whatif' && (await page.getByTestId('whatif-run').count())) await page.getByTestId('whatif-run').click()
+      await page.waitForTimeout(500)
+      const v = await audit(page)
+      if (v.length) found[view] = v
+    }
+    await page.getByTestId('tab-heatmap').click()
+    await page.getByTestId('predict-toggle').click()
+    await page.getByTestId('predict-hidden').waitFor()
+    const hidden = await audit(page)
+    if (hidden.length) found['predict, hidden'] = hidden
+    await page.getByTestId('predict-reveal').click()
+    await page.waitForTimeout(300)
+    const revealed = await audit(page)
+    if (revealed.length) found['predict, revealed'] = revealed
+    await screenshot(page, 'a11y-presentation-predict', { fullPage: false })
+    await page.getByTestId('predict-toggle').click()
+    await page.keyboard.press('Escape')
+    await page.locator('[data-testid="app"][data-presenting="false"]').waitFor()
+    await page.setViewportSize({ width: 1280, height: 900 })
+    expect(found).toEqual({})
+  })
+
   it('the export dialog', async () => {
     await page.getByTestId('tab-heatmap').click()
     await page.getByTestId('export-open').first().click()
