@@ -24,6 +24,9 @@ do_sample=False)), for Marian the num_beams=4 ids, and the cross-attentions
 - marian-optimum: a MarianMTModel trained 3 minutes, with the marian folder's SentencePiece pair, in Optimum's
   own layout (encoder_model.onnx, decoder_model.onnx, decoder_with_past_model.onnx beside
   config.json), as `optimum-cli export onnx` writes opus-mt; needs the marian folder first.
+- marian-dynamo: a random MarianMTModel in that pair layout, exported by torch's dynamo exporter
+  (torch.onnx.export's default since torch 2.9; needs onnxscript) instead of TorchScript's, so its
+  graph was not shaped by this project's export code; needs the marian folder first.
 """
 
 from __future__ import annotations
@@ -171,7 +174,7 @@ def past_names(L: int, prefix: str, encoder_too: bool = True) -> list[str]:
     return names
 
 
-def export_folder(model, out: Path, cross_out: bool, merged: bool) -> None:
+def export_folder(model, out: Path, cross_out: bool, merged: bool, dynamo: bool = False) -> None:
     model.eval()
     if cross_out:  # the sdpa kernels return no probabilities; the others export sdpa, as Optimum does
         set_attn(model, "eager")
@@ -182,7 +185,9 @@ def export_folder(model, out: Path, cross_out: bool, merged: bool) -> None:
     B, S = 2, 7
     ids = torch.randint(4, 50, (B, S))
     mask = torch.ones(B, S, dtype=torch.long)
-    kw = dict(opset_version=17, dynamo=False, do_constant_folding=True)
+    # Optimum's exporter is TorchScript's; dynamo=True is torch's own default exporter since 2.9, a
+    # second way the same folder gets written (other node names and op patterns around attention).
+    kw = dict(opset_version=18, dynamo=True, external_data=False) if dynamo else dict(opset_version=17, dynamo=False, do_constant_folding=True)
     torch.onnx.export(EncoderWrap(model), (ids, mask), str(out / "encoder_model.onnx"), input_names=["input_ids", "attention_mask"],
                       output_names=["last_hidden_state"],
                       dynamic_axes={"input_ids": {0: "batch_size", 1: "encoder_sequence_length"},
@@ -219,9 +224,18 @@ def export_folder(model, out: Path, cross_out: bool, merged: bool) -> None:
     for n in cross:
         dyn2[n] = {0: "batch_size", 3: "encoder_sequence_length"}
     with_past = out / ("decoder_with_past_model.onnx" if not merged else "_with_past.onnx")
-    torch.onnx.export(DecoderPastWrap(model, L, cross_out), (one, mask, *past), str(with_past),
-                      input_names=["input_ids", "encoder_attention_mask", *past_in], output_names=["logits", *present_dec, *cross],
-                      dynamic_axes=dyn2, **kw)
+    if dynamo:  # dynamo cannot turn dynamic_axes into shapes for the *past arguments: given as torch.export wants them
+        from torch.export import Dim
+
+        b, e, p = Dim("batch_size"), Dim("encoder_sequence_length"), Dim("past_decoder_sequence_length")
+        shapes = ({0: b}, {0: b, 1: e}, tuple({0: b, 2: e if ".encoder." in n else p} for n in past_in))
+        torch.onnx.export(DecoderPastWrap(model, L, cross_out), (one, mask, *past), str(with_past),
+                          input_names=["input_ids", "encoder_attention_mask", *past_in], output_names=["logits", *present_dec, *cross],
+                          dynamic_shapes=shapes, **kw)
+    else:
+        torch.onnx.export(DecoderPastWrap(model, L, cross_out), (one, mask, *past), str(with_past),
+                          input_names=["input_ids", "encoder_attention_mask", *past_in], output_names=["logits", *present_dec, *cross],
+                          dynamic_axes=dyn2, **kw)
     if merged:
         merge_decoders(no_past, with_past, out / "decoder_model_merged.onnx", L)
         no_past.unlink()
@@ -536,6 +550,32 @@ def marian_optimum(out: Path, spm_from: Path, texts: list[str]) -> None:
     (out / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
 
 
+def marian_dynamo(out: Path, spm_from: Path, texts: list[str]) -> None:
+    """A random Marian (the test Marian's SentencePiece pair and vocabulary) in Optimum's pair
+    layout, exported by torch's dynamo exporter (torch.onnx.export's default since torch 2.9)
+    instead of TorchScript's: a folder whose graph this project's own export code did not shape."""
+    from transformers import MarianConfig, MarianMTModel, MarianTokenizer
+
+    out.mkdir(parents=True, exist_ok=True)
+    for f in ("source.spm", "target.spm", "vocab.json", "tokenizer_config.json"):
+        shutil.copy(spm_from / f, out / f)
+    vocab = json.loads((out / "vocab.json").read_text(encoding="utf-8"))
+    pad = vocab["<pad>"]
+    tok = MarianTokenizer(str(out / "source.spm"), str(out / "target.spm"), str(out / "vocab.json"), source_lang="en", target_lang="fr")
+    cfg = MarianConfig(vocab_size=len(vocab), d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                       decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=256, pad_token_id=pad,
+                       eos_token_id=0, decoder_start_token_id=pad, forced_eos_token_id=0, share_encoder_decoder_embeddings=True)
+    torch.manual_seed(6)
+    model = MarianMTModel(cfg).eval()
+    clean_generation_config(model, bad_words_ids=[[pad]], decoder_start_token_id=pad, pad_token_id=pad, eos_token_id=0)
+    model.save_pretrained(out)
+    _drop_weights(out)
+    ids = [tok(t).input_ids for t in texts]
+    ref = references(model, ids, pad, False, texts, {"bad_words_ids": [[pad]]})
+    export_folder(model, out, cross_out=False, merged=False, dynamo=True)
+    (out / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
+
+
 def bench_marian(out: Path, spm_from: Path) -> None:
     """An opus-mt-size Marian for bench/ (Helsinki-NLP/opus-mt-*'s config: d_model 512, 6 + 6 layers,
     8 heads, FFN 2048, vocabulary 58,101), random weights, in transformers.js's layout.
@@ -591,7 +631,8 @@ def main() -> None:
             shutil.rmtree(dest)
         t0 = time.time()
         {"marian": lambda: marian(dest, a.train_minutes, texts), "bart": lambda: bart(dest, texts), "t5": lambda: t5(dest, texts),
-         "m2m100": lambda: m2m100(dest, texts), "marian-optimum": lambda: marian_optimum(dest, root / "marian", texts)}[name]()
+         "m2m100": lambda: m2m100(dest, texts), "marian-optimum": lambda: marian_optimum(dest, root / "marian", texts),
+         "marian-dynamo": lambda: marian_dynamo(dest, root / "marian", texts)}[name]()
         print(f"{name}: {time.time() - t0:.0f} s, {sum(p.stat().st_size for p in dest.rglob('*')) / 1e6:.1f} MB", flush=True)
 
 

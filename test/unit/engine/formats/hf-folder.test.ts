@@ -19,8 +19,9 @@ import { ROOT } from '../../../helpers'
  * cross-attentions of output_attentions=True.
  */
 const HF = join(ROOT, 'test', 'fixtures', 'hf')
-// marian in transformers.js's layout (onnx/, merged decoder), marian-optimum in Optimum's (the pair beside config.json).
-const FOLDERS = ['marian', 'marian-optimum', 'bart', 't5', 'm2m100']
+// marian in transformers.js's layout (onnx/, merged decoder), marian-optimum in Optimum's (the pair beside config.json),
+// marian-dynamo the same pair written by torch's dynamo exporter (other node names and attention patterns).
+const FOLDERS = ['marian', 'marian-optimum', 'marian-dynamo', 'bart', 't5', 'm2m100']
 /** PyTorch's references decode without repeat guards. */
 const RAW = { noRepeatNgram: 0, maxRepeat: 0 }
 
