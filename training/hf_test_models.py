@@ -523,10 +523,9 @@ def transformersjs_layout(folder: Path) -> None:
     (folder / "decoder_with_past_model.onnx").unlink()
 
 
-def marian_optimum(out: Path, spm_from: Path, texts: list[str]) -> None:
-    """A Marian in Optimum's pair layout (the layout `optimum-cli export onnx` gives opus-mt), the
-    test Marian's SentencePiece pair and vocabulary, trained 3 minutes (random weights tie beams:
-    untrained, its beam-4 ids differed from PyTorch's on 2 of 20 sentences, each at one step)."""
+def small_marian_folder(out: Path, spm_from: Path, texts: list[str], seed: int, train_minutes: float, beams: bool, dynamo: bool) -> None:
+    """A small Marian (d_model 64, 2 + 2 layers, 4 heads) with the test Marian's SentencePiece pair
+    and vocabulary, optionally trained briefly, in Optimum's pair layout, with its references."""
     from transformers import MarianConfig, MarianMTModel, MarianTokenizer
 
     out.mkdir(parents=True, exist_ok=True)
@@ -538,42 +537,31 @@ def marian_optimum(out: Path, spm_from: Path, texts: list[str]) -> None:
     cfg = MarianConfig(vocab_size=len(vocab), d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
                        decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=256, pad_token_id=pad,
                        eos_token_id=0, decoder_start_token_id=pad, forced_eos_token_id=0, share_encoder_decoder_embeddings=True)
-    torch.manual_seed(5)
+    torch.manual_seed(seed)
     model = MarianMTModel(cfg)
-    train_briefly(model, tok, lines("train.en.gz"), lines("train.fr.gz"), 3)
+    if train_minutes:
+        train_briefly(model, tok, lines("train.en.gz"), lines("train.fr.gz"), train_minutes)
+    model.eval()
     clean_generation_config(model, bad_words_ids=[[pad]], decoder_start_token_id=pad, pad_token_id=pad, eos_token_id=0)
     model.save_pretrained(out)
     _drop_weights(out)
     ids = [tok(t).input_ids for t in texts]
-    ref = references(model, ids, pad, True, texts, {"bad_words_ids": [[pad]]})
-    export_folder(model, out, cross_out=False, merged=False)
+    ref = references(model, ids, pad, beams, texts, {"bad_words_ids": [[pad]]})
+    export_folder(model, out, cross_out=False, merged=False, dynamo=dynamo)
     (out / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
+
+
+def marian_optimum(out: Path, spm_from: Path, texts: list[str]) -> None:
+    """A Marian in Optimum's pair layout (the layout `optimum-cli export onnx` gives opus-mt), trained
+    3 minutes (random weights tie beams: untrained, its beam-4 ids differed from PyTorch's on 2 of 20
+    sentences, each at one step)."""
+    small_marian_folder(out, spm_from, texts, seed=5, train_minutes=3, beams=True, dynamo=False)
 
 
 def marian_dynamo(out: Path, spm_from: Path, texts: list[str]) -> None:
-    """A random Marian (the test Marian's SentencePiece pair and vocabulary) in Optimum's pair
-    layout, exported by torch's dynamo exporter (torch.onnx.export's default since torch 2.9)
-    instead of TorchScript's: a folder whose graph this project's own export code did not shape."""
-    from transformers import MarianConfig, MarianMTModel, MarianTokenizer
-
-    out.mkdir(parents=True, exist_ok=True)
-    for f in ("source.spm", "target.spm", "vocab.json", "tokenizer_config.json"):
-        shutil.copy(spm_from / f, out / f)
-    vocab = json.loads((out / "vocab.json").read_text(encoding="utf-8"))
-    pad = vocab["<pad>"]
-    tok = MarianTokenizer(str(out / "source.spm"), str(out / "target.spm"), str(out / "vocab.json"), source_lang="en", target_lang="fr")
-    cfg = MarianConfig(vocab_size=len(vocab), d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
-                       decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=256, pad_token_id=pad,
-                       eos_token_id=0, decoder_start_token_id=pad, forced_eos_token_id=0, share_encoder_decoder_embeddings=True)
-    torch.manual_seed(6)
-    model = MarianMTModel(cfg).eval()
-    clean_generation_config(model, bad_words_ids=[[pad]], decoder_start_token_id=pad, pad_token_id=pad, eos_token_id=0)
-    model.save_pretrained(out)
-    _drop_weights(out)
-    ids = [tok(t).input_ids for t in texts]
-    ref = references(model, ids, pad, False, texts, {"bad_words_ids": [[pad]]})
-    export_folder(model, out, cross_out=False, merged=False, dynamo=True)
-    (out / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
+    """A random Marian in Optimum's pair layout, exported by torch's dynamo exporter (torch.onnx.export's
+    default since torch 2.9) instead of TorchScript's: a graph this project's own export code did not shape."""
+    small_marian_folder(out, spm_from, texts, seed=6, train_minutes=0, beams=False, dynamo=True)
 
 
 def bench_marian(out: Path, spm_from: Path) -> None:
