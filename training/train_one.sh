@@ -39,6 +39,8 @@ esac
 # when missing). The issue-26 recipe (--p-guide 0.1 --p-guide-epochs 2, D = 3, lr 1e-3) reached beam-5 42.10
 # (en-fr), its validation loss 2.17 against luong-general's 1.72 at lr 3e-3; with p_t supervised,
 # local-p trains at the other kinds' lr 3e-3 (AL_LOCALP_LR overrides it).
+# The bundled en-fr-local-p is this 8-epoch model trained 4 more epochs with the same supervision
+# at lr 1e-3 (--init of this file; beam 5 45.88 -> 48.69): training/README.md gives the command.
 [ "$kind" = local-p ] && [ "$pair" != taylor ] && [ "$pair" != tiny ] && args+=(--window 3 --window-start 0 --lr "${AL_LOCALP_LR:-3e-3}" --align-links auto --p-align "${AL_P_ALIGN:-0.5}")
 # zh-en local-p keeps lr 1e-3 (at 3e-3 it diverged in issue 26; with 1e-3 and 14 epochs it reached 24.32).
 [ "$kind" = local-p ] && [ "$pair" = zh-en ] && args+=(--lr "${AL_LOCALP_LR:-1e-3}")
