@@ -344,14 +344,16 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   // Tapped decoders written for onnxruntime to read itself (JavaScript then never holds a second
   // whole copy of a 340 MB decoder), which become the cache entry once the sessions are made.
   const tapped: string[] = []
+  let unwritten = false
   if (entry) {
     first = { load: entry.files[0], cross: entry.cross, where: entry.where }
     if (entry.files[1]) past = { load: entry.files[1], cross: entry.cross, where: entry.where }
   } else {
-    const loadOf = async (pieces: Uint8Array[], path: string): Promise<Uint8Array | string> => {
+    const loadOf = async (pieces: Uint8Array[], path: string, part: number): Promise<Uint8Array | string> => {
       if (pieces.length === 1) return path // as exported: onnxruntime reads the folder's own file
-      const written = await writeTapped(key, tapped.length, pieces)
+      const written = await writeTapped(key, part, pieces)
       if (written) tapped.push(written)
+      else unwritten = true
       return written ?? concatBytes(pieces)
     }
     const firstRead = await readModelBytes(f.files.first, basename(f.files.first))
@@ -359,11 +361,11 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
     const alternatives = async () => (others ??= await unfusedAlternatives(f.dir, variant))
     if (fusedAttention(firstRead.file.model.graph as GraphProto)) await alternatives()
     const firstT = decoderPieces(firstRead.file, firstRead.bytes, f.files.first, L, others ?? [])
-    first = { load: await loadOf(firstT.pieces, f.files.first), cross: firstT.cross, where: firstT.where }
+    first = { load: await loadOf(firstT.pieces, f.files.first, 0), cross: firstT.cross, where: firstT.where }
     if (pastFile) {
       const pastRead = await readModelBytes(pastFile, basename(pastFile))
       const pastT = decoderPieces(pastRead.file, pastRead.bytes, pastFile, L, others ?? [])
-      past = { load: await loadOf(pastT.pieces, pastFile), cross: pastT.cross, where: pastT.where }
+      past = { load: await loadOf(pastT.pieces, pastFile, 1), cross: pastT.cross, where: pastT.where }
     }
   }
   if (past && past.cross.join() !== first.cross.join()) {
@@ -389,7 +391,10 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
     await dropPending(tapped)
     throw e
   })
-  const kept = tapped.length ? await commitEntry(key, tapped, { cross: first.cross, where: first.where }) : false
+  // An entry holds every tapped decoder or none: one without the with-past decoder would open the
+  // folder again without its KV cache.
+  const kept = tapped.length && !unwritten ? await commitEntry(key, tapped, { cross: first.cross, where: first.where }) : false
+  if (!kept) await dropPending(tapped)
   const rel = (p: string) => p.slice(f.dir.length + 1)
   return {
     spec: f.spec,

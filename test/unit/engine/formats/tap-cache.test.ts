@@ -1,8 +1,9 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { translate } from '../../../../src/engine/decode'
+import { cacheKey } from '../../../../src/engine/formats/hf/tap-cache'
 import { LoadedModel } from '../../../../src/engine/model'
 import { NO_REPEAT_GUARD } from '../../../../src/shared/repeat-guard'
 import { ROOT } from '../../../helpers'
@@ -56,5 +57,25 @@ describe('the tapped-decoder cache', () => {
     const c = await run()
     expect(c.details.join('\n')).toMatch(/tapped now/)
     expect(entries()).toHaveLength(2)
+  })
+
+  it('keeps no entry when one of two tapped decoders could not be written (it would lose the KV cache)', async () => {
+    const pair = join(work, 'marian-optimum')
+    cpSync(join(ROOT, 'test', 'fixtures', 'hf', 'marian-optimum'), pair, { recursive: true })
+    const files = ['encoder_model.onnx', 'decoder_model.onnx', 'decoder_with_past_model.onnx'].map((f) => join(pair, f))
+    const key = await cacheKey(files)
+    // A folder where the with-past decoder's file would go: that write fails, the first one does not.
+    mkdirSync(join(cache, `${key}.1.onnx.tmp`), { recursive: true })
+    const before = entries().length
+    const m = await LoadedModel.open(pair)
+    try {
+      expect(m.formatDetails.join('\n')).toMatch(/KV cache: yes/)
+      expect(m.formatDetails.join('\n')).toMatch(/tapped now$/m)
+      expect((await translate(m, SENTENCE, { ...NO_REPEAT_GUARD })).text.length).toBeGreaterThan(0)
+    } finally {
+      await m.release()
+    }
+    expect(entries()).toHaveLength(before)
+    expect(readdirSync(cache).filter((f) => f.startsWith(key) && f !== `${key}.1.onnx.tmp`)).toEqual([])
   })
 })
