@@ -14,6 +14,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { launchChromium, openAndType, screenshot, startBrowserMode } from '../test/e2e/harness'
+import { presenting } from '../test/e2e/slide-helpers'
 import { boardModel, goldSet } from '../src/engine/align/board'
 import { LoadedModel } from '../src/engine/model'
 import { renderFigure } from '../src/host/export/figure'
@@ -183,13 +184,6 @@ async function shot(page: Page, name: string): Promise<void> {
 /** Multi30K test 2016, line 6 (25 words), and a Tatoeba-style Chinese sentence of about 25 words. */
 const EN25 = 'A man in light colored clothing photographs a group of men wearing dark suits and hats standing around a woman dressed in a strapless gown.'
 const ZH25 = '如果一个人在成人前没有机会习得目标语言，他对该语言的认识达到母语者程度的机会是相当小的。'
-
-/** Presentation mode on or off by its key (no text field may have the focus). */
-async function presenting(page: Page, on: boolean): Promise<void> {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-  await page.keyboard.press(on ? 'p' : 'Escape')
-  await page.locator(`[data-testid="app"][data-presenting="${on}"]`).waitFor()
-}
 
 async function slide(page: Page, tab: string): Promise<void> {
   await page.getByTestId(`tab-${tab}`).click()

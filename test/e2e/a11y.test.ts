@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
+import { presenting } from './slide-helpers'
 
 // axe-core on every view of the translation window and on the export dialog (issue 33): no
 // critical or serious violation, landmarks at the top level and headings in order. A local model
@@ -80,9 +81,7 @@ describe('accessibility: axe-core finds nothing critical or serious', () => {
   it('presentation mode at 1280×720: every slide, and predict-then-reveal', async () => {
     await page.setViewportSize({ width: 1280, height: 720 })
     await openAndType(page, 'bundled:tiny-transformer.onnx', SENTENCE)
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-    await page.keyboard.press('p')
-    await page.locator('[data-testid="app"][data-presenting="true"]').waitFor()
+    await presenting(page, true)
     const tabs = await page.locator('[data-testid^="tab-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.slice(4)))
     expect(tabs.length).toBeGreaterThan(5)
     const found: Record<string, Violation[]> = {}
@@ -105,8 +104,7 @@ describe('accessibility: axe-core finds nothing critical or serious', () => {
     if (revealed.length) found['predict, revealed'] = revealed
     await screenshot(page, 'a11y-presentation-predict', { fullPage: false })
     await page.getByTestId('predict-toggle').click()
-    await page.keyboard.press('Escape')
-    await page.locator('[data-testid="app"][data-presenting="false"]').waitFor()
+    await presenting(page, false)
     await page.setViewportSize({ width: 1280, height: 900 })
     expect(found).toEqual({})
   })
