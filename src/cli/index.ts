@@ -500,6 +500,14 @@ async function main(): Promise<void> {
   throw new UsageError(`unknown command "${command}"`)
 }
 
+// In a pipe whose reader has gone (`attention-lens translate … | head -3`), end quietly, as Unix
+// tools do: what was asked for has been read, and a write to nobody is no failure.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0)
+    throw e
+  })
+
 main().catch((e: Error) => {
   console.error(`attention-lens: ${e.message}${e instanceof UsageError ? ' (attention-lens --help)' : ''}`)
   process.exit(2)
