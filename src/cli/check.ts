@@ -1,8 +1,9 @@
 /**
  *   attention-lens check M.onnx [N.onnx …] [--json] [--verbose] [--provider P]
  * Everything the app would find wrong with a model file, all at once: what will not work and
- * why, one line each. Exit 0 when the app can use every feature, 1 when some will not work, 2
- * when a file cannot be opened at all (the worst file decides).
+ * why, one line each. Exit 0 when the app can use every feature (a feature the model's format
+ * cannot offer, such as what-if on a Hugging Face folder, is listed as not offered and does not
+ * count), 1 when some will not work, 2 when a file cannot be opened at all (the worst file decides).
  */
 import { basename } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -15,16 +16,22 @@ function describe(r: CheckReport, verbose = false): string {
     ? ` (${s.attention}${s.heads ? ` ${s.heads.layers} layers × ${s.heads.heads} heads` : ''}, ${s.task === 'forecasting' ? `forecasting ${s.forecast?.history} → ${s.forecast?.horizon} steps` : `${s.srcLang}→${s.tgtLang}`})`
     : ''
   const head = `${basename(r.path)}${r.name ? `: ${r.name}` : ''}${what}`
-  const errors = new Set(r.findings.filter((f) => f.level === 'error').map((f) => f.feature)).size
+  const errors = new Set(r.findings.filter((f) => f.level === 'error' && !f.notOffered).map((f) => f.feature)).size
+  const unoffered = r.findings.some((f) => f.notOffered)
   const verdict = r.fatal.length
     ? 'the app cannot open it'
     : errors
       ? `${errors} feature${errors > 1 ? 's' : ''} will not work`
-      : 'the app can use every feature'
+      : `the app can use every feature${unoffered ? ' this format offers' : ''}`
   const lines = [`${head} — ${verdict}`]
   for (const d of r.details ?? []) lines.push(`  · ${d}`)
   for (const m of r.fatal) lines.push(`  ✗ ${m}`)
   for (const f of r.findings) {
+    // What the format cannot offer is no fault of the model: said so, and it does not count (exit 0).
+    if (f.notOffered) {
+      lines.push(`  – ${FEATURE_NAMES[f.feature]}: not offered by this format (${f.message})`)
+      continue
+    }
     lines.push(`  ${f.level === 'error' ? '✗' : '!'} ${FEATURE_NAMES[f.feature]}: ${f.message}`)
     // onnxruntime's own words, node names and all: for whoever debugs the graph.
     if (verbose && f.detail) lines.push(`      onnxruntime: ${f.detail}`)

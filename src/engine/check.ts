@@ -49,7 +49,7 @@ export interface CheckReport {
 /** 0: every feature works; 1: some will not (the findings say which); 2: the file does not open. */
 export function exitCode(r: Pick<CheckReport, 'fatal' | 'findings'>): 0 | 1 | 2 {
   if (r.fatal.length) return 2
-  return r.findings.some((f) => f.level === 'error') ? 1 : 0
+  return r.findings.some((f) => f.level === 'error' && !f.notOffered) ? 1 : 0
 }
 
 /** The features a model cannot use (error findings). */
@@ -62,6 +62,9 @@ const SUM_TOL = 1e-3
 const VALUE_TOL = 1e-3
 const ZERO_TOL = 1e-6
 
+/** The step inputs what-if puts its weights through. */
+const OVERRIDE_INPUTS = ['attn_override', 'override_on'] as const
+
 class Findings {
   readonly list: CheckFinding[] = []
   readonly passed: string[] = []
@@ -72,6 +75,11 @@ class Findings {
 
   warn(feature: CheckFeature, what: string | Problem): void {
     this.add('warning', feature, what)
+  }
+
+  /** A feature the model's format cannot offer: off, but no fault of the model (`check` exits 0 for it). */
+  notOffered(feature: CheckFeature, message: string): void {
+    this.list.push({ level: 'error', feature, message, notOffered: true })
   }
 
   private add(level: CheckFinding['level'], feature: CheckFeature, what: string | Problem): void {
@@ -547,6 +555,13 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
     out.error('forced', failure('Scoring a given translation (forced decoding)', e))
   }
 
+  // Another format's graph (a Hugging Face folder) computes its attention inside, with no input
+  // to put weights into it: what-if is not there to offer, which is no fault of the folder.
+  if (KINDS[spec.attention].attends && model.format !== lensFile.id && !OVERRIDE_INPUTS.every((n) => model.stepInputs.has(n)))
+    out.notOffered(
+      'what-if',
+      'What-if (replacing the attention at a step with weights you choose) needs a decoder that takes those weights as an input. An exported Hugging Face graph computes its attention inside and has no such input, so this format cannot offer it. Every other view works.',
+    )
   if (KINDS[spec.attention].attends && !out.has('what-if')) {
     try {
       const r = await whatIf(model, { modelId: '', text: texts[0], steps: [0], mode: 'uniform' })

@@ -88,6 +88,12 @@ export interface CheckFinding {
   message: string
   /** onnxruntime's own message where it caused the finding (`attention-lens check --verbose`); the message never quotes it. */
   detail?: string
+  /**
+   * The model's format cannot offer the feature at all (what-if on a Hugging Face folder, whose
+   * graph has no input to put weights into its attention): no fault of this model. The feature is
+   * off all the same (level `error`), but `check` exits 0 for it and lists it as not offered.
+   */
+  notOffered?: true
 }
 
 export interface DecodeOptions extends GuardOptions {

@@ -20,13 +20,24 @@ beforeAll(() => {
 describe('the CLI on Hugging Face folders', () => {
   it('check DIR names the family, layers × heads, where the attention comes from and the tokenizer', () => {
     const r = run(['check', join(HF, 't5')])
-    // What-if cannot work on Optimum's graph (exit 1: one feature will not work); the rest does.
-    expect(r.code).toBe(1)
-    expect(r.out).toMatch(/^t5: t5 \(transformer 2 layers × 4 heads, und→und\) — 1 feature will not work/)
+    // What-if cannot work on Optimum's graph: the format does not offer it, which is no fault of
+    // the folder (exit 0, listed as not offered); the rest works.
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^t5: t5 \(transformer 2 layers × 4 heads, und→und\) — the app can use every feature this format offers/)
+    expect(r.out).toMatch(/\n {2}– what-if attention: not offered by this format \(/)
+    expect(r.out).not.toMatch(/✗/)
     expect(r.out).toMatch(/Hugging Face t5 folder: encoder_model\.onnx, decoder_model\.onnx, decoder_with_past_model\.onnx/)
     expect(r.out).toMatch(/attention from 2 Softmax nodes \(\/m\/decoder\/block\.0\/layer\.1\/EncDecAttention\/Softmax_output_0/)
     expect(r.out).toMatch(/tokenizer: tokenizer\.json \(Unigram\); decoding starts from id 0/)
     expect(r.out).toMatch(/✓ beam search with 4 hypotheses/)
+  })
+
+  it('check --json DIR: exit 0, what-if as a finding the format does not offer', () => {
+    const r = run(['check', '--json', join(HF, 'marian')])
+    expect(r.code).toBe(0)
+    const report = JSON.parse(r.out) as { exitCode: number; findings: { feature: string; notOffered?: boolean }[] }
+    expect(report.exitCode).toBe(0)
+    expect(report.findings).toEqual([expect.objectContaining({ feature: 'what-if', notOffered: true })])
   })
 
   it('translate --model DIR --attention writes each head, --model FILE.onnx opens the same folder', () => {
