@@ -1,0 +1,232 @@
+import { readFileSync } from 'node:fs'
+import * as ort from 'onnxruntime-node'
+import type { Contributions } from '../../shared/contributions'
+import { checkContract, neverGenerated, type ModelSpec } from '../contract'
+import { valueInfo } from '../graph-surgery'
+import { extractGraph, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
+import { TensorProto_DataType, type GraphProto } from '../onnx-proto'
+import { maxTargetLength, MAX_SOURCE_TOKENS } from '../decode'
+import { sessionOptions } from '../formats/ort-sessions'
+import { tokenize } from '../tokenizer'
+import { altiBlock, combine, crossNorms, FULL, rolloutCross, rolloutSelf, type AltiOptions } from './math'
+import { ContributionTapError, transformerTaps, type TransformerTaps } from './taps'
+
+export { ContributionTapError } from './taps'
+
+/**
+ * The contribution methods (issue 41) on a bundled Transformer: the file's encoder and decoder
+ * step run as two onnxruntime sessions cut from its graph with the residual stream and every
+ * attention's weights added as outputs (the file on disk is not changed), one forward pass over
+ * the output (greedy, or a given target), then the arithmetic of ./math.ts.
+ */
+
+/** The tensors one sentence's forward pass leaves, per layer. */
+export interface Tapped {
+  srcIds: number[]
+  /** Output ids with the final `</s>`; decoder inputs are `<s>` then all but the last. */
+  tgtIds: number[]
+  S: number
+  T: number
+  /** Encoder, per layer: inputs x [S][d], outputs y [S][d], weights [H][S][S]. */
+  enc: { x: Float32Array[]; y: Float32Array[]; a: Float32Array[][] }[]
+  /** The encoder's last residual stream e [S][d] and its output h [S][d]. */
+  e: Float32Array[]
+  h: Float32Array[]
+  /** Decoder, per layer: x1, x2, x3 [T][d]; self weights [H][T][T] (0 above the diagonal); cross weights [H][T][S]. */
+  dec: { x1: Float32Array[]; x2: Float32Array[]; x3: Float32Array[]; self: Float32Array[][]; cross: Float32Array[][] }[]
+  /** Seconds spent in onnxruntime. */
+  runSeconds: number
+}
+
+function rowsOf(t: ort.Tensor, rows: number, d: number, offset = 0): Float32Array[] {
+  const data = t.data as Float32Array
+  return Array.from({ length: rows }, (_, i) => data.slice(offset + i * d, offset + (i + 1) * d))
+}
+
+export class ContributionModel {
+  private constructor(
+    readonly spec: ModelSpec,
+    readonly taps: TransformerTaps,
+    private readonly encoder: ort.InferenceSession,
+    private readonly step: ort.InferenceSession,
+    private readonly file: OnnxFile,
+  ) {}
+
+  /** Opens a bundled Transformer's file (throws ContributionTapError where it is not one). */
+  static async open(path: string): Promise<ContributionModel> {
+    const file = parseOnnx(readFileSync(path))
+    const spec = checkContract(file)
+    if (spec.attention !== 'transformer' || !spec.heads)
+      throw new ContributionTapError(`${spec.name} is not a Transformer (its attention is ${spec.attention})`)
+    const graph = file.model.graph as GraphProto
+    const taps = transformerTaps(graph, spec.heads.heads)
+    const tapped = (outputs: string[]) => {
+      const declared = new Set(graph.output.map((o) => o.name))
+      const g = extractGraph(graph, outputs)
+      return serializeWith(file, { ...g, output: outputs.map((o, i) => (declared.has(o) ? g.output[i] : valueInfo(o, TensorProto_DataType.FLOAT, null))) })
+    }
+    const uniq = (xs: string[]) => [...new Set(xs)]
+    const encOut = uniq(['encoder_out', 'decoder_init', taps.encoderFinal, ...taps.encoder.flatMap((t) => [t.x, t.y, t.weights])])
+    const stepOut = uniq(['logits', 'next_state', 'cross_attention', ...taps.decoder.flatMap((t) => [t.x1, t.x2, t.x3, t.selfWeights])])
+    const opts = sessionOptions('cpu')
+    const encoder = await ort.InferenceSession.create(tapped(encOut), opts)
+    const step = await ort.InferenceSession.create(tapped(stepOut), opts).catch(async (e: unknown) => {
+      await encoder.release()
+      throw e
+    })
+    return new ContributionModel(spec, taps, encoder, step, file)
+  }
+
+  async release(): Promise<void> {
+    await this.encoder.release()
+    await this.step.release()
+  }
+
+  /** Source text to pieces and ids, `</s>` last (the app's tokenizer, cut as the app cuts it). */
+  encodeSource(text: string): { tokens: string[]; ids: number[] } {
+    const { srcVocab, special, srcTokenizer } = this.spec
+    const index = new Map(srcVocab.map((w, i) => [w, i]))
+    const pieces = tokenize(text, srcTokenizer).slice(0, MAX_SOURCE_TOKENS)
+    return { tokens: [...pieces, srcVocab[special.eos]], ids: [...pieces.map((p) => index.get(p) ?? special.unk), special.eos] }
+  }
+
+  /** Target text to ids with `</s>` last, cut to the step limit. */
+  encodeTarget(text: string, srcLen: number): number[] {
+    const { tgtVocab, special, tgtTokenizer } = this.spec
+    const index = new Map(tgtVocab.map((w, i) => [w, i]))
+    const pieces = tokenize(text, tgtTokenizer).slice(0, maxTargetLength(srcLen, this.spec.maxTarget) - 1)
+    return [...pieces.map((p) => index.get(p) ?? special.unk), special.eos]
+  }
+
+  /** One forward pass with the taps: over `target` (ids with `</s>` last), or greedy where it is null. */
+  async run(srcIds: number[], target: number[] | null): Promise<Tapped> {
+    const { taps, spec } = this
+    const S = srcIds.length
+    const d = taps.d
+    const H = taps.heads
+    let runSeconds = 0
+    const timed = async (s: ort.InferenceSession, feeds: Record<string, ort.Tensor>) => {
+      const t0 = performance.now()
+      const r = await s.run(feeds)
+      runSeconds += (performance.now() - t0) / 1000
+      return r
+    }
+    const mask = new ort.Tensor('float32', new Float32Array(S).fill(1), [1, S])
+    const eo = await timed(this.encoder, { src_ids: new ort.Tensor('int64', BigInt64Array.from(srcIds.map(BigInt)), [1, S]), src_mask: mask })
+    const enc = taps.encoder.map((t) => ({
+      x: rowsOf(eo[t.x], S, d),
+      y: rowsOf(eo[t.y], S, d),
+      a: Array.from({ length: H }, (_, h) => rowsOf(eo[t.weights], S, S, h * S * S)),
+    }))
+    const e = rowsOf(eo[taps.encoderFinal], S, d)
+    const hEnc = rowsOf(eo.encoder_out, S, d)
+    const L = taps.decoder.length
+    const never = new Set(neverGenerated(spec))
+    const limit = target ? target.length : maxTargetLength(S, spec.maxTarget)
+    const ids: number[] = []
+    let state = eo.decoder_init
+    let prev = spec.special.bos
+    const perStep: { x1: Float32Array[]; x2: Float32Array[]; x3: Float32Array[]; self: Float32Array[]; cross: Float32Array[] }[] = []
+    const inputs = new Set(this.step.inputNames)
+    const constant = {
+      attn_override: new ort.Tensor('float32', new Float32Array(S), [1, S]),
+      override_on: new ort.Tensor('float32', new Float32Array(1), this.file.inputs.get('override_on')?.dims.length === 2 ? [1, 1] : [1]),
+      head_gate: new ort.Tensor('float32', new Float32Array(L * H).fill(1), [1, L, H]),
+      head_override: new ort.Tensor('float32', new Float32Array(L * H), [1, L, H]),
+    }
+    for (let t = 0; t < limit; t++) {
+      const feeds: Record<string, ort.Tensor> = {
+        prev_token: new ort.Tensor('int64', BigInt64Array.of(BigInt(prev)), [1]),
+        state,
+        encoder_states: eo.encoder_out,
+        src_mask: mask,
+        step: new ort.Tensor('float32', Float32Array.of(t), [1]),
+        ...constant,
+      }
+      const o = await timed(this.step, Object.fromEntries(Object.entries(feeds).filter(([k]) => inputs.has(k))))
+      state = o.next_state
+      perStep.push({
+        x1: taps.decoder.map((tp) => (o[tp.x1].data as Float32Array).slice(0, d)),
+        x2: taps.decoder.map((tp) => (o[tp.x2].data as Float32Array).slice(0, d)),
+        x3: taps.decoder.map((tp) => (o[tp.x3].data as Float32Array).slice(0, d)),
+        self: taps.decoder.map((tp) => {
+          const w = o[tp.selfWeights]
+          if (w.dims[1] !== H || w.dims[2] !== t + 1)
+            throw new ContributionTapError(`decoder self-attention weights have shape [${w.dims.join(', ')}], not [1, ${H}, ${t + 1}]`)
+          return (w.data as Float32Array).slice()
+        }),
+        cross: Array.from({ length: L }, (_, l) => (o.cross_attention.data as Float32Array).slice(l * H * S, (l + 1) * H * S)),
+      })
+      let next: number
+      if (target) next = target[t]
+      else {
+        const logits = o.logits.data as Float32Array
+        next = -1
+        let best = -Infinity
+        for (let v = 0; v < logits.length; v++)
+          if (!never.has(v) && logits[v] > best) {
+            best = logits[v]
+            next = v
+          }
+      }
+      ids.push(next)
+      prev = next
+      if (!target && next === spec.special.eos) break
+    }
+    if (ids[ids.length - 1] !== spec.special.eos && !target) ids.push(spec.special.eos)
+    const T = perStep.length
+    const dec = Array.from({ length: L }, (_, l) => ({
+      x1: perStep.map((s) => s.x1[l]),
+      x2: perStep.map((s) => s.x2[l]),
+      x3: perStep.map((s) => s.x3[l]),
+      self: Array.from({ length: H }, (_, h) =>
+        perStep.map((s, t) => {
+          const row = new Float32Array(T)
+          row.set(s.self[l].subarray(h * (t + 1), (h + 1) * (t + 1)))
+          return row
+        }),
+      ),
+      cross: Array.from({ length: H }, (_, h) => perStep.map((s) => s.cross[l].slice(h * S, (h + 1) * S))),
+    }))
+    return { srcIds, tgtIds: ids.slice(0, T), S, T, enc, e, h: hEnc, dec, runSeconds }
+  }
+
+  /** Every method from one forward pass's tensors; `opts` leaves out the residual or the norm (for tests). */
+  contributions(tp: Tapped, opts: AltiOptions = FULL): Contributions {
+    const { taps, spec } = this
+    const encoderAlti = tp.enc.map((l, i) => altiBlock(l.x, l.y, l.x, l.a, taps.encoderBlocks[i], 'diagonal', opts))
+    const selfAlti = tp.dec.map((l, i) => altiBlock(l.x1, l.x2, l.x1, l.self, taps.selfBlocks[i], 'diagonal', opts))
+    const crossAlti = tp.dec.map((l, i) => altiBlock(l.x2, l.x3, tp.e, l.cross, taps.crossBlocks[i], 'column', opts))
+    const norms = tp.dec.map((l, i) => crossNorms(tp.h, l.cross, taps.crossBlocks[i]))
+    const normSourceShare = Array.from({ length: tp.T }, (_, t) => {
+      let num = 0
+      let den = 0
+      tp.dec.forEach((l, i) => {
+        const out = norms[i].outNorm[t]
+        num += out
+        den += out + Math.sqrt(l.x2[t].reduce((s, v) => s + v * v, 0))
+      })
+      return den > 0 ? num / den : 0
+    })
+    const rollout = combine(
+      tp.enc.map((l) => rolloutSelf(l.a)),
+      tp.dec.map((l) => rolloutSelf(l.self)),
+      tp.dec.map((l) => rolloutCross(l.cross)),
+    )
+    const tgtVocab = spec.tgtVocab
+    return {
+      srcTokens: tp.srcIds.map((i) => spec.srcVocab[i]),
+      tgtTokens: tp.tgtIds.map((i) => tgtVocab[i]),
+      prefixTokens: [spec.special.bos, ...tp.tgtIds.slice(0, -1)].map((i) => tgtVocab[i]),
+      layers: { encoder: tp.enc.length, decoder: tp.dec.length, heads: taps.heads },
+      encoderAlti,
+      selfAlti,
+      crossAlti,
+      crossNorms: norms.map((n) => n.perHead),
+      crossNormTotal: norms.map((n) => n.total),
+      normSourceShare,
+      altiPlus: combine(encoderAlti, selfAlti, crossAlti),
+      rollout,
+    }
+  }
+}

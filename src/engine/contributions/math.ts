@@ -1,0 +1,217 @@
+/**
+ * The contribution methods' arithmetic on tensors tapped from a pre-norm Transformer (issue 41),
+ * in float64. The equations are written out in training/contributions_reference.py, the
+ * independent reference these functions are tested against (test/fixtures/contributions).
+ *
+ * A pre-norm attention block: y_i = x_i + Σ_h W_O^h Σ_j a^h_ij (W_V^h LN(z_j) + b_V^h) + b_O, with
+ * z_j the vectors the values are read from (self-attention: the block's inputs x; cross-attention:
+ * the encoder's last residual stream, read through its final norm) and LN(z) = L_j(z) + β.
+ */
+
+export type Vec = Float64Array | Float32Array
+
+/** An attention block's value and output projections, as stored: [out][in] row-major, d × d. */
+export interface BlockWeights {
+  d: number
+  heads: number
+  wv: Float32Array
+  bv: Float32Array
+  wo: Float32Array
+  /** γ and ε of the layer norm the values are read through. */
+  gamma: Float32Array
+  eps: number
+}
+
+/** What a block's decomposition includes; both true is the method. The tests turn one off to show that it matters. */
+export interface AltiOptions {
+  residual: boolean
+  layerNorm: boolean
+}
+
+export const FULL: AltiOptions = { residual: true, layerNorm: true }
+
+/** The layer norm's linear part: γ ⊙ (z − mean z) / √(var z + ε). */
+export function lnLinear(z: Vec, gamma: Float32Array, eps: number): Float64Array {
+  const d = z.length
+  let mu = 0
+  for (let i = 0; i < d; i++) mu += z[i]
+  mu /= d
+  let v = 0
+  for (let i = 0; i < d; i++) v += (z[i] - mu) ** 2
+  const inv = 1 / Math.sqrt(v / d + eps)
+  const out = new Float64Array(d)
+  for (let i = 0; i < d; i++) out[i] = gamma[i] * (z[i] - mu) * inv
+  return out
+}
+
+/** Per head h: W_O^h (W_V^h z + (withBias ? b_V^h : 0)). */
+export function headOutputs(z: Vec, w: BlockWeights, withBias: boolean): Float64Array[] {
+  const { d, heads } = w
+  const dh = d / heads
+  const u = new Float64Array(d)
+  for (let o = 0; o < d; o++) {
+    let s = withBias ? w.bv[o] : 0
+    const row = o * d
+    for (let i = 0; i < d; i++) s += w.wv[row + i] * z[i]
+    u[o] = s
+  }
+  const out: Float64Array[] = []
+  for (let h = 0; h < heads; h++) {
+    const r = new Float64Array(d)
+    for (let k = 0; k < d; k++) {
+      let s = 0
+      const row = k * d
+      for (let o = h * dh; o < (h + 1) * dh; o++) s += w.wo[row + o] * u[o]
+      r[k] = s
+    }
+    out.push(r)
+  }
+  return out
+}
+
+const l1 = (v: ArrayLike<number>) => {
+  let s = 0
+  for (let i = 0; i < v.length; i++) s += Math.abs(v[i])
+  return s
+}
+
+/** ALTI's row: c_j = max(0, ‖y‖₁ − ‖y − T_j‖₁), divided by the row's sum (0 where it is 0). */
+function altiRow(y: Float64Array, transformed: Float64Array[]): number[] {
+  const ny = l1(y)
+  const d = y.length
+  const c = transformed.map((t) => {
+    let dist = 0
+    for (let k = 0; k < d; k++) dist += Math.abs(y[k] - t[k])
+    return Math.max(0, ny - dist)
+  })
+  const s = c.reduce((a, b) => a + b, 0)
+  return s > 0 ? c.map((v) => v / s) : c.map(() => 0)
+}
+
+/**
+ * ALTI of one attention block. `x` the block's inputs at the query positions (the residual), `y`
+ * its outputs there, `z` the vectors the values are read from, `a` the weights [H][Nq][Nk].
+ * `residual`: 'diagonal' (self-attention: query i's residual is key i's token, so it adds to
+ * column i) or 'column' (cross-attention: the residual is one more column after the keys).
+ */
+export function altiBlock(
+  x: Vec[],
+  y: Vec[],
+  z: Vec[],
+  a: ArrayLike<number>[][],
+  w: BlockWeights,
+  residual: 'diagonal' | 'column',
+  opts: AltiOptions = FULL,
+): number[][] {
+  const d = w.d
+  const values = z.map((zj) => headOutputs(opts.layerNorm ? lnLinear(zj, w.gamma, w.eps) : zj, w, false))
+  return x.map((xi, i) => {
+    const yi = Float64Array.from(y[i])
+    if (!opts.residual) for (let k = 0; k < d; k++) yi[k] -= xi[k]
+    const transformed = values.map((vj, j) => {
+      const t = new Float64Array(d)
+      for (let h = 0; h < w.heads; h++) {
+        const alpha = a[h][i][j]
+        if (alpha === 0) continue
+        const v = vj[h]
+        for (let k = 0; k < d; k++) t[k] += alpha * v[k]
+      }
+      if (opts.residual && residual === 'diagonal' && i === j) for (let k = 0; k < d; k++) t[k] += xi[k]
+      return t
+    })
+    if (residual === 'column') transformed.push(opts.residual ? Float64Array.from(xi) : new Float64Array(d))
+    return altiRow(yi, transformed)
+  })
+}
+
+/** Kobayashi et al.'s norms of one cross-attention block: per head ‖a^h_tj f^h(h_j)‖₂, f^h(h) = W_O^h (W_V^h h + b_V^h). */
+export function crossNorms(h: Vec[], a: ArrayLike<number>[][], w: BlockWeights): { perHead: number[][][]; total: number[][]; outNorm: number[] } {
+  const d = w.d
+  const f = h.map((hj) => headOutputs(hj, w, true))
+  const T = a[0].length
+  const perHead = Array.from({ length: w.heads }, () => Array.from({ length: T }, () => new Array<number>(h.length).fill(0)))
+  const total = Array.from({ length: T }, () => new Array<number>(h.length).fill(0))
+  const outNorm = new Array<number>(T).fill(0)
+  for (let t = 0; t < T; t++) {
+    const out = new Float64Array(d)
+    for (let j = 0; j < h.length; j++) {
+      const sum = new Float64Array(d)
+      for (let hd = 0; hd < w.heads; hd++) {
+        const alpha = a[hd][t][j]
+        const v = f[j][hd]
+        let n = 0
+        for (let k = 0; k < d; k++) {
+          const e = alpha * v[k]
+          sum[k] += e
+          n += e * e
+        }
+        perHead[hd][t][j] = Math.sqrt(n)
+      }
+      let n = 0
+      for (let k = 0; k < d; k++) {
+        n += sum[k] * sum[k]
+        out[k] += sum[k]
+      }
+      total[t][j] = Math.sqrt(n)
+    }
+    outNorm[t] = Math.sqrt(out.reduce((s, v) => s + v * v, 0))
+  }
+  return { perHead, total, outNorm }
+}
+
+const eye = (n: number): number[][] => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)))
+
+function matmul(a: number[][], b: number[][]): number[][] {
+  const n = b[0]?.length ?? 0
+  return a.map((row) => {
+    const out = new Array<number>(n).fill(0)
+    row.forEach((v, k) => {
+      if (v === 0) return
+      const bk = b[k]
+      for (let j = 0; j < n; j++) out[j] += v * bk[j]
+    })
+    return out
+  })
+}
+
+/**
+ * ALTI+ (and rollout, given rollout's matrices): the encoder's layers by rollout
+ * (R_enc = C_L ⋯ C_1), then each decoder layer as a matrix over [S source | T target] tokens, the
+ * source rows the identity, target row t = [cross_t,src ; cross_t,res · self_t,:], applied in turn.
+ */
+export function combine(encoder: number[][][], self: number[][][], cross: number[][][]): { source: number[][]; target: number[][]; sourceShare: number[] } {
+  const S = encoder[0].length
+  const T = self[0].length
+  let renc = eye(S)
+  for (const c of encoder) renc = matmul(c, renc)
+  let r = Array.from({ length: S + T }, (_, i) => (i < S ? [...renc[i], ...new Array<number>(T).fill(0)] : eye(S + T)[i]))
+  self.forEach((sa, l) => {
+    const ca = cross[l]
+    const m = eye(S + T)
+    for (let t = 0; t < T; t++) {
+      const row = m[S + t]
+      row[S + t] = 0
+      for (let j = 0; j < S; j++) row[j] = ca[t][j]
+      for (let s = 0; s < T; s++) row[S + s] = ca[t][S] * sa[t][s]
+    }
+    r = matmul(m, r)
+  })
+  const source = r.slice(S).map((row) => row.slice(0, S))
+  const target = r.slice(S).map((row) => row.slice(S))
+  return { source, target, sourceShare: source.map((row) => row.reduce((a, b) => a + b, 0)) }
+}
+
+/** Rollout's matrix of one self-attention: 0.5 · (head mean) + 0.5 · I. */
+export function rolloutSelf(a: ArrayLike<number>[][]): number[][] {
+  const H = a.length
+  const n = a[0].length
+  return Array.from({ length: n }, (_, i) =>
+    Array.from({ length: a[0][i].length }, (_, j) => (0.5 * a.reduce((s, ah) => s + ah[i][j], 0)) / H + (i === j ? 0.5 : 0)),
+  )
+}
+
+/** Rollout's row of one cross-attention: 0.5 · (head mean) over the source, 0.5 on the residual (the last column). */
+export function rolloutCross(a: ArrayLike<number>[][]): number[][] {
+  const H = a.length
+  return a[0].map((row, t) => [...Array.from({ length: row.length }, (_, j) => (0.5 * a.reduce((s, ah) => s + ah[t][j], 0)) / H), 0.5])
+}

@@ -1,0 +1,88 @@
+/**
+ * What the contribution methods (issue 41) compute for one sentence of a Transformer, and how
+ * `attribute` and the views read one method out of it. The engine fills it
+ * (src/engine/contributions); training/contributions_reference.py is its independent reference.
+ *
+ * Rows are output pieces: row t is decoder position t, which reads the target-prefix piece t − 1
+ * (`<s>` at t = 0) and writes output piece t; the last row writes `</s>`. Source columns are the
+ * source pieces, `</s>` included. Target-prefix columns are the decoder's inputs (`prefixTokens`).
+ */
+
+export const CONTRIBUTION_METHODS = ['norm', 'alti', 'alti+', 'rollout'] as const
+export type ContributionMethod = (typeof CONTRIBUTION_METHODS)[number]
+
+export interface Combined {
+  /** [T][S]: each output piece's contributions from each source piece. */
+  source: number[][]
+  /** [T][T]: from each target-prefix piece (0 above the diagonal). A row of source and target sums to 1. */
+  target: number[][]
+  /** [T]: the sum of each source row. */
+  sourceShare: number[]
+}
+
+export interface Contributions {
+  srcTokens: string[]
+  tgtTokens: string[]
+  prefixTokens: string[]
+  layers: { encoder: number; decoder: number; heads: number }
+  /** ALTI of each encoder self-attention block, [L][S][S]. */
+  encoderAlti: number[][][]
+  /** ALTI of each decoder self-attention block, [L][T][T]. */
+  selfAlti: number[][][]
+  /** ALTI of each cross-attention block, [L][T][S + 1]: the last column is the residual's share. */
+  crossAlti: number[][][]
+  /** Value-weighted norms ‖α f(h_j)‖ of each cross-attention head, [L][H][T][S]. */
+  crossNorms: number[][][][]
+  /** The same for the heads' sum, [L][T][S]. */
+  crossNormTotal: number[][][]
+  /** [T]: Σ_l ‖attention output‖ / Σ_l (‖attention output‖ + ‖residual‖) over the cross-attention layers. */
+  normSourceShare: number[]
+  altiPlus: Combined
+  rollout: Combined
+}
+
+/** One method as `attribute --json` writes it: `matrix` is [target][source]. */
+export interface MethodResult {
+  method: ContributionMethod
+  matrix: number[][]
+  sourceShare: number[]
+  /** ALTI+ and rollout: [target][target prefix]. */
+  targetMatrix?: number[][]
+  /** norm: per cross-attention layer [L][T][S], and per head [L][H][T][S]; alti: per layer [L][T][S + 1]. */
+  perLayer?: number[][][]
+  perHead?: number[][][][]
+}
+
+const rowNormalised = (m: number[][]) =>
+  m.map((r) => {
+    const s = r.reduce((a, b) => a + b, 0)
+    return s > 0 ? r.map((v) => v / s) : r.map(() => 0)
+  })
+
+/**
+ * One method's matrix and source share:
+ * - `norm`: the cross-attention layers' value-weighted norms summed over layers, each row divided
+ *   by its sum; the share is normSourceShare (what the attention adds against the residual).
+ * - `alti`: the cross-attention layers' ALTI over the source, averaged over layers (not
+ *   renormalised), so a row's sum is the mean share of the layers' output that came from the source.
+ * - `alti+`, `rollout`: the combined matrices over all layers.
+ */
+export function methodResult(c: Contributions, method: ContributionMethod): MethodResult {
+  const S = c.srcTokens.length
+  const T = c.tgtTokens.length
+  switch (method) {
+    case 'norm': {
+      const sum = Array.from({ length: T }, (_, t) => Array.from({ length: S }, (_, j) => c.crossNormTotal.reduce((a, l) => a + l[t][j], 0)))
+      return { method, matrix: rowNormalised(sum), sourceShare: c.normSourceShare, perLayer: c.crossNormTotal, perHead: c.crossNorms }
+    }
+    case 'alti': {
+      const L = c.crossAlti.length
+      const matrix = Array.from({ length: T }, (_, t) => Array.from({ length: S }, (_, j) => c.crossAlti.reduce((a, l) => a + l[t][j], 0) / L))
+      return { method, matrix, sourceShare: matrix.map((r) => r.reduce((a, b) => a + b, 0)), perLayer: c.crossAlti }
+    }
+    case 'alti+':
+      return { method, matrix: c.altiPlus.source, sourceShare: c.altiPlus.sourceShare, targetMatrix: c.altiPlus.target }
+    case 'rollout':
+      return { method, matrix: c.rollout.source, sourceShare: c.rollout.sourceShare, targetMatrix: c.rollout.target }
+  }
+}
