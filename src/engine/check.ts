@@ -6,10 +6,12 @@ import { contractProblems, ContractError, ENCODER_OUTPUTS, FORECAST_STEP_REQUIRE
 import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateForecast, forecastAt, FORECAST_ENCODER_FEEDS } from './forecast'
 import { favouredSpecial, insideGraph, paddingCause, stateShapeProblem, type Problem } from './batch-probe'
-import { firstLine, LoadedModel, MAX_MODEL_BYTES } from './model'
+import { firstLine, LoadedModel } from './model'
+import { checkMemory } from './memory'
+import { readModelFile } from './formats/model-bytes'
 import { lensFile } from './formats/lens-file'
 import { formatFor } from './formats'
-import { nodesFor, OnnxParseError, parseOnnx, type OnnxFile } from './onnx-graph'
+import { nodesFor, parseOnnx, type OnnxFile } from './onnx-graph'
 
 /**
  * `attention-lens check` and the checks the app runs when it opens a model: the contract (every
@@ -692,16 +694,13 @@ export async function checkFile(path: string, provider = 'cpu'): Promise<CheckRe
   const format = await formatFor(path)
   if (format.id !== lensFile.id) return checkOtherFormat(path, format.id, provider)
   const report: CheckReport = { path, name: null, spec: null, fatal: [], findings: [], passed: [], format: format.id }
-  const info = await stat(path).catch(() => null)
   let file: OnnxFile
   try {
-    if (!info) throw new ContractError(`The file ${path} does not exist.`)
-    if (info.isDirectory()) throw new ContractError(`${path} is a folder, not a model file.`)
-    if (info.size > MAX_MODEL_BYTES) throw new ContractError(`The file is ${(info.size / 2 ** 20).toFixed(0)} MB, more than the 512 MB this app opens.`)
-    if (info.size === 0) throw new ContractError('The file is empty.')
-    file = parseOnnx(new Uint8Array(await readFile(path)))
+    const size = (await stat(path).catch(() => null))?.size
+    if (size) checkMemory('The model', size)
+    file = await readModelFile(path)
   } catch (e) {
-    report.fatal.push(e instanceof OnnxParseError ? `The file is not an ONNX model: ${e.message}.` : (e as Error).message)
+    report.fatal.push((e as Error).message)
     return report
   }
   report.name = file.metadata.get('al.name') ?? null

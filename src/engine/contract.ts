@@ -168,6 +168,9 @@ export interface ModelSpec {
   neverGenerate?: number[]
   /** A multilingual model's language codes, any two of which it translates between. */
   languages?: string[]
+  /** A Hugging Face folder's precisions (fp32, fp16, q8…), most precise first, with their files' size; and the one opened (src/engine/formats/hf/variants.ts). */
+  variants?: { dtype: string; bytes: number; note: string }[]
+  dtype?: string
 }
 
 /**

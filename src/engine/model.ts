@@ -4,8 +4,6 @@ import { K_INPUT } from './graph-surgery'
 import { formatFor, modelFile, modelOptions } from './formats'
 import type { BeamRule, OpenedModel, OpenOptions, PartSession, SourceEncoder } from './formats/types'
 
-import { MAX_MODEL_BYTES } from './limits'
-export { MAX_MODEL_BYTES }
 export { firstLine, ortReason } from './formats/ort-sessions'
 export type { OpenOptions } from './formats/types'
 

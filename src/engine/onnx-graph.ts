@@ -62,6 +62,12 @@ function wireTypeOf(f: DescField): WireType | null {
 }
 
 const MODEL_WIRE_TYPES = new Map(ModelProtoSchema.fields.map((f) => [f.number, wireTypeOf(f)]))
+
+/** Whether a top-level tag can start a ModelProto field: the wire type ModelProto gives it (ONNX never writes groups; an unknown field, from a newer schema, must still be well-formed). */
+export function modelFieldOk(field: number, wire: WireType): boolean {
+  const expected = MODEL_WIRE_TYPES.get(field)
+  return field > 0 && wire !== WireType.StartGroup && wire !== WireType.EndGroup && (expected == null || wire === expected)
+}
 const GRAPH_FIELD = ModelProtoSchema.field.graph.number
 const NODE_FIELD = GraphProtoSchema.field.node.number
 const OUTPUT_FIELD = GraphProtoSchema.field.output.number
@@ -79,10 +85,7 @@ export function checkModelStructure(bytes: Uint8Array): void {
     while (reader.pos < reader.len) {
       const at = reader.pos
       const [field, wire] = reader.tag()
-      const expected = MODEL_WIRE_TYPES.get(field)
-      // ONNX never writes groups; an unknown field (a newer schema) must still be well-formed.
-      const ok = field > 0 && wire !== WireType.StartGroup && wire !== WireType.EndGroup && (expected == null || wire === expected)
-      if (!ok) throw new OnnxParseError(`its bytes are not an ONNX protobuf (byte ${at} does not start a ModelProto field)`)
+      if (!modelFieldOk(field, wire)) throw new OnnxParseError(`its bytes are not an ONNX protobuf (byte ${at} does not start a ModelProto field)`)
       if (field === GRAPH_FIELD) graph = true
       reader.skip(wire, field)
     }

@@ -4,7 +4,7 @@
  * once instead of after buffering it. Each limit is what the route's own schema can accept, with
  * room for JSON's quoting; everything else is small.
  */
-import { MAX_MODEL_BYTES } from '../engine/limits'
+import { MAX_PROTOBUF_BYTES } from '../engine/limits'
 import type { Channel } from '../shared/routes'
 
 const MB = 1024 * 1024
@@ -13,10 +13,12 @@ const MB = 1024 * 1024
 export const DEFAULT_BODY_LIMIT = 2 * MB
 
 const LIMITS: Partial<Record<Channel, number>> = {
-  // The model file itself, as the engine would open it.
-  'models:open-dropped': MAX_MODEL_BYTES,
-  // One file of a model folder: the cap is per file, not per folder.
-  'models:open-dropped-folder': MAX_MODEL_BYTES,
+  // The model file itself: one ONNX protobuf, which cannot reach 2 GiB. Written to disk as it arrives.
+  'models:open-dropped': MAX_PROTOBUF_BYTES,
+  // One file of a model folder (an .onnx_data file may be many GB): no fixed cap. It is streamed to
+  // disk, never held in memory, and refused (507) where the disk has no room for it; the engine then
+  // refuses a model that will not fit in memory (src/engine/memory.ts).
+  'models:open-dropped-folder': Number.MAX_SAFE_INTEGER,
   // A source and a reference file of up to 50 million characters each.
   'corpus:run': 240 * MB,
   // 50 million characters of CSV or JSON.

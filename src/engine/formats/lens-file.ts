@@ -1,10 +1,11 @@
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import * as ort from 'onnxruntime-node'
 import { checkContract, ContractError, ENCODER_OUTPUTS, neverGenerated, type ModelSpec } from '../contract'
 import { encoderGraph, greedyLoopGraph, splitStep, stepGraph, valueInfo, type TopKOptions } from '../graph-surgery'
-import { extractPart, OnnxParseError, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
+import { extractPart, serializeWith, type OnnxFile } from '../onnx-graph'
 import { TensorProto_DataType, type GraphProto, type ValueInfoProto } from '../onnx-proto'
-import { MAX_MODEL_BYTES } from '../limits'
+import { checkMemory } from '../memory'
+import { readModelFile } from './model-bytes'
 import { createAll, firstLine, sessionOptions, withProvider } from './ort-sessions'
 import type { ModelFormat, OpenedModel, OpenOptions } from './types'
 
@@ -17,34 +18,10 @@ export const lensFile: ModelFormat = {
   open: openLensFile,
 }
 
-/**
- * Reads and parses one model file, refusing with one sentence what is not an ONNX model this app
- * opens; `name` is how the sentence names it (a folder's format names which of its files).
- */
-export async function readModelFile(path: string, name = 'The file'): Promise<OnnxFile> {
-  return (await readModelBytes(path, name)).file
-}
-
-/** readModelFile, with the bytes it parsed (to edit at the byte level, or to hand to onnxruntime). */
-export async function readModelBytes(path: string, name = 'The file'): Promise<{ bytes: Uint8Array; file: OnnxFile }> {
-  const info = await stat(path).catch(() => null)
-  if (!info) throw new ContractError(`The file ${path} does not exist.`)
-  if (info.isDirectory()) throw new ContractError(`${path} is a folder, not a model file.`)
-  if (info.size === 0) throw new ContractError(`${name} is empty.`)
-  if (info.size > MAX_MODEL_BYTES) {
-    throw new ContractError(`${name} is ${(info.size / 2 ** 20).toFixed(0)} MB, more than the 512 MB this app opens.`)
-  }
-  // The Buffer itself, not a copy: a 340 MB decoder would otherwise sit in memory twice.
-  const bytes: Uint8Array = await readFile(path)
-  try {
-    return { bytes, file: parseOnnx(bytes) }
-  } catch (e) {
-    if (e instanceof OnnxParseError) throw new ContractError(`${name} is not an ONNX model: ${e.message}.`)
-    throw e
-  }
-}
-
 async function openLensFile(path: string, provider: string, opts: OpenOptions = {}): Promise<OpenedModel> {
+  // Its parts are cut from the file in memory (extractPart): refused before reading if they will not fit.
+  const size = (await stat(path).catch(() => null))?.size
+  if (size) checkMemory('The model', size)
   const file = await readModelFile(path)
   const spec = checkContract(file)
   const plain = opts.plain || spec.task !== 'translation'

@@ -19,14 +19,26 @@ export function sessionOptions(provider: string): ort.InferenceSession.SessionOp
 }
 
 /**
- * Creates sessions one after the other, releasing those already made when one fails. A part is
- * a model's bytes, or the path of a file onnxruntime reads itself (no copy through JavaScript);
- * the options are the same for every part.
+ * What a session is made from: a model's bytes, the path of a file onnxruntime reads itself (no
+ * copy through JavaScript), or a graph's bytes whose external data onnxruntime reads from `dir`
+ * (a tapped decoder whose weights stay in the user's folder: its path checks apply there, as to a
+ * file in that folder).
  */
-export async function createAll(parts: (Uint8Array | string)[], options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession[]> {
+export type ModelSource = Uint8Array | string | { bytes: Uint8Array; dir: string }
+
+/** Creates sessions one after the other, releasing those already made when one fails; the options are the same for every part. */
+export async function createAll(parts: ModelSource[], options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession[]> {
   const made: ort.InferenceSession[] = []
   try {
-    for (const p of parts) made.push(typeof p === 'string' ? await ort.InferenceSession.create(p, options) : await ort.InferenceSession.create(p, options))
+    for (const p of parts) {
+      if (typeof p === 'string') made.push(await ort.InferenceSession.create(p, options))
+      else if (p instanceof Uint8Array) made.push(await ort.InferenceSession.create(p, options))
+      else {
+        const extra = { ...(options.extra as Record<string, unknown> | undefined) }
+        const session = { ...(extra.session as Record<string, unknown> | undefined), model_external_initializers_file_folder_path: p.dir }
+        made.push(await ort.InferenceSession.create(p.bytes, { ...options, extra: { ...extra, session } }))
+      }
+    }
     return made
   } catch (e) {
     for (const m of made) await m.release()
@@ -79,7 +91,7 @@ export function ortReason(e: unknown): string {
   const sig = msg.search(/\) [A-Z][^)]*$/)
   if (/^\S+\.(cc|h|cpp):\d+ [\w:~]+\(/.test(msg) && sig >= 0) msg = msg.slice(sig + 2)
   msg = msg.replace(/^\S+\.(cc|h|cpp):\d+ (\w+ )?/, '')
-  return msg.length > 200 ? msg.slice(0, 199) + '…' : msg
+  return msg
 }
 
 export function firstLine(e: unknown): string {

@@ -60,6 +60,8 @@ export interface OpenOptions {
   /** Multilingual models: the language codes to translate from and to (default: the folder's). */
   srcLang?: string
   tgtLang?: string
+  /** A Hugging Face folder's precision to open (fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4); default: the most precise that fits in memory (hf/variants.ts). */
+  dtype?: string
 }
 
 /**

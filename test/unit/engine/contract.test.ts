@@ -60,7 +60,8 @@ describe('opening a model under the contract', () => {
     )
     const big = join(tempDir(), 'huge.onnx')
     truncateSync((writeFileSync(big, ''), big), 600 * 1024 * 1024) // sparse: no disk used
-    expect(await refusal(big)).toBe('The file is 600 MB, more than the 512 MB this app opens.')
+    // No per-file cap: 600 MB of zeros is refused by its first bytes (its protobuf structure), not its size.
+    expect(await refusal(big)).toBe('The file is not an ONNX model: its bytes are not an ONNX protobuf (byte 0 does not start a ModelProto field).')
   })
 
   it('names what is missing when the contract is half met', async () => {

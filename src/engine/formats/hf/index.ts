@@ -1,19 +1,20 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContractError, shown, type ModelSpec } from '../../contract'
-import { MAX_MODEL_BYTES } from '../../limits'
-import { concatBytes, editedModelPieces, type OnnxFile } from '../../onnx-graph'
+import { checkMemory, sizeText } from '../../memory'
+import { concatBytes, editedModelPieces } from '../../onnx-graph'
 import type { GraphProto } from '../../onnx-proto'
 import type { HfSpec } from '../../tokenizer'
 import { hfTokenizer } from '../../tokenizers/hf'
-import { readModelBytes, readModelFile } from '../lens-file'
-import { createAll, sessionOptions, withProvider } from '../ort-sessions'
+import { checkExternalData, readSlimModel, type SlimModel } from '../model-bytes'
+import { createAll, sessionOptions, withProvider, type ModelSource } from '../ort-sessions'
 import type { ModelFormat, OpenedModel, OpenOptions, SourceEncoder } from '../types'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
 import { SpmError, spmToTokenizerJson } from './spm'
 import { cacheKey, cachedEntry, commitEntry, dropPending, writeTapped } from './tap-cache'
 import { crossAttentionTaps, fusedAttention, TapError, tapName } from './taps'
+import { chooseVariant, folderVariants, PART_FILE, partFiles, type PartFiles, type Variant } from './variants'
 
 /**
  * A Hugging Face encoder-decoder folder as Optimum (`optimum-cli export onnx`) and transformers.js
@@ -29,9 +30,6 @@ export const hfFolder: ModelFormat = {
   describe: async (path, opts) => (await readFolder(path, opts)).spec,
   open: openFolder,
 }
-
-type Part = 'encoder_model' | 'decoder_model' | 'decoder_with_past_model' | 'decoder_model_merged'
-const PART_FILE = /^(encoder_model|decoder_model_merged|decoder_with_past_model|decoder_model)(_[A-Za-z0-9]+)?\.onnx$/
 
 /** The folder a path belongs to: a folder holding config.json, or one of such a folder's .onnx files (beside it or in its onnx/). */
 export async function folderOf(path: string): Promise<string | null> {
@@ -53,7 +51,10 @@ interface Folder {
   dir: string
   name: string
   config: Json
-  files: { encoder: string; first: string; past: string | null; merged: boolean }
+  files: PartFiles
+  /** The precision opened, and every one the folder has (variants.ts). */
+  variant: Variant
+  variants: Variant[]
   spec: ModelSpec
   sourceEncoder: SourceEncoder
   forcedFirst: number | null
@@ -79,38 +80,6 @@ const int = (...xs: unknown[]): number | null => {
   return null
 }
 
-/** The files of one precision (`_quantized`, `_fp16`… or the plain fp32 names), in the folder or onnx/. */
-function partFiles(dir: string, variant: string): Folder['files'] | null {
-  for (const where of [dir, join(dir, 'onnx')]) {
-    const f = (p: Part) => {
-      const path = join(where, `${p}${variant}.onnx`)
-      return existsSync(path) ? path : null
-    }
-    const encoder = f('encoder_model')
-    if (!encoder) continue
-    const merged = f('decoder_model_merged')
-    if (merged) return { encoder, first: merged, past: merged, merged: true }
-    const first = f('decoder_model')
-    if (first) return { encoder, first, past: f('decoder_with_past_model'), merged: false }
-  }
-  return null
-}
-
-function variants(dir: string): string[] {
-  const found = new Set<string>()
-  for (const where of [dir, join(dir, 'onnx')]) {
-    try {
-      for (const name of readdirSync(where)) {
-        const m = PART_FILE.exec(name)
-        if (m && m[1] === 'encoder_model') found.add(m[2] ?? '')
-      }
-    } catch {
-      /* no such folder */
-    }
-  }
-  return [...found].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)))
-}
-
 /** Language tokens of a multilingual tokenizer, by code: M2M100's __en__, NLLB's eng_Latn, mBART-50's en_XX. */
 function languageTokens(vocab: Map<string, number>, modelType: string): Map<string, number> {
   const langs = new Map<string, number>()
@@ -128,7 +97,7 @@ async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder>
   const config = await readJson(join(dir, 'config.json'), 'config.json')
   const modelType = String(config.model_type ?? '')
   const archs = Array.isArray(config.architectures) ? (config.architectures as unknown[]).join(', ') : ''
-  const v = variants(dir)
+  const v = folderVariants(dir)
   if (config.is_encoder_decoder !== true) {
     const decoderOnly =
       /CausalLM|LMHeadModel/.test(archs) ||
@@ -140,17 +109,15 @@ async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder>
         : `The folder holds an encoder-only model (${shown(modelType || archs)}, no decoder): it translates nothing, so there is no cross-attention for this app to show; Attention Lens opens encoder-decoder models (Marian, BART, T5, M2M100…).`,
     )
   }
+  // The precision: the one asked for (--dtype, or the file the path names), else the most precise that fits (variants.ts).
   const m = PART_FILE.exec(basename(path))
-  const variant = m ? (m[2] ?? '') : (v[0] ?? '')
-  const files = partFiles(dir, variant)
-  if (!files) {
+  const chosen = chooseVariant(v, m ? { suffix: m[2] ?? '' } : { dtype: opts.dtype })
+  const variant = chosen?.suffix ?? (m ? (m[2] ?? '') : '')
+  const files = chosen?.files ?? partFiles(dir, variant)
+  if (!files || !chosen) {
     throw new ContractError(
       `The folder has no encoder_model${variant}.onnx with decoder_model${variant}.onnx or decoder_model_merged${variant}.onnx (in it or in onnx/): export it with optimum-cli export onnx --model … --task text2text-generation-with-past.`,
     )
-  }
-  for (const f of new Set([files.encoder, files.first, files.past].filter((x): x is string => !!x))) {
-    const size = (await stat(f)).size
-    if (size > MAX_MODEL_BYTES) throw new ContractError(`${basename(f)} is ${(size / 2 ** 20).toFixed(0)} MB, more than the 512 MB this app opens per file.`)
   }
   const generation = existsSync(join(dir, 'generation_config.json')) ? await readJson(join(dir, 'generation_config.json'), 'generation_config.json') : {}
   const tokConfig = existsSync(join(dir, 'tokenizer_config.json')) ? await readJson(join(dir, 'tokenizer_config.json'), 'tokenizer_config.json') : {}
@@ -285,30 +252,24 @@ async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder>
     forecastScore: null,
     neverGenerate: bad,
     ...(langs.size ? { languages: [...langs.keys()] } : {}),
+    variants: v.map(({ dtype, bytes, note }) => ({ dtype, bytes, note })),
+    dtype: chosen.dtype,
   }
-  return { dir, name, config, files, spec, sourceEncoder, forcedFirst, headDim, tokenizerNote }
+  return { dir, name, config, files, variant: chosen, variants: v, spec, sourceEncoder, forcedFirst, headDim, tokenizerNote }
 }
 
-/** One of the folder's ONNX files, refused by its name where it is not one. */
-const readOnnx = (path: string): Promise<OnnxFile> => readModelFile(path, basename(path))
-
 /**
- * The decoder file as a session input: as it is where it outputs cross_attentions, else with the
- * Softmax taps added (the file's pieces, in order: see editedModelPieces).
+ * The decoder as a session input: as it is where it outputs cross_attentions, else with the
+ * Softmax taps added to its graph (editedModelPieces on the graph read without its weights: the
+ * tapped graph names the original weights where they lie, SlimModel).
  */
-function decoderPieces(
-  file: OnnxFile,
-  bytes: Uint8Array,
-  path: string,
-  layers: number,
-  others: string[],
-): { pieces: Uint8Array[]; cross: string[]; where: string } {
-  const outputs = file.model.graph?.output.map((o) => o.name) ?? []
+function decoderPieces(slim: SlimModel, path: string, layers: number, others: string[]): { pieces: Uint8Array[] | null; cross: string[]; where: string } {
+  const outputs = slim.file.model.graph?.output.map((o) => o.name) ?? []
   const given = Array.from({ length: layers }, (_, l) => `cross_attentions.${l}`)
-  if (given.every((n) => outputs.includes(n))) return { pieces: [bytes], cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
+  if (given.every((n) => outputs.includes(n))) return { pieces: null, cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
   try {
-    const { edit, where } = crossAttentionTaps(file.model.graph as GraphProto, layers)
-    return { pieces: editedModelPieces(bytes, edit), cross: Array.from({ length: layers }, (_, l) => tapName(l)), where }
+    const { edit, where } = crossAttentionTaps(slim.file.model.graph as GraphProto, layers)
+    return { pieces: editedModelPieces(slim.bytes, edit), cross: Array.from({ length: layers }, (_, l) => tapName(l)), where }
   } catch (e) {
     if (!(e instanceof TapError)) throw e
     const alt = others.length
@@ -321,57 +282,83 @@ function decoderPieces(
 /** Other precisions of the folder whose decoder keeps its attention probabilities. */
 async function unfusedAlternatives(dir: string, except: string): Promise<string[]> {
   const ok: string[] = []
-  for (const v of variants(dir)) {
-    if (v === except) continue
-    const f = partFiles(dir, v)
-    if (!f) continue
-    const g = (await readOnnx(f.first).catch(() => null))?.model.graph
-    if (g && !fusedAttention(g)) ok.push(basename(f.first))
+  for (const v of folderVariants(dir)) {
+    if (v.suffix === except) continue
+    const g = (await readSlimModel(v.files.first).catch(() => null))?.file.model.graph
+    if (g && !fusedAttention(g)) ok.push(basename(v.files.first))
   }
   return ok
+}
+
+/**
+ * The folder's files read without their weights, refused before any session is made where the
+ * external data they name is missing or cut short, or where the whole will not fit in memory.
+ */
+async function readParts(f: Folder, pastFile: string | null): Promise<{ encoder: SlimModel; first: SlimModel; past: SlimModel | null }> {
+  const read = async (path: string) => {
+    const slim = await readSlimModel(path, basename(path))
+    checkExternalData(slim, basename(path))
+    return slim
+  }
+  const encoder = await read(f.files.encoder)
+  const first = await read(f.files.first)
+  const past = pastFile ? await read(pastFile) : null
+  const total = encoder.bytesOnDisk + first.bytesOnDisk + (past?.bytesOnDisk ?? 0)
+  const others = f.variants.filter((v) => v !== f.variant && v.bytes < total)
+  try {
+    checkMemory(`The folder's ${f.variant.dtype} model`, total)
+  } catch (e) {
+    if (!(e instanceof ContractError) || !others.length) throw e
+    throw new ContractError(
+      `${e.message.replace(/ \(q8 is about 4× smaller\)\.$/, '.')} The folder also has ${others.map((v) => `${v.dtype} (${sizeText(v.bytes)})`).join(', ')}.`,
+    )
+  }
+  return { encoder, first, past }
 }
 
 async function openFolder(path: string, provider: string, opts: OpenOptions = {}): Promise<OpenedModel & { sourceEncoder: SourceEncoder }> {
   const f = await readFolder(path, opts)
   const L = f.spec.heads!.layers
-  const variant = PART_FILE.exec(basename(f.files.first))?.[2] ?? ''
+  const variant = f.variant.suffix
   const pastFile = f.files.past && f.files.past !== f.files.first ? f.files.past : null
-  // A folder opened before: its decoders with the taps written in, kept in the cache (tap-cache.ts).
-  const key = await cacheKey([f.files.encoder, f.files.first, pastFile])
+  const slim = await readParts(f, pastFile)
+  // A folder opened before (by its decoders' graphs, not their paths: tap-cache.ts): its tapped graphs, kept in the cache.
+  const key = cacheKey([slim.first.bytes, slim.past?.bytes ?? null])
   const entry = await cachedEntry(key)
-  let first: { load: Uint8Array | string; cross: string[]; where: string }
+  let first: { load: ModelSource; cross: string[]; where: string }
   let past: typeof first | null = null
-  // Tapped decoders written for onnxruntime to read itself (JavaScript then never holds a second
-  // whole copy of a 340 MB decoder), which become the cache entry once the sessions are made.
+  // The tapped graphs, written to the cache under temporary names, which become the entry once the sessions are made.
   const tapped: string[] = []
   let unwritten = false
   if (entry) {
-    first = { load: entry.files[0], cross: entry.cross, where: entry.where }
-    if (entry.files[1]) past = { load: entry.files[1], cross: entry.cross, where: entry.where }
+    const load = async (file: string, s: SlimModel): Promise<ModelSource> => ({ bytes: new Uint8Array(await readFile(file)), dir: s.dir })
+    first = { load: await load(entry.files[0], slim.first), cross: entry.cross, where: entry.where }
+    if (entry.files[1] && slim.past) past = { load: await load(entry.files[1], slim.past), cross: entry.cross, where: entry.where }
   } else {
-    const loadOf = async (pieces: Uint8Array[], path: string, part: number): Promise<Uint8Array | string> => {
-      if (pieces.length === 1) return path // as exported: onnxruntime reads the folder's own file
+    const loadOf = async (pieces: Uint8Array[] | null, s: SlimModel, path: string, part: number): Promise<ModelSource> => {
+      if (!pieces) return path // as exported: onnxruntime reads the folder's own file
       const written = await writeTapped(key, part, pieces)
       if (written) tapped.push(written)
       else unwritten = true
-      return written ?? concatBytes(pieces)
+      return { bytes: concatBytes(pieces), dir: s.dir }
     }
-    const firstRead = await readModelBytes(f.files.first, basename(f.files.first))
     let others: string[] | null = null
     const alternatives = async () => (others ??= await unfusedAlternatives(f.dir, variant))
-    if (fusedAttention(firstRead.file.model.graph as GraphProto)) await alternatives()
-    const firstT = decoderPieces(firstRead.file, firstRead.bytes, f.files.first, L, others ?? [])
-    first = { load: await loadOf(firstT.pieces, f.files.first, 0), cross: firstT.cross, where: firstT.where }
-    if (pastFile) {
-      const pastRead = await readModelBytes(pastFile, basename(pastFile))
-      const pastT = decoderPieces(pastRead.file, pastRead.bytes, pastFile, L, others ?? [])
-      past = { load: await loadOf(pastT.pieces, pastFile, 1), cross: pastT.cross, where: pastT.where }
+    if (fusedAttention(slim.first.file.model.graph as GraphProto)) await alternatives()
+    const firstT = decoderPieces(slim.first, f.files.first, L, others ?? [])
+    first = { load: await loadOf(firstT.pieces, slim.first, f.files.first, 0), cross: firstT.cross, where: firstT.where }
+    if (pastFile && slim.past) {
+      const pastT = decoderPieces(slim.past, pastFile, L, others ?? [])
+      past = { load: await loadOf(pastT.pieces, slim.past, pastFile, 1), cross: pastT.cross, where: pastT.where }
     }
   }
   if (past && past.cross.join() !== first.cross.join()) {
+    await dropPending(tapped)
     throw new ContractError("The folder's two decoders disagree: one outputs cross_attentions, the other does not; export them together.")
   }
-  const parts = [f.files.encoder, first.load, ...(past ? [past.load] : [])]
+  // The encoder too is handed over as its graph alone, its weights read by onnxruntime from where they lie: a
+  // single-file encoder is then never held whole as a protobuf beside its tensors.
+  const parts: ModelSource[] = [{ bytes: slim.encoder.bytes, dir: slim.encoder.dir }, first.load, ...(past ? [past.load] : [])]
   const {
     made,
     provider: used,
@@ -386,7 +373,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
         step: new HfStepPart(d, { layers: L, heads: f.spec.heads!.heads, headDim: f.headDim, forcedFirst: f.forcedFirst }),
       }
     },
-    (reason) => new ContractError(`onnxruntime could not load the folder's model: ${reason}.`),
+    (reason) => new ContractError(`onnxruntime could not load the folder's ${f.variant.dtype} model: ${reason}.`),
   ).catch(async (e: unknown) => {
     await dropPending(tapped)
     throw e
@@ -414,6 +401,14 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
       f.files.past ? 'KV cache: yes' : 'KV cache: no (decoder_with_past_model.onnx missing): every step runs the whole prefix again',
       'what-if: unavailable (the graph has no inputs to put weights into its attention)',
       `decoder as run: ${entry ? `tapped before, from the cache (${dirname(entry.files[0])})` : kept ? 'tapped now (kept in the cache for the next open)' : tapped.length || typeof first.load !== 'string' ? 'tapped now' : 'as exported'}`,
+      `precision: ${f.variant.dtype} (${sizeText(slim.encoder.bytesOnDisk + slim.first.bytesOnDisk + (slim.past?.bytesOnDisk ?? 0))} of files${
+        f.variants.length > 1
+          ? `; the folder also has ${f.variants
+              .filter((v) => v !== f.variant)
+              .map((v) => v.dtype)
+              .join(', ')}`
+          : ''
+      })`,
     ],
   }
 }

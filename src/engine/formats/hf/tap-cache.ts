@@ -6,19 +6,19 @@ import * as ort from 'onnxruntime-node'
 
 /**
  * A Hugging Face folder's decoders with the Softmax taps written in (taps.ts,
- * editedModelPieces), kept on disk: a folder opened again neither reads its decoder into
- * JavaScript, finds the taps nor copies it (at opus-mt's size 340 MB); onnxruntime reads the
- * tapped file itself. The first open writes it for onnxruntime to read anyway (writeTapped), so
- * keeping it costs a rename. We keep the tapped graph, not onnxruntime's optimised one
- * (SessionOptions.optimizedModelFilePath): saving that doubled what the first open wrote and made
- * it seconds slower, for ~0.1 s saved on later opens (bench/HF-RESULTS.md), and the tapped graph
- * serves every execution provider.
+ * editedModelPieces), kept on disk: the graphs alone. Each names its weights where they lie in
+ * the user's folder (external data: the folder's .onnx_data files, or the raw bytes inside its
+ * .onnx, model-bytes.ts readSlimModel), and onnxruntime reads them from there
+ * (ort-sessions.ts ModelSource): an entry takes the graph's size (kilobytes to a few MB), never
+ * the weights'. A folder opened again neither finds the taps nor edits the graph. We keep the
+ * tapped graph, not onnxruntime's optimised one (SessionOptions.optimizedModelFilePath): saving
+ * that made the first open seconds slower for ~0.1 s saved on later opens (bench/HF-RESULTS.md),
+ * and the tapped graph serves every execution provider.
  *
- * The key is the files' paths, sizes and modification times, the onnxruntime version and the tap
- * rules' version: a file changed or replaced is read and tapped again. The user's files are never
- * written. The cache keeps the few folders used last (an opus-mt-size folder takes 340 MB there).
+ * The key is the graphs' content (cacheKey). The user's files are never written. The cache keeps
+ * the few folders used last.
  */
-const VERSION = 'taps-3'
+const VERSION = 'taps-4'
 const KEEP = 3
 
 /** A cached folder: its tapped decoders' files and where its cross-attention comes from. */
@@ -34,13 +34,21 @@ export function cacheRoot(): string {
   return process.env.AL_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'attention-lens', 'hf-models')
 }
 
-/** The cache key of a folder's model files. */
-export async function cacheKey(files: (string | null)[]): Promise<string> {
+/**
+ * The cache key of a folder's decoders: a hash of their graphs as read without their weights
+ * (SlimModel.bytes: every node, output and tensor header, with where each weight lies in its
+ * file), with the onnxruntime version and the tap rules' version. What the tapped graph depends
+ * on is exactly that, so the same folder hits wherever it is (a browser re-upload lands in a new
+ * temporary folder each time) and a changed graph misses; the weights themselves, which the
+ * tapped graph only names, are not read, so a 2 GB decoder costs the hash of a few MB. Copied or
+ * touched files hit; a file whose weights changed in place with the same layout also hits, and is
+ * still run with its new weights, read from the folder being opened.
+ */
+export function cacheKey(graphs: (Uint8Array | null)[]): string {
   const h = createHash('sha256').update(`${VERSION}\0${ort.env.versions.common}`)
-  for (const f of files) {
-    if (!f) continue
-    const s = await stat(f)
-    h.update(`\0${f}\0${s.size}\0${s.mtimeMs}`)
+  for (const g of graphs) {
+    if (!g) continue
+    h.update(`\0${g.length}\0`).update(g)
   }
   return h.digest('hex').slice(0, 32)
 }

@@ -1,9 +1,11 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { translate } from '../../../../src/engine/decode'
 import { cacheKey } from '../../../../src/engine/formats/hf/tap-cache'
+import { readSlimModel } from '../../../../src/engine/formats/model-bytes'
+import { fromBinary, ModelProtoSchema, toBinary } from '../../../../src/engine/onnx-proto'
 import { LoadedModel } from '../../../../src/engine/model'
 import { NO_REPEAT_GUARD } from '../../../../src/shared/repeat-guard'
 import { ROOT } from '../../../helpers'
@@ -41,8 +43,10 @@ describe('the tapped-decoder cache', () => {
     const a = await run()
     expect(a.details.join('\n')).toMatch(/tapped now \(kept in the cache/)
     expect(entries()).toHaveLength(1)
-    // The merged decoder with its taps, and nothing left half-written.
-    expect(readdirSync(cache).filter((f) => f.endsWith('.onnx'))).toHaveLength(1)
+    // The merged decoder's graph with its taps, without its weights (it names them in the folder), and nothing left half-written.
+    const kept = readdirSync(cache).filter((f) => f.endsWith('.onnx'))
+    expect(kept).toHaveLength(1)
+    expect(statSync(join(cache, kept[0])).size).toBeLessThan(statSync(join(folder, 'onnx', 'decoder_model_merged.onnx')).size / 10)
     expect(readdirSync(cache).filter((f) => f.endsWith('.tmp'))).toEqual([])
     const b = await run()
     expect(b.details.join('\n')).toMatch(/from the cache/)
@@ -50,10 +54,25 @@ describe('the tapped-decoder cache', () => {
     expect(b.attention).toEqual(a.attention)
   })
 
-  it('taps a decoder file again when it has changed since', async () => {
+  it('keys an entry by the graph, not the path: a copy elsewhere (a browser re-upload) or a touched file hits, a changed graph does not', async () => {
     const decoder = readdirSync(join(folder, 'onnx')).find((f) => f.startsWith('decoder_model_merged'))!
     const later = new Date(Date.now() + 60_000)
     utimesSync(join(folder, 'onnx', decoder), later, later)
+    expect((await run()).details.join('\n')).toMatch(/from the cache/)
+    const copy = join(work, 'upload-2', 'marian')
+    cpSync(folder, copy, { recursive: true })
+    const m = await LoadedModel.open(copy)
+    try {
+      expect(m.formatDetails.join('\n')).toMatch(/from the cache/)
+    } finally {
+      await m.release()
+    }
+    expect(entries()).toHaveLength(1)
+    // The same decoder with one more graph output: another graph, tapped again.
+    const path = join(folder, 'onnx', decoder)
+    const model = fromBinary(ModelProtoSchema, new Uint8Array(readFileSync(path)))
+    model.graph!.output.push({ ...model.graph!.output[0], name: model.graph!.node[0].output[0] })
+    writeFileSync(path, toBinary(ModelProtoSchema, model))
     const c = await run()
     expect(c.details.join('\n')).toMatch(/tapped now/)
     expect(entries()).toHaveLength(2)
@@ -62,8 +81,8 @@ describe('the tapped-decoder cache', () => {
   it('keeps no entry when one of two tapped decoders could not be written (it would lose the KV cache)', async () => {
     const pair = join(work, 'marian-optimum')
     cpSync(join(ROOT, 'test', 'fixtures', 'hf', 'marian-optimum'), pair, { recursive: true })
-    const files = ['encoder_model.onnx', 'decoder_model.onnx', 'decoder_with_past_model.onnx'].map((f) => join(pair, f))
-    const key = await cacheKey(files)
+    const graphs = await Promise.all(['decoder_model.onnx', 'decoder_with_past_model.onnx'].map(async (f) => (await readSlimModel(join(pair, f))).bytes))
+    const key = cacheKey(graphs)
     // A folder where the with-past decoder's file would go: that write fails, the first one does not.
     mkdirSync(join(cache, `${key}.1.onnx.tmp`), { recursive: true })
     const before = entries().length
