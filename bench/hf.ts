@@ -4,9 +4,12 @@
  *
  * The folder: opus-mt's MarianConfig (d_model 512, 6 + 6 layers, 8 heads, FFN 2048, vocabulary
  * 58,101), random weights, in transformers.js's layout (onnx/encoder_model.onnx,
- * onnx/decoder_model_merged.onnx), written by
- *   /tmp/hfvenv/bin/python -P training/hf_test_models.py --bench-marian /tmp/opus-mt-size
- * (AL_HF_BENCH_DIR names another). Measured, each in rotation over the repeats, wall and CPU time,
+ * onnx/decoder_model_merged.onnx), written (3 to 5 minutes on a shared 2-core machine, plus the Python environment's
+ * install the first time) by the one command that the bench prints when the folder is missing
+ * (`makeCommand` below; bench/README.md):
+ *   (test -x /tmp/hfvenv/bin/python || python3 -m venv /tmp/hfvenv) && /tmp/hfvenv/bin/pip install -q transformers torch
+ *     tokenizers sentencepiece onnx onnxruntime && /tmp/hfvenv/bin/python training/hf_test_models.py --bench-marian /tmp/opus-mt-size
+ * (AL_HF_BENCH_DIR names another folder). Measured, each in rotation over the repeats, wall and CPU time,
  * median and range:
  * - open to first heatmap: LoadedModel.open of the folder, then the greedy translation of a
  *   20-word sentence with every head's attention (a fresh process would add Node's start), with
@@ -74,8 +77,19 @@ function residentMemory(): number {
   return Number(out.trim().split('\n').pop())
 }
 
+/** The one shell command that writes the benchmark folder, the Python environment it needs included. */
+function makeCommand(dir: string): string {
+  const py = '/tmp/hfvenv/bin/python'
+  return `(test -x ${py} || python3 -m venv /tmp/hfvenv) && /tmp/hfvenv/bin/pip install -q transformers torch tokenizers sentencepiece onnx onnxruntime && ${py} training/hf_test_models.py --bench-marian ${dir}`
+}
+
 async function main(): Promise<void> {
-  if (!existsSync(join(DIR, 'config.json'))) throw new Error(`no benchmark folder at ${DIR}: write it with training/hf_test_models.py --bench-marian ${DIR}`)
+  if (!existsSync(join(DIR, 'config.json'))) {
+    console.error(
+      `No benchmark folder at ${DIR}. Write it (3 to 5 minutes; the first time, installs PyTorch and transformers in /tmp/hfvenv) with:\n\n  ${makeCommand(DIR)}\n\nthen run npm run bench:hf again (bench/README.md).`,
+    )
+    process.exit(1)
+  }
   const load0 = loadavg()
   const open: Sample[] = []
   const first: Sample[] = []

@@ -27,4 +27,4 @@ if [ $resume -eq 0 ]; then
     rm -f "training/logs/$name.log"
   done
 fi
-/usr/bin/python3 training/queue.py "${models[@]}"
+/usr/bin/python3 training/run_queue.py "${models[@]}"

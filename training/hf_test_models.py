@@ -1,10 +1,10 @@
 """Hugging Face seq2seq test folders in Optimum's ONNX layout, and their PyTorch references.
 
-Run (with -P: training/queue.py would shadow the standard library's queue) with a Python that has transformers, torch, sentencepiece, tokenizers, onnx and onnxruntime
-(the pyenv python3.11's pip installs them from the local wheels; CI never runs this):
+Run from the repository root with a Python that has transformers, torch, sentencepiece, tokenizers,
+onnx and onnxruntime (the pyenv python3.11's pip installs them from the local wheels; CI never runs this):
 
-    python3.11 -m venv /tmp/hfvenv && /tmp/hfvenv/bin/pip install transformers torch tokenizers sentencepiece onnx onnxruntime
-    /tmp/hfvenv/bin/python -P training/hf_test_models.py --out test/fixtures/hf [--only marian] [--train-minutes 8]
+    python3.11 -m venv /tmp/hfvenv && /tmp/hfvenv/bin/pip install transformers torch tokenizers sentencepiece onnx onnxruntime onnxscript
+    /tmp/hfvenv/bin/python training/hf_test_models.py --out test/fixtures/hf [--only marian] [--train-minutes 8]
 
 Writes one folder per model, each as `optimum-cli export onnx` lays it out (config.json,
 generation_config.json, the tokenizer files, encoder_model.onnx, decoder_model.onnx and
@@ -38,6 +38,7 @@ import json
 import os
 import random
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -47,7 +48,30 @@ import onnx
 import torch
 from torch import nn
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "multi30k"
+# $AL_DATASETS, else shared/datasets beside the repository (as attention_lens.DATASETS).
+DATA = Path(os.environ.get("AL_DATASETS", Path(__file__).resolve().parent.parent.parent / "shared" / "datasets")) / "multi30k"
+VENV_COMMAND = ("(test -x /tmp/hfvenv/bin/python || python3 -m venv /tmp/hfvenv) && /tmp/hfvenv/bin/pip install -q transformers torch "
+                "tokenizers sentencepiece onnx onnxruntime")
+
+
+def require_transformers() -> None:
+    """Stops with the cause and the command that makes a fitting environment when this Python cannot
+    run transformers' PyTorch models (Debian 12's python3-torch is 1.13; transformers 5.18 disables
+    PyTorch below 2.5, 4.57 below 2.1, and no older transformers is in the local wheels)."""
+    import importlib.util
+
+    missing = [m for m in ("transformers", "tokenizers", "sentencepiece", "onnxruntime") if importlib.util.find_spec(m) is None]
+    why = f"missing {', '.join(missing)}" if missing else None
+    if not missing:
+        from transformers.utils import is_torch_available
+
+        if not is_torch_available():
+            import transformers
+
+            why = f"transformers {transformers.__version__} does not run on torch {torch.__version__}"
+    if why:
+        raise SystemExit(f"{Path(__file__).name}: this Python ({sys.executable}) cannot run it: {why}.\n"
+                         f"Make an environment that can:\n  {VENV_COMMAND}\nand run it with /tmp/hfvenv/bin/python.")
 N_REF = 20
 
 
@@ -604,12 +628,24 @@ def main() -> None:
     ap.add_argument("--tjs-layout", help="only move an exported Optimum folder into transformers.js's layout")
     ap.add_argument("--bench-marian", help="only write the opus-mt-size random Marian for bench/ to this folder")
     a = ap.parse_args()
+    require_transformers()
     torch.set_num_threads(a.threads)
     if a.tjs_layout:
         transformersjs_layout(Path(a.tjs_layout))
         return
     if a.bench_marian:
-        bench_marian(Path(a.bench_marian), Path(a.out) / "marian")
+        dest = Path(a.bench_marian)
+        if (dest / "config.json").exists():
+            print(f"{dest} exists: nothing to do (remove it to write it again)")
+            return
+        # Written beside it and renamed when complete, so a stopped run leaves no folder the bench would take.
+        part = dest.with_name(dest.name + ".part")
+        shutil.rmtree(part, ignore_errors=True)
+        t0 = time.time()
+        bench_marian(part, Path(a.out) / "marian")
+        shutil.rmtree(dest, ignore_errors=True)
+        part.rename(dest)
+        print(f"{dest}: {time.time() - t0:.0f} s, {sum(p.stat().st_size for p in dest.rglob('*')) / 1e6:.0f} MB", flush=True)
         return
     texts = lines("test_2016_flickr.en.gz")[:N_REF]
     root = Path(a.out)

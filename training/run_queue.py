@@ -2,7 +2,7 @@
 read from training/logs/parallel (default 2) each time a job could start, so it can be lowered
 while someone needs the CPU. Writes one line per finished job to training/logs/queue.log.
 
-    /usr/bin/python3 training/queue.py en-fr:luong-general en-fr:local-p ...
+    /usr/bin/python3 training/run_queue.py en-fr:luong-general en-fr:local-p ...
 """
 import os
 import subprocess
