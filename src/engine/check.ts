@@ -562,7 +562,7 @@ async function probeTranslation(model: LoadedModel, out: Findings): Promise<void
   if (KINDS[spec.attention].attends && model.format !== lensFile.id && !OVERRIDE_INPUTS.every((n) => model.stepInputs.has(n)))
     out.notOffered(
       'what-if',
-      'What-if (replacing the attention at a step with weights you choose) needs a decoder that takes those weights as an input. An exported Hugging Face graph computes its attention inside and has no such input, so this format cannot offer it. Every other view works.',
+      "A Hugging Face folder's exported graph computes its attention inside, with no input to put weights of your choosing into it, so this format cannot offer what-if (replacing the attention at a step). Every other view works.",
     )
   if (KINDS[spec.attention].attends && !out.has('what-if')) {
     try {

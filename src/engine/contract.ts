@@ -348,10 +348,27 @@ function checkWeights(file: OnnxFile): void {
   if (bad) throw new ContractError(`The model's weights contain NaN or infinite values (in "${shown(bad)}").`)
 }
 
+/**
+ * One .onnx file of a Hugging Face (Optimum, transformers.js) folder, opened without the rest: its
+ * part by its graph's names (a decoder takes encoder_hidden_states or past_key_values.*, an encoder
+ * returns last_hidden_state from input_ids), or null.
+ */
+function folderPart(file: OnnxFile): 'decoder' | 'encoder' | null {
+  const inputs = [...file.inputs.keys()]
+  if (inputs.some((n) => n === 'encoder_hidden_states' || n.startsWith('past_key_values'))) return 'decoder'
+  if (inputs.includes('input_ids') && file.outputs.has('last_hidden_state')) return 'encoder'
+  return null
+}
+
 /** The checks every task shares; null where a problem makes the rest meaningless. */
 function header(file: OnnxFile, p: Problems): { task: ModelTask; attention: AttentionKind; windowD: number; localScore: LocalScore | null } | null {
   if (file.metadata.size === 0 || ![...file.metadata.keys()].some((k) => k.startsWith('al.'))) {
-    p.list.push('The file is an ONNX model but carries no Attention Lens metadata (al.* keys), so it was not exported for this app.')
+    const part = folderPart(file)
+    p.list.push(
+      part
+        ? `The file is the ${part} of a Hugging Face model folder, not a model on its own: open the whole folder instead (Open folder… next to the model list, File ▸ Open Model Folder… in the desktop app, or drop the whole folder on the window): it holds the encoder, the decoder, config.json and the tokenizer.`
+        : 'The file is an ONNX model but carries no Attention Lens metadata (al.* keys), so it was not exported for this app.',
+    )
     return null
   }
   const gate = p.run(() => {

@@ -27,7 +27,7 @@ import { CancelledError, LensError } from '../shared/errors'
 import type { Engine } from './engine-client'
 import { FigureWorker } from './export/pool'
 import type { ModelDescription } from '../engine/service'
-import { SettingsStore, type StoredSettings } from './settings-store'
+import { MAX_GONE, SettingsStore, type StoredSettings } from './settings-store'
 import { parseSeriesCsv } from '../shared/series'
 import { BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from './paths'
 import type { ExampleList, ExampleQuery, ForecastWhatIfRequest, ForecastWhatIfResult, SentenceScore } from '../shared/teaching'
@@ -99,7 +99,13 @@ export class LensHost {
 
   async openModel(id: string): Promise<ModelInfo> {
     const path = this.paths.get(id)
-    if (!path) throw new LensError('That model is not in the list; pick it again or open the file.', { name: 'UnknownModelError', code: 'unknown-model' })
+    if (!path) {
+      await this.ready
+      // A browser-mode upload the last server deleted when it stopped: named, so nothing else is shown in its place.
+      const gone = this.settings.gone?.[id]
+      if (gone) throw new LensError(`${gone} was an upload and is gone: open it again.`, { name: 'UnknownModelError', code: 'gone-model' })
+      throw new LensError('That model is not in the list; pick it again or open the file.', { name: 'UnknownModelError', code: 'unknown-model' })
+    }
     return this.open(id, path)
   }
 
@@ -119,6 +125,8 @@ export class LensHost {
   }
 
   private current: { id: string; path: string } | null = null
+  /** The name of each model opened, by path: an upload deleted at stop is remembered by it. */
+  private names = new Map<string, string>()
 
   /** The path of the latest open asked for: an earlier open that finishes after it changes nothing. */
   private wanted: string | null = null
@@ -132,6 +140,7 @@ export class LensHost {
       if (this.wanted === path) this.wanted = this.current?.path ?? null
       throw e
     }
+    this.names.set(path, d.name)
     if (this.wanted !== path) return { ...d, id, bundled: id.startsWith('bundled:') }
     const previous = this.current
     this.settings.lastModel = id
@@ -149,19 +158,33 @@ export class LensHost {
 
   /**
    * Closes a model file and forgets it (a browser-mode upload about to be deleted): its sessions
-   * are released, its id stops working and it leaves the recent files.
+   * are released, its id stops working and it leaves the recent files. `gone` (an upload deleted
+   * because the server stops): its id and name are kept in the settings, so that a page whose
+   * saved session names it is told it is gone (openModel) rather than shown another model.
    */
-  async forget(path: string): Promise<void> {
+  async forget(path: string, opts: { gone?: boolean } = {}): Promise<void> {
     await this.ready
     await this.engine.call('close', path).catch(() => undefined)
     if (this.current?.path === path) this.current = null
     if (this.wanted === path) this.wanted = null
-    for (const [id, p] of this.paths) if (p === path) this.paths.delete(id)
+    let changed = false
+    const name = this.names.get(path)
+    for (const [id, p] of this.paths) {
+      if (p !== path) continue
+      this.paths.delete(id)
+      if (opts.gone && name) {
+        const kept = Object.entries(this.settings.gone ?? {}).filter(([k]) => k !== id)
+        this.settings.gone = Object.fromEntries([...kept, [id, name]].slice(-MAX_GONE))
+        changed = true
+      }
+    }
+    this.names.delete(path)
     const recent = this.settings.recent.filter((p) => p !== resolve(path))
     if (recent.length !== this.settings.recent.length) {
       this.settings.recent = recent
-      await this.store.save(this.settings)
+      changed = true
     }
+    if (changed) await this.store.save(this.settings)
   }
 
   async takeNotice(): Promise<string | null> {

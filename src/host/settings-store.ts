@@ -6,7 +6,15 @@ export interface StoredSettings {
   recent: string[]
   lastModel?: string
   provider?: string
+  /**
+   * Browser-mode uploads deleted when the server stopped, by model id, with their names: a page
+   * whose saved session names one is told that model is gone instead of being shown another.
+   */
+  gone?: Record<string, string>
 }
+
+/** How many deleted uploads are remembered by name. */
+export const MAX_GONE = 20
 
 const EMPTY: StoredSettings = { recent: [] }
 

@@ -54,8 +54,8 @@ export interface AnimationProgress {
  * « jeune »"), which every frame's own caption line names instead, so that part is left out. A
  * caption the user wrote is kept as written.
  */
-export function animationCaption(data: FigureData, lang: FigureLang, caption: string | undefined): string | undefined {
-  const still = defaultCaption(data, lang)
+export function animationCaption(data: FigureData, lang: FigureLang, caption: string | undefined, modelName?: string): string | undefined {
+  const still = defaultCaption(data, lang, modelName)
   if (caption !== still || !stepOf(data)) return caption
   // The step is the default's last part.
   return still.split(' · ').slice(0, -1).join(' · ') || undefined

@@ -17,7 +17,7 @@ export function modelNameOf(modelId: string): string {
 }
 
 /** The model id a single-model figure draws, or null for a figure of several models (comparison, side by side, BLEU by length). */
-function modelIdOf(data: FigureData): string | null {
+export function modelIdOf(data: FigureData): string | null {
   switch (data.view) {
     case 'heatmap':
     case 'local':

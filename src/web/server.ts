@@ -345,23 +345,31 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
       if (!res.headersSent) send(res, 404, { error: encodeError(new Error('Not found.')) })
     })
   })
-  await new Promise<void>((resolve, reject) => {
-    const failed = (e: NodeJS.ErrnoException) => {
-      engine.dispose()
-      void rm(uploadDir, { recursive: true, force: true })
-      reject(
-        e.code === 'EADDRINUSE'
-          ? new Error(`Port ${opts.port} is in use (another Attention Lens?); set AL_PORT to another port, or to 0 for any free one.`)
-          : e,
-      )
-    }
-    server.once('error', failed)
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', failed)
-      resolve()
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject)
+        resolve()
+      })
     })
-  })
+  // AL_PORT=0 (any free port): the port of the last start while it is free, so the page's origin,
+  // and with it its saved session, survives a restart; another free one when it is taken.
+  const portFile = join(configDir, 'browser-port')
+  const last = opts.port === 0 ? Number((await readFile(portFile, 'utf8').catch(() => '')).trim()) : 0
+  try {
+    if (Number.isInteger(last) && last > 0 && last < 65536) await listen(last).catch(() => listen(0))
+    else await listen(opts.port ?? 0)
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    engine.dispose()
+    void rm(uploadDir, { recursive: true, force: true })
+    throw e.code === 'EADDRINUSE'
+      ? new Error(`Port ${opts.port} is in use (another Attention Lens?); set AL_PORT to another port, or to 0 for any free one.`)
+      : e
+  }
   const port = (server.address() as { port: number }).port
+  if (opts.port === 0) await writeFile(portFile, `${port}\n`).catch(() => undefined)
   const url = `http://127.0.0.1:${port}/`
   return {
     url,
@@ -371,8 +379,9 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     server,
     close: async () => {
       for (const r of events) r.end()
-      // Uploads go with the server: closed, out of the recent files, deleted.
-      for (const file of uploads.keys()) await host.forget(file)
+      // Uploads go with the server: closed, out of the recent files, deleted, and remembered by
+      // name as gone (a restarted page that had one open says so, instead of showing another model).
+      for (const file of uploads.keys()) await host.forget(file, { gone: true })
       uploads.clear()
       engine.dispose()
       server.closeAllConnections()

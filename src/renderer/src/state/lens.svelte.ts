@@ -7,6 +7,7 @@ import { inUnits, UNITS, type Units } from '../../../shared/attention/word-trans
 import type { HeatmapStyle } from '../../../shared/charts/heatmap'
 import type { ExampleSentence, SentenceScore } from '../../../shared/teaching'
 import { api } from '../lib/api'
+import { rememberModelName } from '../lib/model-names'
 import { Latest } from '../lib/latest'
 import { DEFAULT_REPEAT_GUARD, validSetting, type RepeatGuard } from '../../../shared/repeat-guard'
 
@@ -143,14 +144,35 @@ export class LensState {
       },
       () => undefined,
     )
-    const first = this.models.find((m) => m.id === saved.model) ?? this.models[0]
+    const listed = this.models.find((m) => m.id === saved.model)
+    if (!listed && saved.model && (await this.gone(saved.model))) return
+    const first = listed ?? this.models[0]
     if (first) await this.open(first.id)
     else this.loading = false
+  }
+
+  /**
+   * Whether the saved session's model, no longer listed, is a browser-mode upload the server
+   * deleted when it stopped: the host names it ("marian was an upload and is gone: open it
+   * again"), and no other model is shown in its place under the restored sentence and tab.
+   * Another unlisted id (a saved session from older files) starts with the first model.
+   */
+  private async gone(id: string): Promise<boolean> {
+    try {
+      await api.openModel(id)
+      return false
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'gone-model') return false
+      this.error = (e as Error).message
+      this.loading = false
+      return true
+    }
   }
 
   async refreshModels(): Promise<void> {
     try {
       this.models = await api.listModels()
+      for (const m of this.models) rememberModelName(m.id, m.name)
     } catch (e) {
       this.error = (e as Error).message
     }
@@ -167,6 +189,7 @@ export class LensState {
       if ('error' in o) throw o.error
       const info = o.value
       if (!info) return
+      rememberModelName(info.id, info.name)
       this.model = info
       // Another model's heads are other heads (or none).
       this.head = null
