@@ -7,7 +7,10 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { createWriteStream } from 'node:fs'
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, statfs, writeFile } from 'node:fs/promises'
+import { Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import { tmpdir } from 'node:os'
 import { dirname, extname, join, normalize, sep } from 'node:path'
 import { encodeError, envelope, LensError } from '../shared/errors'
@@ -99,6 +102,39 @@ async function body(req: IncomingMessage, channel: string): Promise<Buffer> {
     chunks.push(c as Buffer)
   }
   return Buffer.concat(chunks)
+}
+
+/**
+ * The request body written to `file` as it arrives, never held in memory (a folder's .onnx_data
+ * may be many GB): refused as soon as it passes the route's limit (by its Content-Length, else as
+ * the bytes arrive) or, by its Content-Length, where the disk has no room for it. A refused or
+ * broken upload leaves no partial file.
+ */
+async function saveBody(req: IncomingMessage, file: string, channel: string): Promise<void> {
+  const limit = bodyLimit(channel)
+  const declared = Number(req.headers['content-length'] ?? 0)
+  if (declared > limit) throw new TooLargeError(channel, limit)
+  const disk = await statfs(dirname(file)).catch(() => null)
+  if (disk && declared > disk.bavail * disk.bsize) throw new NoRoomError(declared, disk.bavail * disk.bsize)
+  let size = 0
+  const count = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length
+      done(size > limit ? new TooLargeError(channel, limit) : null, chunk)
+    },
+  })
+  try {
+    await pipeline(req, count, createWriteStream(file))
+  } catch (e) {
+    await rm(file, { force: true })
+    throw e
+  }
+}
+
+class NoRoomError extends LensError {
+  constructor(size: number, free: number) {
+    super(`The upload is ${sizeText(size)} and the server's temporary folder has ${sizeText(free)} free.`, { name: 'NoRoomError', code: 'too-large' })
+  }
 }
 
 function send(res: ServerResponse, status: number, payload: unknown): void {
@@ -198,7 +234,7 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     const entry = { dir, pending: true }
     uploads.set(file, entry)
     try {
-      await writeFile(file, await body(req, 'models:open-dropped'))
+      await saveBody(req, file, 'models:open-dropped')
       // The server's own path for the file: the page never names one.
       return await dispatch(handlers(caller), 'models:open-dropped', [file])
     } finally {
@@ -239,7 +275,7 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     }
     const file = join(folder.dir, ...parts)
     await mkdir(dirname(file), { recursive: true })
-    await writeFile(file, await body(req, 'models:open-dropped-folder'))
+    await saveBody(req, file, 'models:open-dropped-folder')
     folder.received.add(parts.join('/'))
     folder.root ??= join(folder.dir, parts[0])
     if (folder.received.size < count) return null
@@ -301,6 +337,11 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     })
     await sweepUploads()
     if ('error' in answer && answer.error.name === 'TooLargeError') return sendError(res, new TooLargeError(channel, bodyLimit(channel)))
+    if ('error' in answer && answer.error.name === 'NoRoomError') {
+      // The rest of the body is not read: the connection closes, as for a body over its limit.
+      res.setHeader('connection', 'close')
+      return send(res, 413, answer)
+    }
     send(res, 200, answer)
   }
 

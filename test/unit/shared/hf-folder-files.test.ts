@@ -29,3 +29,42 @@ describe('the files of a Hugging Face folder that browser mode sends up', () => 
     expect(folderFilesToSend(paths)).toEqual(paths)
   })
 })
+
+describe('precisions and external data (issue 39)', () => {
+  it('takes the most precise variant, not the first by name: fp16 before _quantized, q8 before q4', () => {
+    const paths = [
+      'm/config.json',
+      'm/onnx/encoder_model_quantized.onnx',
+      'm/onnx/decoder_model_merged_quantized.onnx',
+      'm/onnx/encoder_model_q4.onnx',
+      'm/onnx/decoder_model_merged_q4.onnx',
+    ]
+    expect(folderFilesToSend(paths)).toEqual(['m/config.json', 'm/onnx/encoder_model_quantized.onnx', 'm/onnx/decoder_model_merged_quantized.onnx'])
+    const withFp16 = [...paths, 'm/onnx/encoder_model_fp16.onnx', 'm/onnx/decoder_model_merged_fp16.onnx']
+    expect(folderFilesToSend(withFp16)).toEqual(['m/config.json', 'm/onnx/encoder_model_fp16.onnx', 'm/onnx/decoder_model_merged_fp16.onnx'])
+    expect(folderFilesToSend(withFp16, 'q4')).toEqual(['m/config.json', 'm/onnx/encoder_model_q4.onnx', 'm/onnx/decoder_model_merged_q4.onnx'])
+  })
+
+  it("sends each part's external data files with it, and not another precision's", () => {
+    const paths = [
+      'nllb/config.json',
+      'nllb/encoder_model.onnx',
+      'nllb/encoder_model.onnx_data',
+      'nllb/decoder_model.onnx',
+      'nllb/decoder_model.onnx_data',
+      'nllb/decoder_with_past_model.onnx',
+      'nllb/decoder_with_past_model.onnx_data',
+      'nllb/encoder_model_fp16.onnx',
+      'nllb/encoder_model_fp16.onnx_data',
+    ]
+    expect(folderFilesToSend(paths)).toEqual([
+      'nllb/config.json',
+      'nllb/encoder_model.onnx',
+      'nllb/decoder_model.onnx',
+      'nllb/decoder_with_past_model.onnx',
+      'nllb/encoder_model.onnx_data',
+      'nllb/decoder_model.onnx_data',
+      'nllb/decoder_with_past_model.onnx_data',
+    ])
+  })
+})

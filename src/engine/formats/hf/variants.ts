@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { ContractError } from '../../contract'
 import { freeMemoryBytes, memoryShortfall, sizeText } from '../../memory'
+import { VARIANT_SUFFIXES } from '../../../shared/hf-folder-files'
 
 /**
  * A folder's precisions: transformers.js names each by a suffix on every file
@@ -11,20 +12,10 @@ import { freeMemoryBytes, memoryShortfall, sizeText } from '../../memory'
  * PRECISION order.
  */
 
-/** The dtypes this app names, most precise first, and the file suffix of each. */
-export const PRECISION = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const
-export type Dtype = (typeof PRECISION)[number]
-const SUFFIX: Record<Dtype, string> = {
-  fp32: '',
-  fp16: '_fp16',
-  q8: '_quantized',
-  int8: '_int8',
-  uint8: '_uint8',
-  q4: '_q4',
-  q4f16: '_q4f16',
-  bnb4: '_bnb4',
-}
-const NOTE: Record<Dtype, string> = {
+/** The dtypes this app names, most precise first, and the file suffix of each (shared with browser mode's upload). */
+export const PRECISION = VARIANT_SUFFIXES.map(([d]) => d)
+const SUFFIX: Record<string, string> = Object.fromEntries(VARIANT_SUFFIXES)
+const NOTE: Record<string, string> = {
   fp32: 'exact: the precision PyTorch parity holds in',
   fp16: 'half precision: attention within about 1e-2 of fp32',
   q8: '8-bit dynamic quantization: about 4× smaller than fp32 and faster on CPU; ids may drift from fp32',
@@ -72,7 +63,7 @@ export function partFiles(dir: string, suffix: string): PartFiles | null {
 
 export const dtypeOf = (suffix: string): string => (Object.entries(SUFFIX).find(([, s]) => s === suffix)?.[0] ?? suffix.replace(/^_/, '')) as string
 const rank = (dtype: string) => {
-  const i = PRECISION.indexOf(dtype as Dtype)
+  const i = PRECISION.indexOf(dtype)
   return i < 0 ? PRECISION.length : i
 }
 
@@ -110,7 +101,7 @@ export function folderVariants(dir: string): (Variant & { files: PartFiles })[] 
     const files = partFiles(dir, suffix)
     if (!files) continue
     const dtype = dtypeOf(suffix)
-    out.push({ dtype, suffix, files, bytes: variantBytes(files), note: NOTE[dtype as Dtype] ?? 'a precision this app does not name' })
+    out.push({ dtype, suffix, files, bytes: variantBytes(files), note: NOTE[dtype] ?? 'a precision this app does not name' })
   }
   return out.sort((a, b) => rank(a.dtype) - rank(b.dtype) || a.suffix.localeCompare(b.suffix))
 }
@@ -127,7 +118,7 @@ export function chooseVariant<V extends Variant>(all: V[], asked: { dtype?: stri
     const v = all.find((x) => x.dtype === want)
     if (!v) {
       throw new ContractError(
-        `The folder has no ${want} variant: it has ${all.map((x) => `${x.dtype} (${sizeText(x.bytes)})`).join(', ') || 'none'}${PRECISION.includes(want as Dtype) ? '' : `; the dtypes are ${PRECISION.join(', ')}`}.`,
+        `The folder has no ${want} variant: it has ${all.map((x) => `${x.dtype} (${sizeText(x.bytes)})`).join(', ') || 'none'}${PRECISION.includes(want) ? '' : `; the dtypes are ${PRECISION.join(', ')}`}.`,
       )
     }
     return v
