@@ -27,6 +27,52 @@ do_sample=False)), for Marian the num_beams=4 ids, and the cross-attentions
 - marian-dynamo: a random MarianMTModel in that pair layout, exported by torch's dynamo exporter
   (torch.onnx.export's default since torch 2.9; needs onnxscript) instead of TorchScript's, so its
   graph was not shaped by this project's export code; needs the marian folder first.
+
+Precision variants (issue 39; training/hf_variants.py says how each is made, as transformers.js
+converts: q8 = quantize_dynamic per-tensor QInt8 over IntegerOps incl. Gather; fp16 =
+float16.convert_float_to_float16 with keep_io_types=True, Softmax in float16):
+
+    /tmp/hfvenv/bin/python training/hf_test_models.py --variants          # test/fixtures/hf/marian-q8, marian-fp16
+
+writes, from the marian folder's own onnx/ files, `marian-q8/onnx/{encoder_model,decoder_model_merged}_quantized.onnx`
+and `marian-fp16/onnx/..._fp16.onnx` with the marian folder's config and tokenizer files, and a
+reference.json made by onnxruntime-python decoding those same files (greedy with the KV cache through
+use_cache_branch, `bad_words_ids` [[pad]], at most 2 * len(input_ids) + 10 new tokens):
+
+    {"start": <decoder start id>, "max_new_tokens": "2 * len(input_ids) + 10", "bad_words_ids": [[pad]],
+     "dtype": "q8" | "fp16", "files": [...], "made_by": ..., "reference_by": ...,
+     "drift_from_pytorch_fp32": {"greedy_equal": n, "sentences": 20, "attention_max_abs_diff_same_prefix": x},
+     "sentences": [{"text", "input_ids", "greedy" (ids after the start token, eos included),
+                    "cross_attentions" (base64 little-endian float32 [T, L, H, S], T = len(greedy): the
+                    graph's own cross-attention Softmax outputs, found from the graph by
+                    hf_variants.cross_attention_softmaxes, cast to float32), "shape",
+                    "pytorch_fp32_greedy" (the marian folder's PyTorch ids), "first_difference" (step or null),
+                    "attention_max_abs_diff_from_pytorch_fp32" (over the steps decoded from the same prefix)}]}
+
+The same loop and taps on the fp32 files give PyTorch's ids on 20 of 20 and its attention within
+1.4e-6 (printed first, as the check of the Python side).
+
+Large random folders (issue 39; never committed; 1-3 hours and ~20 GB of disk for all three):
+
+    /tmp/hfvenv/bin/python training/hf_test_models.py --large /tmp/hf-large [--only nllb-600m,m2m100-418m,bart-large]
+
+For each of nllb-600m, m2m100-418m and bart-large (the published configs: d_model 1024, 12 + 12
+layers, 16 heads, FFN 4096, vocabularies 256,206 / 128,112 / 50,265; random seeded weights; a
+tokenizer.json of the real vocabulary size and language-token ids, trained on Multi30K and padded),
+three folders: `<m>-optimum/` (Optimum's layout: encoder_model.onnx, decoder_model.onnx,
+decoder_with_past_model.onnx, TorchScript exporter, weights in `<file>.onnx_data`), `<m>-q8/`
+(onnx/encoder_model_quantized.onnx, onnx/decoder_model_merged_quantized.onnx only) and `<m>-fp16/`
+(onnx/..._fp16.onnx only), each with config.json, generation_config.json, tokenizer.json,
+tokenizer_config.json and the model's reference.json:
+
+    {"model", "start": 2, "generation": {"max_new_tokens": 40, "num_beams": 1, "forced_bos_token_id",
+     "forced_eos_token_id", "no_repeat_ngram_size", "src_lang", "tgt_lang", ...}, "note",
+     "agreement": {"onnxruntime_fp32_optimum": n, "onnxruntime_q8": n, "onnxruntime_fp16": n} (of 5, equal to PyTorch),
+     "sentences": [{"text", "input_ids", "pytorch_fp32" (generate() before export), "onnxruntime_fp32_optimum",
+                    "onnxruntime_q8", "onnxruntime_fp16" (onnxruntime-python greedy on each folder's files)}]}
+
+Resumable: work files in `.work-<m>/`, every folder written as `<name>.part` and renamed when
+complete, complete steps skipped; `STATUS` in the output folder lists the complete folders.
 """
 
 from __future__ import annotations
@@ -619,6 +665,360 @@ def bench_marian(out: Path, spm_from: Path) -> None:
     transformersjs_layout(out)
 
 
+# --------------------------------------------------------------------------------------------
+# Precision variants of the small Marian (issue 39): committed fixtures
+
+
+def marian_variants(root: Path, texts: list[str]) -> None:
+    """test/fixtures/hf/marian-q8 and marian-fp16: the marian folder's own ONNX files as transformers.js
+    converts them (hf_variants.quantize_q8 / to_fp16), each folder holding only that variant, with a
+    reference.json decoded by onnxruntime-python from the same files."""
+    import hf_variants as hv
+
+    src = root / "marian"
+    torch_ref = json.loads((src / "reference.json").read_text(encoding="utf-8"))
+    cfg = json.loads((src / "config.json").read_text(encoding="utf-8"))
+    L, pad = cfg["decoder_layers"], cfg["pad_token_id"]
+    # onnxruntime-python on the fp32 files first: the loop and the taps must give PyTorch's ids and attention.
+    fp32 = hv.OrtSeq2Seq(src / "onnx" / "encoder_model.onnx", merged=src / "onnx" / "decoder_model_merged.onnx", layers=L, taps=True)
+    check = drift(fp32, torch_ref, pad, texts)
+    print(f"marian fp32 (onnxruntime-python) against PyTorch: {json.dumps(check['drift_from_pytorch_fp32'])}", flush=True)
+    for dtype, suffix, make in (("q8", "quantized", hv.quantize_q8), ("fp16", "fp16", hv.to_fp16)):
+        dest = root / f"marian-{dtype}"
+        part = dest.with_name(dest.name + ".part")
+        shutil.rmtree(part, ignore_errors=True)
+        for f in ("config.json", "generation_config.json", "source.spm", "target.spm", "vocab.json", "tokenizer_config.json"):
+            (part / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src / f, part / f)
+        enc, dec = part / "onnx" / f"encoder_model_{suffix}.onnx", part / "onnx" / f"decoder_model_merged_{suffix}.onnx"
+        make(src / "onnx" / "encoder_model.onnx", enc)
+        make(src / "onnx" / "decoder_model_merged.onnx", dec)
+        ort_model = hv.OrtSeq2Seq(enc, merged=dec, layers=L, taps=True)
+        ref = drift(ort_model, torch_ref, pad, texts)
+        ref.update(dtype=dtype, files=[f"onnx/{enc.name}", f"onnx/{dec.name}"],
+                   made_by=("onnxruntime.quantization.quantize_dynamic (transformers.js q8: per-tensor, QInt8 weights, IntegerOps "
+                            "incl. Gather, EnableSubgraph, MatMulConstBOnly)" if dtype == "q8" else
+                            "onnxruntime.transformers.float16.convert_float_to_float16 (transformers.js fp16: keep_io_types=True, "
+                            "Softmax in float16)"),
+                   reference_by="onnxruntime-python decoding these files (greedy, KV cache through use_cache_branch); cross_attentions "
+                                "are the graph's own cross-attention Softmax outputs, cast to float32")
+        (part / "reference.json").write_text(json.dumps(ref), encoding="utf-8")
+        shutil.rmtree(dest, ignore_errors=True)
+        part.rename(dest)
+        print(f"marian-{dtype}: {sum(p.stat().st_size for p in dest.rglob('*')) / 1e6:.1f} MB, "
+              f"{json.dumps(ref['drift_from_pytorch_fp32'])}", flush=True)
+
+
+def drift(ort_model, torch_ref: dict, pad: int, texts: list[str]) -> dict:
+    """onnxruntime-python's greedy ids and tapped attention for the reference's sentences, and how far
+    they are from PyTorch fp32's (the reference): equal ids, the first differing step, and the
+    largest attention difference over the steps both decoded from the same prefix."""
+    rows, same, worst = [], 0, 0.0
+    for s in torch_ref["sentences"]:
+        ids = s["input_ids"]
+        out, att = ort_model.greedy(ids, torch_ref["start"], 0, 2 * len(ids) + 10, bad_ids=(pad,))
+        t_ids = s["greedy"]
+        t_att = np.frombuffer(base64.b64decode(s["cross_attentions"]), dtype="<f4").reshape(s["shape"])
+        k = next((i for i, (a, b) in enumerate(zip(out, t_ids)) if a != b), min(len(out), len(t_ids)))
+        steps = min(k + 1, len(out), len(t_ids))  # step k still had the same prefix
+        d = float(np.abs(att[:steps] - t_att[:steps]).max()) if steps else 0.0
+        worst = max(worst, d)
+        same += out == t_ids
+        rows.append({"text": s["text"], "input_ids": ids, "greedy": out, "cross_attentions": b64(att), "shape": list(att.shape),
+                     "pytorch_fp32_greedy": t_ids, "first_difference": None if out == t_ids else k,
+                     "attention_max_abs_diff_from_pytorch_fp32": d})
+    assert len(rows) == len(texts)
+    return {"start": torch_ref["start"], "max_new_tokens": "2 * len(input_ids) + 10", "bad_words_ids": [[pad]],
+            "drift_from_pytorch_fp32": {"greedy_equal": same, "sentences": len(rows), "attention_max_abs_diff_same_prefix": worst},
+            "sentences": rows}
+
+
+# --------------------------------------------------------------------------------------------
+# Large random folders (issue 39): BART-large, M2M100-418M, NLLB-200-distilled-600M sizes, not committed
+
+LARGE_ORDER = ("nllb-600m", "m2m100-418m", "bart-large")
+N_LARGE = 5
+LARGE_NEW_TOKENS = 40
+
+
+def large_config(name: str) -> tuple[dict, dict, dict]:
+    """config.json, generation_config.json and tokenizer_config.json as the published models have them
+    (facebook/bart-large, facebook/m2m100_418M, facebook/nllb-200-distilled-600M), as best known here."""
+    common = dict(activation_dropout=0.0, attention_dropout=0.1, d_model=1024, decoder_attention_heads=16, decoder_ffn_dim=4096,
+                  decoder_layerdrop=0.05, decoder_layers=12, decoder_start_token_id=2, dropout=0.1, encoder_attention_heads=16,
+                  encoder_ffn_dim=4096, encoder_layerdrop=0.05, encoder_layers=12, init_std=0.02, is_encoder_decoder=True,
+                  max_position_embeddings=1024, num_hidden_layers=12, pad_token_id=1, bos_token_id=0, eos_token_id=2, scale_embedding=True,
+                  use_cache=True, activation_function="relu", model_type="m2m_100", architectures=["M2M100ForConditionalGeneration"])
+    if name == "nllb-600m":
+        cfg = dict(common, vocab_size=256206, max_length=200, tokenizer_class="NllbTokenizer", _name_or_path="facebook/nllb-200-distilled-600M")
+        gen = dict(bos_token_id=0, decoder_start_token_id=2, eos_token_id=2, max_length=200, pad_token_id=1)
+        tok = dict(tokenizer_class="NllbTokenizer", src_lang="eng_Latn", tgt_lang=None, model_max_length=1024, bos_token="<s>",
+                   eos_token="</s>", sep_token="</s>", cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>",
+                   legacy_behaviour=False)
+    elif name == "m2m100-418m":
+        cfg = dict(common, vocab_size=128112, max_length=200, early_stopping=True, num_beams=5, _name_or_path="facebook/m2m100_418M",
+                   gradient_checkpointing=False)
+        gen = dict(bos_token_id=0, decoder_start_token_id=2, early_stopping=True, eos_token_id=2, max_length=200, num_beams=5, pad_token_id=1)
+        tok = dict(tokenizer_class="M2M100Tokenizer", src_lang=None, tgt_lang=None, language_codes="m2m100", num_madeup_words=8,
+                   model_max_length=1024, bos_token="<s>", eos_token="</s>", sep_token="</s>", unk_token="<unk>", pad_token="<pad>")
+    else:
+        cfg = dict(activation_dropout=0.1, activation_function="gelu", add_bias_logits=False, add_final_layer_norm=False,
+                   architectures=["BartModel"], attention_dropout=0.1, bos_token_id=0, classif_dropout=0.1, classifier_dropout=0.0,
+                   d_model=1024, decoder_attention_heads=16, decoder_ffn_dim=4096, decoder_layerdrop=0.0, decoder_layers=12,
+                   decoder_start_token_id=2, dropout=0.1, early_stopping=True, encoder_attention_heads=16, encoder_ffn_dim=4096,
+                   encoder_layerdrop=0.0, encoder_layers=12, eos_token_id=2, forced_bos_token_id=0, forced_eos_token_id=2,
+                   init_std=0.02, is_encoder_decoder=True, max_position_embeddings=1024, model_type="bart", no_repeat_ngram_size=3,
+                   normalize_before=False, num_beams=4, num_hidden_layers=12, pad_token_id=1, scale_embedding=False, vocab_size=50265,
+                   _name_or_path="facebook/bart-large")
+        gen = dict(bos_token_id=0, decoder_start_token_id=2, early_stopping=True, eos_token_id=2, forced_bos_token_id=0,
+                   forced_eos_token_id=2, no_repeat_ngram_size=3, num_beams=4, pad_token_id=1)
+        tok = dict(tokenizer_class="BartTokenizer", model_max_length=1024, add_prefix_space=False, errors="replace", bos_token="<s>",
+                   eos_token="</s>", sep_token="</s>", cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>")
+    return cfg, gen, tok
+
+
+def large_tokenizer(name: str, out: Path) -> dict:
+    """tokenizer.json with the published model's vocabulary size and special/language-token ids: a
+    tokenizer trained on Multi30K (en, fr, de), padded with filler pieces up to the real size, the
+    language codes after it as the real ones are (NLLB: the 202 FLORES-200 codes from 256001,
+    eng_Latn 256047, fra_Latn 256057, <mask> 256203; M2M100: the 100 __xx__ codes from 128004,
+    __en__ 128022, __fr__ 128028, 8 <madeupwordN>; BART: byte-level BPE, <mask> 50264)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    texts = lines("train.en.gz") + lines("train.fr.gz") + lines("train.de.gz")
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    if name == "bart-large":
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        tok.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=50264, special_tokens=specials,
+                                                           initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+        tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=True, add_prefix_space=False)
+        body, after, codes = 50264, ["<mask>"], []
+    else:
+        tok = Tokenizer(models.Unigram())
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        tok.decoder = decoders.Metaspace()
+        tok.train_from_iterator(texts, trainers.UnigramTrainer(vocab_size=16000, special_tokens=specials, unk_token="<unk>",
+                                                               show_progress=False))
+        if name == "nllb-600m":
+            from transformers.models.nllb.tokenization_nllb import FAIRSEQ_LANGUAGE_CODES
+
+            body, codes, after = 256001, list(FAIRSEQ_LANGUAGE_CODES), ["<mask>"]
+        else:
+            from transformers.models.m2m_100.tokenization_m2m_100 import FAIRSEQ_LANGUAGE_CODES
+
+            body, codes, after = 128004, [f"__{c}__" for c in FAIRSEQ_LANGUAGE_CODES["m2m100"]], [f"<madeupword{i}>" for i in range(8)]
+    j = json.loads(tok.to_str())
+    vocab = j["model"]["vocab"]
+    n = len(vocab)
+    assert n <= body, (n, body)
+    if isinstance(vocab, dict):  # BPE
+        for i in range(n, body):
+            vocab[f"<filler{i}>"] = i
+    else:  # Unigram: [piece, log-probability]
+        vocab += [[f"<filler{i}>", -99.0] for i in range(n, body)]
+    added = [a for a in j["added_tokens"] if a["content"] in specials]
+    for i, t in enumerate(codes + after):
+        added.append({"id": body + i, "content": t, "single_word": False, "lstrip": t == "<mask>" and name == "bart-large",
+                      "rstrip": False, "normalized": False, "special": True})
+    j["added_tokens"] = added
+    tk = Tokenizer.from_str(json.dumps(j))
+    if codes:
+        src = "eng_Latn" if name == "nllb-600m" else "__en__"
+        tk.post_processor = processors.TemplateProcessing(single=f"{src} $A </s>", pair=f"{src} $A $B </s>",
+                                                          special_tokens=[(src, tk.token_to_id(src)), ("</s>", 2)])
+    tk.save(str(out / "tokenizer.json"))
+    ids = {t: tk.token_to_id(t) for t in specials + codes[:3] + after}
+    if name == "nllb-600m":
+        assert (tk.token_to_id("eng_Latn"), tk.token_to_id("fra_Latn"), tk.token_to_id("<mask>")) == (256047, 256057, 256203)
+        assert tk.get_vocab_size() == 256204
+    elif name == "m2m100-418m":
+        assert (tk.token_to_id("__en__"), tk.token_to_id("__fr__")) == (128022, 128028) and tk.get_vocab_size() == 128112
+    else:
+        assert tk.token_to_id("<mask>") == 50264 and tk.get_vocab_size() == 50265
+    assert [ids[t] for t in specials] == [0, 1, 2, 3], ids
+    return {"additional_special_tokens": codes}
+
+
+def large_model(name: str):
+    from transformers import BartConfig, BartForConditionalGeneration, M2M100Config, M2M100ForConditionalGeneration
+
+    cfg, gen, _ = large_config(name)
+    keep = {k: v for k, v in cfg.items() if k not in ("architectures", "model_type", "_name_or_path", "tokenizer_class")}
+    torch.manual_seed({"nllb-600m": 600, "m2m100-418m": 418, "bart-large": 406}[name])
+    if name == "bart-large":
+        model = BartForConditionalGeneration(BartConfig(**keep))
+    else:
+        model = M2M100ForConditionalGeneration(M2M100Config(**keep))
+    model.eval()
+    for k, v in gen.items():
+        setattr(model.generation_config, k, v)
+    return model
+
+
+def large_generation(name: str, tokenizer_json: Path) -> dict:
+    """The settings every reference decode of a large folder uses: generate(num_beams=1,
+    do_sample=False, max_new_tokens=40) with the generation_config's own forced tokens and
+    no_repeat_ngram_size (BART), the target language forced for M2M100 and NLLB."""
+    from tokenizers import Tokenizer
+
+    tk = Tokenizer.from_file(str(tokenizer_json))
+    _, gen, _ = large_config(name)
+    g = {"max_new_tokens": LARGE_NEW_TOKENS, "num_beams": 1, "do_sample": False, "decoder_start_token_id": 2, "eos_token_id": 2,
+         "forced_bos_token_id": gen.get("forced_bos_token_id"), "forced_eos_token_id": gen.get("forced_eos_token_id"),
+         "no_repeat_ngram_size": gen.get("no_repeat_ngram_size", 0)}
+    if name == "nllb-600m":
+        g.update(src_lang="eng_Latn", tgt_lang="fra_Latn", forced_bos_token_id=tk.token_to_id("fra_Latn"))
+    elif name == "m2m100-418m":
+        g.update(src_lang="__en__", tgt_lang="__fr__", forced_bos_token_id=tk.token_to_id("__fr__"))
+    return g
+
+
+def large(root: Path, name: str, texts: list[str]) -> None:
+    """One large model's three folders, resumable: <name>-optimum (Optimum's layout, TorchScript
+    exporter, weights in *.onnx_data), <name>-q8 (onnx/*_quantized.onnx only), <name>-fp16
+    (onnx/*_fp16.onnx only), each with the same reference.json. Work files sit in .work-<name>/, each
+    step writes to a temporary name and renames, and a step whose result exists is skipped."""
+    import gc
+
+    import hf_variants as hv
+    from tokenizers import Tokenizer
+
+    work = root / f".work-{name}"
+    common = work / "common"
+    export = work / "export"
+    if not (common / "DONE").exists():
+        shutil.rmtree(common, ignore_errors=True)
+        common.mkdir(parents=True)
+        cfg, gen, tok_cfg = large_config(name)
+        tok_cfg.update(large_tokenizer(name, common))
+        if not tok_cfg["additional_special_tokens"]:
+            del tok_cfg["additional_special_tokens"]
+        (common / "config.json").write_text(json.dumps(dict(cfg, torch_dtype="float32"), indent=2), encoding="utf-8")
+        (common / "generation_config.json").write_text(json.dumps(gen, indent=2), encoding="utf-8")
+        (common / "tokenizer_config.json").write_text(json.dumps(tok_cfg, indent=2), encoding="utf-8")
+        (common / "DONE").write_text("")
+        stage(root, f"{name}: tokenizer and configs")
+    tk = Tokenizer.from_file(str(common / "tokenizer.json"))
+    gen = large_generation(name, common / "tokenizer.json")
+    ids = [tk.encode(t).ids for t in texts]
+    if not (export / "DONE").exists():
+        shutil.rmtree(export, ignore_errors=True)
+        export.mkdir(parents=True)
+        model = large_model(name)
+        t0 = time.time()
+        rows = []
+        with torch.no_grad():
+            for t, x in zip(texts, ids):
+                xt = torch.tensor([x])
+                g = model.generate(xt, attention_mask=torch.ones_like(xt), num_beams=1, do_sample=False, max_new_tokens=LARGE_NEW_TOKENS,
+                                   forced_bos_token_id=gen["forced_bos_token_id"], forced_eos_token_id=gen["forced_eos_token_id"],
+                                   no_repeat_ngram_size=gen["no_repeat_ngram_size"])[0].tolist()
+                assert g[0] == 2, g
+                rows.append({"text": t, "input_ids": x, "pytorch_fp32": g[1:]})
+        (export / "pytorch.json").write_text(json.dumps(rows), encoding="utf-8")
+        stage(root, f"{name}: PyTorch generate, {len(rows)} sentences, {time.time() - t0:.0f} s")
+        t0 = time.time()
+        export_folder(model, export, cross_out=False, merged=False)
+        del model
+        gc.collect()
+        stage(root, f"{name}: exported (TorchScript, {time.time() - t0:.0f} s)")
+        (export / "DONE").write_text("")
+    L = 12
+
+    def folder(sub: str, write) -> Path:
+        dest = root / f"{name}-{sub}"
+        if (dest / "config.json").exists():
+            return dest
+        part = root / f"{name}-{sub}.part"
+        shutil.rmtree(part, ignore_errors=True)
+        part.mkdir(parents=True)
+        t0 = time.time()
+        write(part)
+        for f in ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json"):
+            shutil.copy(common / f, part / f)
+        part.rename(dest)
+        gc.collect()
+        stage(root, f"{name}-{sub}: {time.time() - t0:.0f} s, {sum(p.stat().st_size for p in dest.rglob('*')) / 1e9:.2f} GB")
+        return dest
+
+    def optimum(part: Path) -> None:
+        for f in ("encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx"):
+            m = onnx.load(str(export / f))
+            hv.save(m, part / f, external=True)
+            del m
+            gc.collect()
+
+    merged = work / "merged" / "decoder_model_merged.onnx"
+    if not (work / "merged" / "DONE").exists():
+        shutil.rmtree(work / "merged", ignore_errors=True)
+        t0 = time.time()
+        hv.merge_decoders(export / "decoder_model.onnx", export / "decoder_with_past_model.onnx", merged, external=True)
+        (work / "merged" / "DONE").write_text("")
+        stage(root, f"{name}: merged decoder, {time.time() - t0:.0f} s")
+
+    def variant(suffix: str, make):
+        def write(part: Path) -> None:
+            make(export / "encoder_model.onnx", part / "onnx" / f"encoder_model_{suffix}.onnx")
+            gc.collect()
+            make(merged, part / "onnx" / f"decoder_model_merged_{suffix}.onnx")
+        return write
+
+    opt = folder("optimum", optimum)
+    q8 = folder("q8", variant("quantized", hv.quantize_q8))
+    fp16 = folder("fp16", variant("fp16", hv.to_fp16))
+    ref_path = work / "reference.json"
+    if not ref_path.exists():
+        rows = json.loads((export / "pytorch.json").read_text(encoding="utf-8"))
+        decode = dict(start=2, eos=2, max_new_tokens=LARGE_NEW_TOKENS, forced_bos=gen["forced_bos_token_id"],
+                      forced_eos=gen["forced_eos_token_id"], no_repeat_ngram_size=gen["no_repeat_ngram_size"])
+        for key, make in (("onnxruntime_fp32_optimum", lambda: hv.OrtSeq2Seq(opt / "encoder_model.onnx", opt / "decoder_model.onnx",
+                                                                              opt / "decoder_with_past_model.onnx", layers=L)),
+                          ("onnxruntime_q8", lambda: hv.OrtSeq2Seq(q8 / "onnx" / "encoder_model_quantized.onnx",
+                                                                   merged=q8 / "onnx" / "decoder_model_merged_quantized.onnx", layers=L)),
+                          ("onnxruntime_fp16", lambda: hv.OrtSeq2Seq(fp16 / "onnx" / "encoder_model_fp16.onnx",
+                                                                     merged=fp16 / "onnx" / "decoder_model_merged_fp16.onnx", layers=L))):
+            t0 = time.time()
+            m = make()
+            for r in rows:
+                r[key] = m.greedy(r["input_ids"], **decode)[0]
+            del m
+            gc.collect()
+            same = sum(r[key] == r["pytorch_fp32"] for r in rows)
+            stage(root, f"{name}: {key} greedy equals PyTorch fp32 on {same} of {len(rows)} ({time.time() - t0:.0f} s)")
+        ref = {"model": name, "generation": gen, "start": 2,
+               "note": "pytorch_fp32: transformers generate() on the random-weight model before export; onnxruntime_*: onnxruntime-python "
+                       "greedy (KV cache; merged decoders through use_cache_branch) on the files of each folder, with the same forced "
+                       "tokens, no_repeat_ngram_size and max_new_tokens; ids leave out the decoder start token",
+               "agreement": {k: sum(r[k] == r["pytorch_fp32"] for r in rows)
+                             for k in ("onnxruntime_fp32_optimum", "onnxruntime_q8", "onnxruntime_fp16")},
+               "sentences": rows}
+        tmp = ref_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(ref, indent=1), encoding="utf-8")
+        tmp.rename(ref_path)
+    for d in (opt, q8, fp16):
+        shutil.copy(ref_path, d / "reference.json")
+    shutil.rmtree(work)
+    stage(root, f"{name}: complete")
+
+
+def stage(root: Path, msg: str) -> None:
+    """A line in the log, and root/STATUS rewritten: which sub-folders are complete."""
+    line = f"{time.strftime('%H:%M:%S')} {msg}"
+    print(line, flush=True)
+    done = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and not p.name.endswith(".part")
+                  and (p / "config.json").exists())
+    with_ref = [d for d in done if (root / d / "reference.json").exists()]
+    text = (f"updated {time.strftime('%Y-%m-%d %H:%M:%S %Z')} by training/hf_test_models.py --large (pid {os.getpid()})\n"
+            f"complete sub-folders (files written; reference.json added when all three of a model are done):\n"
+            + "".join(f"  {d}{'  (with reference.json)' if d in with_ref else ''}\n" for d in done)
+            + f"last step: {line}\n")
+    tmp = root / "STATUS.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    tmp.rename(root / "STATUS")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="test/fixtures/hf")
@@ -627,6 +1027,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--tjs-layout", help="only move an exported Optimum folder into transformers.js's layout")
     ap.add_argument("--bench-marian", help="only write the opus-mt-size random Marian for bench/ to this folder")
+    ap.add_argument("--variants", action="store_true", help="only write marian-q8 and marian-fp16 beside the marian folder in --out")
+    ap.add_argument("--large", nargs="?", const="/tmp/hf-large", help="only write the large random folders to this folder (/tmp/hf-large)")
     a = ap.parse_args()
     require_transformers()
     torch.set_num_threads(a.threads)
@@ -648,6 +1050,17 @@ def main() -> None:
         print(f"{dest}: {time.time() - t0:.0f} s, {sum(p.stat().st_size for p in dest.rglob('*')) / 1e6:.0f} MB", flush=True)
         return
     texts = lines("test_2016_flickr.en.gz")[:N_REF]
+    if a.variants:
+        marian_variants(Path(a.out), texts)
+        return
+    if a.large:
+        root = Path(a.large)
+        root.mkdir(parents=True, exist_ok=True)
+        names = a.only.split(",") if a.only != ap.get_default("only") else list(LARGE_ORDER)
+        for name in names:
+            assert name in LARGE_ORDER, name
+            large(root, name, texts[:N_LARGE])
+        return
     root = Path(a.out)
     for name in a.only.split(","):
         dest = root / name
