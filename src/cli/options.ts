@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { isHeadOf } from '../shared/attention/heads'
 import { withLanguages } from '../shared/model-id'
+import { variantFile } from '../engine/formats/hf/variants'
 import { DEFAULT_REPEAT_GUARD, MAX_GUARD_SETTING, NO_REPEAT_GUARD, validSetting, type RepeatGuard } from '../shared/repeat-guard'
 
 export class UsageError extends Error {}
@@ -23,15 +24,22 @@ export function readableFile(path: string | undefined, what: string): string {
 }
 
 /** A multilingual model's language pair (M2M100, NLLB, mBART-50), for the commands that decode. */
-export const LANG_OPTIONS = { 'src-lang': { type: 'string' }, 'tgt-lang': { type: 'string' } } as const
+export const LANG_OPTIONS = {
+  'src-lang': { type: 'string' },
+  'tgt-lang': { type: 'string' },
+  // A Hugging Face folder's precision: fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4 (default: the most precise that fits in memory).
+  dtype: { type: 'string' },
+} as const
 
 /**
  * A model: one file of the app's own format, or a Hugging Face folder (or one of its .onnx
  * files), with the language pair given by --src-lang/--tgt-lang for a multilingual one.
  */
-export function modelPath(path: string | undefined, what: string, langs: { 'src-lang'?: string; 'tgt-lang'?: string } = {}): string {
+export function modelPath(path: string | undefined, what: string, langs: { 'src-lang'?: string; 'tgt-lang'?: string; dtype?: string } = {}): string {
   if (!path) throw new UsageError(`${what} is missing`)
   if (!existsSync(path)) throw new Error(`no such file or folder: ${path}`)
+  // --dtype opens the folder by that variant's own file (src/engine/formats/hf/variants.ts).
+  if (langs.dtype !== undefined) path = variantFile(path, langs.dtype)
   const [src, tgt] = [langs['src-lang'], langs['tgt-lang']]
   if ((src === undefined) !== (tgt === undefined)) throw new UsageError('--src-lang and --tgt-lang go together (e.g. --src-lang en --tgt-lang fr)')
   return src !== undefined && tgt !== undefined ? withLanguages(path, src, tgt) : path

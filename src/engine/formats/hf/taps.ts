@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf'
-import { NodeProtoSchema, TensorProto_DataType, type GraphProto, type NodeProto } from '../../onnx-proto'
+import { AttributeProto_AttributeType, AttributeProtoSchema, NodeProtoSchema, TensorProto_DataType, type GraphProto, type NodeProto } from '../../onnx-proto'
 import { valueInfo } from '../../graph-surgery'
 import type { GraphEdit } from '../../onnx-graph'
 
@@ -50,10 +50,14 @@ export function fusedAttention(graph: GraphProto): string | null {
 
 /**
  * The cross-attention Softmax outputs of one graph, lowest layer first. `outer` names values
- * that come from outside (a branch of an If reads the main graph's inputs and weights).
+ * that come from outside (a branch of an If reads the main graph's inputs and weights), `outer`
+ * the graph around a branch.
  */
-export function crossSoftmaxes(graph: GraphProto, outerConstants: ReadonlySet<string> = new Set()): string[] {
+export function crossSoftmaxes(graph: GraphProto, outerConstants: ReadonlySet<string> = new Set(), outer: GraphProto | null = null): string[] {
   const producer = new Map<string, NodeProto>()
+  // A branch reads values the main graph computes: an fp16 graph's inputs cast to float16 there
+  // (encoder_hidden_states → Cast → the branch), so the outer nodes are followed too.
+  for (const n of outer?.node ?? []) if (!n.attribute.some((a) => a.g || a.graphs.length)) for (const o of n.output) if (o) producer.set(o, n)
   for (const n of graph.node) for (const o of n.output) if (o) producer.set(o, n)
   const initializers = new Set([...graph.initializer.map((t) => t.name), ...outerConstants])
   const constMemo = new Map<string, boolean>()
@@ -103,13 +107,25 @@ export function crossSoftmaxes(graph: GraphProto, outerConstants: ReadonlySet<st
   return found
 }
 
-function identity(from: string, to: string): NodeProto {
-  return create(NodeProtoSchema, { opType: 'Identity', input: [from], output: [to], name: `al_tap_${to}` })
+/**
+ * A tap: the Softmax output cast to float32 as it leaves the graph. In an fp16 graph (a `_fp16`
+ * variant) the probabilities are float16, and an output declared float32 would not type-check;
+ * the engine always gets float32 attention. On a float32 graph the Cast is a no-op (onnxruntime
+ * removes it), so every variant is tapped the same way.
+ */
+function tap(from: string, to: string): NodeProto {
+  return create(NodeProtoSchema, {
+    opType: 'Cast',
+    input: [from],
+    output: [to],
+    name: `al_tap_${to}`,
+    attribute: [create(AttributeProtoSchema, { name: 'to', type: AttributeProto_AttributeType.INT, i: BigInt(TensorProto_DataType.FLOAT) })],
+  })
 }
 
 /**
  * What opening adds to a decoder graph so every layer's cross-attention becomes an output
- * `al_cross.{l}`: Identity nodes from the Softmax nodes, in the main graph or inside both branches
+ * `al_cross.{l}`: Cast-to-float32 nodes from the Softmax nodes, in the main graph or inside both branches
  * of a merged decoder's If (which is then replaced). Returns the edit (applied to the file's bytes
  * by editedModelBytes) and where the Softmax nodes are (for `check`), or throws TapError saying
  * what was found.
@@ -122,7 +138,7 @@ export function crossAttentionTaps(graph: GraphProto, layers: number): { edit: G
   const direct = crossSoftmaxes(graph)
   if (direct.length === layers) {
     return {
-      edit: { addNodes: direct.map((s, l) => identity(s, taps[l])), addOutputs: outs, replaceNodes: new Map() },
+      edit: { addNodes: direct.map((s, l) => tap(s, taps[l])), addOutputs: outs, replaceNodes: new Map() },
       where: `${layers} Softmax nodes (${direct[0]} …)`,
     }
   }
@@ -132,13 +148,13 @@ export function crossAttentionTaps(graph: GraphProto, layers: number): { edit: G
     const outer = new Set(graph.initializer.map((t) => t.name))
     const branches = ifNode.attribute.map((a) => {
       if (!a.g || (a.name !== 'then_branch' && a.name !== 'else_branch')) return a
-      const found = crossSoftmaxes(a.g, outer)
+      const found = crossSoftmaxes(a.g, outer, graph)
       if (found.length !== layers)
         throw new TapError(`its merged decoder's ${a.name} has ${found.length} cross-attention Softmax nodes, not one per decoder layer (${layers})`)
       const names = taps.map((t) => `${a.name}/${t}`)
       const g: GraphProto = {
         ...a.g,
-        node: [...a.g.node, ...found.map((s, l) => identity(s, names[l]))],
+        node: [...a.g.node, ...found.map((s, l) => tap(s, names[l]))],
         output: [...a.g.output, ...names.map((n) => valueInfo(n, TensorProto_DataType.FLOAT, null))],
       }
       return { ...a, g }

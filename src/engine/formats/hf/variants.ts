@@ -125,3 +125,13 @@ export function chooseVariant<V extends Variant>(all: V[], asked: { dtype?: stri
   }
   return all.find((v) => memoryShortfall(v.bytes, free) === null) ?? [...all].sort((a, b) => a.bytes - b.bytes)[0] ?? null
 }
+
+/**
+ * `--dtype`: the file that opens a folder's variant (its encoder: a path naming one of a folder's
+ * files opens that file's precision), refused where the folder has no such variant.
+ */
+export function variantFile(path: string, dtype: string): string {
+  const dir = statSync(path).isDirectory() ? path : basename(join(path, '..')) === 'onnx' ? join(path, '..', '..') : join(path, '..')
+  if (!existsSync(join(dir, 'config.json'))) throw new ContractError(`--dtype picks a precision of a Hugging Face folder; ${path} is not one.`)
+  return chooseVariant(folderVariants(dir), { dtype })!.files.encoder
+}

@@ -1,0 +1,151 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { modelPath } from '../../../../src/cli/options'
+import { translate } from '../../../../src/engine/decode'
+import { chooseVariant, folderVariants, type Variant } from '../../../../src/engine/formats/hf/variants'
+import { LoadedModel } from '../../../../src/engine/model'
+import { fromBinary, ModelProtoSchema, TensorProto_DataType } from '../../../../src/engine/onnx-proto'
+import { ROOT } from '../../../helpers'
+
+/**
+ * A Hugging Face folder's precision variants (issue 39): test/fixtures/hf/marian-q8 and
+ * marian-fp16 hold only `_quantized` or only `_fp16` files, transformers.js's conversions of the
+ * marian folder (training/hf_test_models.py --variants), with onnxruntime-python's greedy ids and
+ * tapped attention on the same files as their reference.
+ */
+const HF = join(ROOT, 'test', 'fixtures', 'hf')
+const RAW = { beam: 1, noRepeatNgram: 0, maxRepeat: 0 }
+const work = mkdtempSync(join(tmpdir(), 'al-hf-variants-'))
+const cache = join(work, 'cache')
+const saved = { cache: process.env.AL_CACHE_DIR, free: process.env.AL_FREE_MEMORY_BYTES }
+beforeAll(() => {
+  process.env.AL_CACHE_DIR = cache
+})
+afterAll(() => {
+  process.env.AL_CACHE_DIR = saved.cache
+  if (saved.free === undefined) delete process.env.AL_FREE_MEMORY_BYTES
+  else process.env.AL_FREE_MEMORY_BYTES = saved.free
+  rmSync(work, { recursive: true, force: true })
+})
+
+interface Ref {
+  sentences: { text: string; greedy: number[]; cross_attentions: string; shape: number[] }[]
+}
+const floats = (b64: string) => {
+  const buf = Buffer.from(b64, 'base64')
+  return new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length))
+}
+
+describe.each([
+  ['marian-q8', 'q8', 1e-4],
+  ['marian-fp16', 'fp16', 1e-2],
+] as const)('the %s folder', (name, dtype, tolerance) => {
+  it(`opens as ${dtype}: greedy ids equal onnxruntime-python's on the same files, 20 of 20, tapped attention float32 and within ${tolerance}`, async () => {
+    const dir = join(HF, name)
+    const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Ref
+    const m = await LoadedModel.open(dir)
+    try {
+      expect(m.spec.dtype).toBe(dtype)
+      expect(m.spec.variants?.map((v) => v.dtype)).toEqual([dtype])
+      const index = new Map(m.spec.tgtVocab.map((p, i) => [p, i]))
+      let same = 0
+      let worst = 0
+      for (const s of ref.sentences) {
+        const t = await translate(m, s.text, RAW)
+        const ids = t.tgtTokens.map((p) => index.get(p) ?? -1)
+        expect(ids, s.text).toEqual(s.greedy)
+        same++
+        const [T, L, H, S] = s.shape
+        const want = floats(s.cross_attentions)
+        for (let i = 0; i < T; i++)
+          for (let l = 0; l < L; l++)
+            for (let h = 0; h < H; h++)
+              for (let j = 0; j < S; j++) worst = Math.max(worst, Math.abs(want[((i * L + l) * H + h) * S + j] - t.crossAttention![i][l][h][j]))
+      }
+      expect(same).toBe(20)
+      expect(worst).toBeLessThan(tolerance)
+    } finally {
+      await m.release()
+    }
+    // The tapped graph declares its attention outputs float32, each a Cast of a Softmax (float16 in the fp16 graph).
+    const graphs = readdirSync(cache).filter((f) => f.endsWith('.onnx'))
+    const tapped = graphs
+      .map((g) => fromBinary(ModelProtoSchema, new Uint8Array(readFileSync(join(cache, g)))))
+      .find((g) => g.graph!.output.some((o) => o.name === 'al_cross.0'))!
+    const out = tapped.graph!.output.find((o) => o.name === 'al_cross.0')!
+    expect(out.type?.value.case === 'tensorType' && out.type.value.value.elemType).toBe(TensorProto_DataType.FLOAT)
+    const ifNode = tapped.graph!.node.find((n) => n.opType === 'If')!
+    const branch = ifNode.attribute.find((a) => a.name === 'else_branch')!.g!
+    const cast = branch.node.find((n) => n.output[0] === 'else_branch/al_cross.0')!
+    expect(cast.opType).toBe('Cast')
+    expect(cast.attribute[0].i).toBe(BigInt(TensorProto_DataType.FLOAT))
+  })
+})
+
+describe('which variant opens', () => {
+  const v = (dtype: string, bytes: number): Variant => ({ dtype, suffix: dtype, bytes, note: '' })
+  const GB = 1e9
+
+  it('fp32 where the folder has it and memory allows, else the most precise that fits, else the smallest (refused on opening)', () => {
+    const all = [v('fp32', 3.5 * GB), v('fp16', 1.8 * GB), v('q8', 0.9 * GB)]
+    expect(chooseVariant(all, {}, 16 * GB)?.dtype).toBe('fp32')
+    expect(chooseVariant(all, {}, 3 * GB)?.dtype).toBe('fp16')
+    expect(chooseVariant(all, {}, 1.5 * GB)?.dtype).toBe('q8')
+    expect(chooseVariant(all, {}, 0.5 * GB)?.dtype).toBe('q8')
+    expect(chooseVariant(all, { dtype: 'fp16' }, 0.5 * GB)?.dtype).toBe('fp16')
+    expect(() => chooseVariant(all, { dtype: 'int8' })).toThrow(/The folder has no int8 variant: it has fp32 \(3\.5 GB\), fp16 \(1\.8 GB\), q8 \(900 MB\)/)
+  })
+
+  it('orders a folder by precision, not by name: fp16 > q8 (_quantized) > q4 > bnb4', () => {
+    const dir = join(work, 'names')
+    mkdirSync(join(dir, 'onnx'), { recursive: true })
+    writeFileSync(join(dir, 'config.json'), '{}')
+    for (const s of ['_bnb4', '_q4', '_quantized', '_fp16'])
+      for (const p of ['encoder_model', 'decoder_model_merged']) writeFileSync(join(dir, 'onnx', `${p}${s}.onnx`), 'x')
+    expect(folderVariants(dir).map((x) => x.dtype)).toEqual(['fp16', 'q8', 'q4', 'bnb4'])
+  })
+
+  describe('a folder with _fp16 and _quantized files and no fp32', () => {
+    let both: string
+    beforeAll(() => {
+      both = join(work, 'both')
+      for (const n of ['marian-fp16', 'marian-q8']) cpSync(join(HF, n), both, { recursive: true })
+    })
+
+    it('opens fp16 (the most precise), lists both with their sizes, and opens q8 by --dtype or by its file', async () => {
+      const m = await LoadedModel.open(both)
+      try {
+        expect(m.spec.dtype).toBe('fp16')
+        expect(m.spec.variants?.map((x) => x.dtype)).toEqual(['fp16', 'q8'])
+        expect(m.spec.variants![0].bytes).toBeGreaterThan(m.spec.variants![1].bytes)
+      } finally {
+        await m.release()
+      }
+      const path = modelPath(both, '--model', { dtype: 'q8' })
+      expect(path).toBe(join(both, 'onnx', 'encoder_model_quantized.onnx'))
+      const q = await LoadedModel.open(path)
+      try {
+        expect(q.spec.dtype).toBe('q8')
+        expect((await translate(q, 'A man in an orange hat.', RAW)).tgtTokens.length).toBeGreaterThan(0)
+      } finally {
+        await q.release()
+      }
+      expect(() => modelPath(both, '--model', { dtype: 'fp32' })).toThrow(/no fp32 variant: it has fp16 \(\d+ MB\), q8 \(\d+ MB\)/)
+    })
+
+    it('opens q8 where fp16 would not fit the memory free', async () => {
+      const [fp16, q8] = folderVariants(both)
+      process.env.AL_FREE_MEMORY_BYTES = String(Math.round((fp16.bytes * 1.3 + q8.bytes * 1.3) / 2))
+      try {
+        const m = await LoadedModel.open(both)
+        expect(m.spec.dtype).toBe('q8')
+        await m.release()
+      } finally {
+        delete process.env.AL_FREE_MEMORY_BYTES
+      }
+      expect(existsSync(cache)).toBe(true)
+    })
+  })
+})
