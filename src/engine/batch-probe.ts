@@ -164,6 +164,9 @@ export async function favouredSpecial(model: LoadedModel, texts: [string, string
   return best[0] === best[1] && neverGenerated(spec).includes(best[0]) ? spec.tgtVocab[best[0]] : null
 }
 
+/** Precisions whose activations are quantized per tensor at run time (src/engine/formats/hf/variants.ts). */
+const QUANTIZED = new Set(['q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'])
+
 /**
  * Where padding changes a shorter sentence decoded in a batch: its encoder states (and which
  * half of them: a bidirectional encoder's backward direction reads the padding first), the
@@ -191,6 +194,16 @@ export async function paddingCause(model: LoadedModel, texts: [string, string]):
         }
       }
     }
+  }
+  const { spec } = model
+  if ((back || front) && QUANTIZED.has(spec.dtype ?? '')) {
+    // Dynamic quantization (onnxruntime's quantize_dynamic, transformers.js's q8) scales each
+    // MatMul's activations by the minimum and maximum of the whole tensor: the whole batch, other
+    // sentences and padding included, so a sentence's states depend on what it is batched with.
+    return `the encoder states of the real tokens change with the other sentence in the batch: this ${spec.dtype} variant quantizes each MatMul's input with one scale computed over the whole batch (per-tensor dynamic quantization), so no mask can keep the padding out of it; decode one sentence at a time, or open the fp32 or fp16 variant for batches that equal single sentences`
+  }
+  if ((back || front) && spec.attention === 'transformer') {
+    return `the encoder states of the real tokens change with the padding after them: the encoder's self-attention attends to the padding; mask it with src_mask (the attention_mask of a Hugging Face encoder) in every encoder layer`
   }
   const fix =
     'run it over the real tokens only: nn.utils.rnn.pack_padded_sequence (exports to ONNX), or reverse each sentence within its length before the backward pass'

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { modelPath } from '../../../../src/cli/options'
+import { checkFile } from '../../../../src/engine/check'
 import { translate } from '../../../../src/engine/decode'
 import { chooseVariant, folderVariants, type Variant } from '../../../../src/engine/formats/hf/variants'
 import { LoadedModel } from '../../../../src/engine/model'
@@ -147,5 +148,18 @@ describe('which variant opens', () => {
       }
       expect(existsSync(cache)).toBe(true)
     })
+  })
+})
+
+describe("check's batch advice on a quantized folder", () => {
+  it('names the per-tensor dynamic scale and the ways round it, not RNN advice (pack_padded_sequence)', async () => {
+    const report = await checkFile(join(HF, 'marian-q8'))
+    const batch = report.findings.filter((f) => f.feature === 'batch')
+    expect(batch).toHaveLength(1)
+    expect(batch[0].message).toMatch(
+      /this q8 variant quantizes each MatMul's input with one scale computed over the whole batch \(per-tensor dynamic quantization\)/,
+    )
+    expect(batch[0].message).toMatch(/decode one sentence at a time, or open the fp32 or fp16 variant/)
+    expect(batch[0].message).not.toMatch(/pack_padded_sequence|backward pass/)
   })
 })
