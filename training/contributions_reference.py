@@ -49,6 +49,7 @@ x_i, y_i without it). The app's tests compute it too and check that the full met
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import sys
@@ -239,7 +240,9 @@ def main():
     p.add_argument("--model", required=True)
     p.add_argument("--src", required=True, help="one sentence a line")
     p.add_argument("--n", type=int, default=20)
-    p.add_argument("--out", required=True)
+    p.add_argument("--src-ids", help="the sources' ids instead, one JSON list a line with </s> last (from the app's tokenizer, "
+                   "for a tokenizer this Python lacks: jieba for zh)")
+    p.add_argument("--out", required=True, help="a .json or .json.gz file")
     a = p.parse_args()
     torch.set_num_threads(1)
     model, meta = tf.load_from_onnx(a.model)
@@ -249,13 +252,18 @@ def main():
     si = {w: i for i, w in enumerate(src_vocab)}
     with open(a.src, encoding="utf-8") as f:
         sentences = [line.rstrip("\n") for line in f][: a.n]
+    given = None
+    if a.src_ids:
+        with open(a.src_ids, encoding="utf-8") as f:
+            given = [json.loads(line) for line in f][: a.n]
     cases = []
-    for s in sentences:
-        ids = data.encode(s, spec, si, 100)
+    for k, s in enumerate(sentences):
+        ids = given[k] if given else data.encode(s, spec, si, 100)
         src = torch.tensor([ids])
         out, _ = tf.greedy(model, src, torch.ones(1, len(ids)), max_len=2 * len(ids) + 10)
         tgt = out[0]
-        case = {"source": s, "src_tokens": tokenize(s, spec) + ["</s>"], "src_ids": ids, "tgt_ids": tgt,
+        src_tokens = [src_vocab[i] for i in ids] if given else tokenize(s, spec) + ["</s>"]
+        case = {"source": s, "src_tokens": src_tokens, "src_ids": ids, "tgt_ids": tgt,
                 "tgt_tokens": [tgt_vocab[i] for i in tgt] + ["</s>"]}
         case.update(reference(model, ids, tgt))
         cases.append(case)
@@ -264,7 +272,7 @@ def main():
     meta_out = {"model": os.path.basename(a.model), "heads": model.heads, "enc_layers": model.enc_layers_n,
                 "dec_layers": model.dec_layers_n, "eps": model.enc_norm.eps, "cases": cases}
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
-    with open(a.out, "w", encoding="utf-8") as f:
+    with (gzip.open(a.out, "wt", encoding="utf-8") if a.out.endswith(".gz") else open(a.out, "w", encoding="utf-8")) as f:
         json.dump(meta_out, f, ensure_ascii=False, separators=(",", ":"))
     print(f"wrote {a.out} ({os.path.getsize(a.out) / 1e6:.1f} MB)")
 

@@ -13,6 +13,7 @@ import { InferenceService } from '../engine/service'
 import { naiveBaselineLabel } from './baseline'
 import { check } from './check'
 import { alignCommands, ALIGN_USAGE, evalAblate, wantsAblation } from './align'
+import { attribute, ATTRIBUTE_USAGE } from './attribute'
 import { args, GUARD_USAGE, guardFrom, guardLabel, guardOptions, headOption, LANG_OPTIONS, lines, modelPath, readableFile, UsageError } from './options'
 import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
 import { figureInUnits } from '../shared/attention/word-figure'
@@ -492,8 +493,9 @@ async function main(): Promise<void> {
   if (command === 'forecast') return forecast(rest)
   if (command === 'forecast-eval') return forecastEval(rest)
   if (command === 'check') return check(rest)
+  if (command === 'attribute') return attribute(rest)
   if (command === undefined || command === '--help' || command === '-h') {
-    console.log(USAGE + '\n' + ALIGN_USAGE)
+    console.log(USAGE + '\n' + ALIGN_USAGE + '\n' + ATTRIBUTE_USAGE)
     if (command === undefined) process.exitCode = 2
     return
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
 import type { Contributions } from '../../shared/contributions'
 import { checkContract, neverGenerated, type ModelSpec } from '../contract'
-import { valueInfo } from '../graph-surgery'
+import { encoderGraph, splitStep, valueInfo } from '../graph-surgery'
 import { extractGraph, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
 import { TensorProto_DataType, type GraphProto } from '../onnx-proto'
 import { maxTargetLength, MAX_SOURCE_TOKENS } from '../decode'
@@ -50,6 +50,8 @@ export class ContributionModel {
     private readonly encoder: ort.InferenceSession,
     private readonly step: ort.InferenceSession,
     private readonly file: OnnxFile,
+    /** The per-sentence values the encoder part computes for the step (graph-surgery.ts's keys). */
+    private readonly keys: string[],
   ) {}
 
   /** Opens a bundled Transformer's file (throws ContributionTapError where it is not one). */
@@ -60,21 +62,27 @@ export class ContributionModel {
       throw new ContributionTapError(`${spec.name} is not a Transformer (its attention is ${spec.attention})`)
     const graph = file.model.graph as GraphProto
     const taps = transformerTaps(graph, spec.heads.heads)
-    const tapped = (outputs: string[]) => {
-      const declared = new Set(graph.output.map((o) => o.name))
-      const g = extractGraph(graph, outputs)
-      return serializeWith(file, { ...g, output: outputs.map((o, i) => (declared.has(o) ? g.output[i] : valueInfo(o, TensorProto_DataType.FLOAT, null))) })
-    }
+    const declared = new Set(graph.output.map((o) => o.name))
+    const typed = (g: GraphProto, outputs: string[]): GraphProto => ({
+      ...g,
+      output: outputs.map((o, i) => (declared.has(o) ? g.output[i] : valueInfo(o, TensorProto_DataType.FLOAT, null))),
+    })
     const uniq = (xs: string[]) => [...new Set(xs)]
     const encOut = uniq(['encoder_out', 'decoder_init', taps.encoderFinal, ...taps.encoder.flatMap((t) => [t.x, t.y, t.weights])])
     const stepOut = uniq(['logits', 'next_state', 'cross_attention', ...taps.decoder.flatMap((t) => [t.x1, t.x2, t.x3, t.selfWeights])])
+    // As the app does (graph-surgery.ts): what the step computes from the encoder states alone
+    // (the cross-attention's keys and values) is computed once, by the encoder part.
+    const keys = splitStep(graph, stepOut, ['encoder_out', 'decoder_init']).keys
+    const encGraph = encoderGraph(graph, ['encoder_out', 'decoder_init'], keys)
+    const encBytes = serializeWith(file, typed(extractGraph(encGraph, [...encOut, ...keys]), [...encOut, ...keys]))
+    const stepGraph = extractGraph(graph, stepOut, new Map(keys.map((k) => [k, valueInfo(k, TensorProto_DataType.FLOAT, null)])))
     const opts = sessionOptions('cpu')
-    const encoder = await ort.InferenceSession.create(tapped(encOut), opts)
-    const step = await ort.InferenceSession.create(tapped(stepOut), opts).catch(async (e: unknown) => {
+    const encoder = await ort.InferenceSession.create(encBytes, opts)
+    const step = await ort.InferenceSession.create(serializeWith(file, typed(stepGraph, stepOut)), opts).catch(async (e: unknown) => {
       await encoder.release()
       throw e
     })
-    return new ContributionModel(spec, taps, encoder, step, file)
+    return new ContributionModel(spec, taps, encoder, step, file, keys)
   }
 
   async release(): Promise<void> {
@@ -142,6 +150,7 @@ export class ContributionModel {
         src_mask: mask,
         step: new ort.Tensor('float32', Float32Array.of(t), [1]),
         ...constant,
+        ...Object.fromEntries(this.keys.map((k) => [k, eo[k]])),
       }
       const o = await timed(this.step, Object.fromEntries(Object.entries(feeds).filter(([k]) => inputs.has(k))))
       state = o.next_state

@@ -44,8 +44,8 @@ export function lnLinear(z: Vec, gamma: Float32Array, eps: number): Float64Array
   return out
 }
 
-/** Per head h: W_O^h (W_V^h z + (withBias ? b_V^h : 0)). */
-export function headOutputs(z: Vec, w: BlockWeights, withBias: boolean): Float64Array[] {
+/** Per head h: W_O^h (W_V^h z + (withBias ? b_V^h : 0)), written to out[at + h·d …]. */
+export function headOutputsInto(z: Vec, w: BlockWeights, withBias: boolean, out: Float64Array, at: number): void {
   const { d, heads } = w
   const dh = d / heads
   const u = new Float64Array(d)
@@ -55,17 +55,28 @@ export function headOutputs(z: Vec, w: BlockWeights, withBias: boolean): Float64
     for (let i = 0; i < d; i++) s += w.wv[row + i] * z[i]
     u[o] = s
   }
-  const out: Float64Array[] = []
   for (let h = 0; h < heads; h++) {
-    const r = new Float64Array(d)
+    const base = at + h * d
     for (let k = 0; k < d; k++) {
       let s = 0
       const row = k * d
       for (let o = h * dh; o < (h + 1) * dh; o++) s += w.wo[row + o] * u[o]
-      r[k] = s
+      out[base + k] = s
     }
-    out.push(r)
   }
+}
+
+/** Per head h: W_O^h (W_V^h z + (withBias ? b_V^h : 0)). */
+export function headOutputs(z: Vec, w: BlockWeights, withBias: boolean): Float64Array[] {
+  const out = new Float64Array(w.heads * w.d)
+  headOutputsInto(z, w, withBias, out, 0)
+  return Array.from({ length: w.heads }, (_, h) => out.subarray(h * w.d, (h + 1) * w.d))
+}
+
+/** Every key's per-head outputs, flat: [j][h][k]. */
+function allHeadOutputs(z: Vec[], w: BlockWeights, withBias: boolean, layerNorm: boolean): Float64Array {
+  const out = new Float64Array(z.length * w.heads * w.d)
+  z.forEach((zj, j) => headOutputsInto(layerNorm ? lnLinear(zj, w.gamma, w.eps) : zj, w, withBias, out, j * w.heads * w.d))
   return out
 }
 
@@ -75,15 +86,8 @@ const l1 = (v: ArrayLike<number>) => {
   return s
 }
 
-/** ALTI's row: c_j = max(0, ‖y‖₁ − ‖y − T_j‖₁), divided by the row's sum (0 where it is 0). */
-function altiRow(y: Float64Array, transformed: Float64Array[]): number[] {
-  const ny = l1(y)
-  const d = y.length
-  const c = transformed.map((t) => {
-    let dist = 0
-    for (let k = 0; k < d; k++) dist += Math.abs(y[k] - t[k])
-    return Math.max(0, ny - dist)
-  })
+/** Divides a row by its sum (a row of zeros stays zeros). */
+function normalised(c: number[]): number[] {
   const s = c.reduce((a, b) => a + b, 0)
   return s > 0 ? c.map((v) => v / s) : c.map(() => 0)
 }
@@ -93,6 +97,7 @@ function altiRow(y: Float64Array, transformed: Float64Array[]): number[] {
  * its outputs there, `z` the vectors the values are read from, `a` the weights [H][Nq][Nk].
  * `residual`: 'diagonal' (self-attention: query i's residual is key i's token, so it adds to
  * column i) or 'column' (cross-attention: the residual is one more column after the keys).
+ * Each entry is c_ij = max(0, ‖y_i‖₁ − ‖y_i − T_i(z_j)‖₁), a row divided by its sum.
  */
 export function altiBlock(
   x: Vec[],
@@ -103,45 +108,63 @@ export function altiBlock(
   residual: 'diagonal' | 'column',
   opts: AltiOptions = FULL,
 ): number[][] {
-  const d = w.d
-  const values = z.map((zj) => headOutputs(opts.layerNorm ? lnLinear(zj, w.gamma, w.eps) : zj, w, false))
+  const { d, heads } = w
+  const values = allHeadOutputs(z, w, false, opts.layerNorm)
+  const t = new Float64Array(d)
+  const yi = new Float64Array(d)
   return x.map((xi, i) => {
-    const yi = Float64Array.from(y[i])
-    if (!opts.residual) for (let k = 0; k < d; k++) yi[k] -= xi[k]
-    const transformed = values.map((vj, j) => {
-      const t = new Float64Array(d)
-      for (let h = 0; h < w.heads; h++) {
+    for (let k = 0; k < d; k++) yi[k] = opts.residual ? y[i][k] : y[i][k] - xi[k]
+    const ny = l1(yi)
+    const c = z.map((_, j) => {
+      t.fill(0)
+      let any = false
+      for (let h = 0; h < heads; h++) {
         const alpha = a[h][i][j]
         if (alpha === 0) continue
-        const v = vj[h]
-        for (let k = 0; k < d; k++) t[k] += alpha * v[k]
+        any = true
+        const base = (j * heads + h) * d
+        for (let k = 0; k < d; k++) t[k] += alpha * values[base + k]
       }
-      if (opts.residual && residual === 'diagonal' && i === j) for (let k = 0; k < d; k++) t[k] += xi[k]
-      return t
+      if (opts.residual && residual === 'diagonal' && i === j) {
+        any = true
+        for (let k = 0; k < d; k++) t[k] += xi[k]
+      }
+      // T = 0: ‖y − T‖₁ = ‖y‖₁, so c = 0
+      if (!any) return 0
+      let dist = 0
+      for (let k = 0; k < d; k++) dist += Math.abs(yi[k] - t[k])
+      return Math.max(0, ny - dist)
     })
-    if (residual === 'column') transformed.push(opts.residual ? Float64Array.from(xi) : new Float64Array(d))
-    return altiRow(yi, transformed)
+    if (residual === 'column') {
+      let dist = 0
+      for (let k = 0; k < d; k++) dist += Math.abs(yi[k] - (opts.residual ? xi[k] : 0))
+      c.push(Math.max(0, ny - dist))
+    }
+    return normalised(c)
   })
 }
 
 /** Kobayashi et al.'s norms of one cross-attention block: per head ‖a^h_tj f^h(h_j)‖₂, f^h(h) = W_O^h (W_V^h h + b_V^h). */
 export function crossNorms(h: Vec[], a: ArrayLike<number>[][], w: BlockWeights): { perHead: number[][][]; total: number[][]; outNorm: number[] } {
-  const d = w.d
-  const f = h.map((hj) => headOutputs(hj, w, true))
+  const { d, heads } = w
+  const f = allHeadOutputs(h, w, true, false)
   const T = a[0].length
-  const perHead = Array.from({ length: w.heads }, () => Array.from({ length: T }, () => new Array<number>(h.length).fill(0)))
-  const total = Array.from({ length: T }, () => new Array<number>(h.length).fill(0))
+  const S = h.length
+  const perHead = Array.from({ length: heads }, () => Array.from({ length: T }, () => new Array<number>(S).fill(0)))
+  const total = Array.from({ length: T }, () => new Array<number>(S).fill(0))
   const outNorm = new Array<number>(T).fill(0)
+  const sum = new Float64Array(d)
+  const out = new Float64Array(d)
   for (let t = 0; t < T; t++) {
-    const out = new Float64Array(d)
-    for (let j = 0; j < h.length; j++) {
-      const sum = new Float64Array(d)
-      for (let hd = 0; hd < w.heads; hd++) {
+    out.fill(0)
+    for (let j = 0; j < S; j++) {
+      sum.fill(0)
+      for (let hd = 0; hd < heads; hd++) {
         const alpha = a[hd][t][j]
-        const v = f[j][hd]
+        const base = (j * heads + hd) * d
         let n = 0
         for (let k = 0; k < d; k++) {
-          const e = alpha * v[k]
+          const e = alpha * f[base + k]
           sum[k] += e
           n += e * e
         }
@@ -154,7 +177,9 @@ export function crossNorms(h: Vec[], a: ArrayLike<number>[][], w: BlockWeights):
       }
       total[t][j] = Math.sqrt(n)
     }
-    outNorm[t] = Math.sqrt(out.reduce((s, v) => s + v * v, 0))
+    let n = 0
+    for (let k = 0; k < d; k++) n += out[k] * out[k]
+    outNorm[t] = Math.sqrt(n)
   }
   return { perHead, total, outNorm }
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContributionModel, type Tapped } from '../../../../src/engine/contributions'
@@ -8,8 +9,9 @@ import { ROOT } from '../../../helpers'
 /**
  * The contribution methods (issue 41) against training/contributions_reference.py, an
  * independent PyTorch implementation (forward hooks on the training code's modules, the
- * papers' equations), on the bundled en→fr Transformer and the first 20 Multi30K test sentences
- * (test/fixtures/contributions/en-fr-transformer.json).
+ * papers' equations), on the bundled Transformers and the first 20 sentences of their test sets
+ * (test/fixtures/contributions/<model>.json.gz; zh→en's source ids come from the app's jieba
+ * tokenizer, <model>.src-ids.jsonl, as the Python here has no jieba).
  */
 interface Combined {
   source: number[][]
@@ -30,8 +32,8 @@ interface Case {
   no_residual: { encoder_alti: number[][][]; cross_alti: number[][][]; alti_plus_source: number[][]; alti_plus_target: number[][] }
 }
 
-const FIXTURE = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/contributions/en-fr-transformer.json'), 'utf8')) as { cases: Case[] }
-const MODEL = join(ROOT, 'resources/models/en-fr-transformer.onnx')
+const fixture = (name: string) =>
+  JSON.parse(gunzipSync(readFileSync(join(ROOT, `test/fixtures/contributions/${name}.json.gz`))).toString('utf8')) as { cases: Case[] }
 const TOL = 1e-4
 
 /** The largest absolute difference between two nested arrays of the same shape (Infinity where the shapes differ). */
@@ -41,21 +43,22 @@ function maxDiff(a: unknown, b: unknown): number {
   return a.reduce((m: number, x, i) => Math.max(m, maxDiff(x, b[i])), 0)
 }
 
-let model: ContributionModel
-const ran: { c: Case; tapped: Tapped; got: Contributions }[] = []
+describe.each(['en-fr-transformer', 'en-fr-transformer-guided', 'zh-en-transformer'])('contributions on %s against the PyTorch reference', (name) => {
+  const FIXTURE = fixture(name)
+  let model: ContributionModel
+  const ran: { c: Case; tapped: Tapped; got: Contributions }[] = []
 
-beforeAll(async () => {
-  model = await ContributionModel.open(MODEL)
-  for (const c of FIXTURE.cases) {
-    const tapped = await model.run(c.src_ids, [...c.tgt_ids, model.spec.special.eos])
-    ran.push({ c, tapped, got: model.contributions(tapped) })
-  }
-}, 120_000)
-afterAll(async () => {
-  await model?.release()
-})
+  beforeAll(async () => {
+    model = await ContributionModel.open(join(ROOT, `resources/models/${name}.onnx`))
+    for (const c of FIXTURE.cases) {
+      const tapped = await model.run(c.src_ids, [...c.tgt_ids, model.spec.special.eos])
+      ran.push({ c, tapped, got: model.contributions(tapped) })
+    }
+  }, 120_000)
+  afterAll(async () => {
+    await model?.release()
+  })
 
-describe('contributions on en-fr-transformer against the PyTorch reference', () => {
   it('has 20 sentences, and the app tokenizes them to the reference ids and decodes them greedily to its output', async () => {
     expect(FIXTURE.cases).toHaveLength(20)
     for (const c of FIXTURE.cases.slice(0, 5)) {

@@ -1,0 +1,135 @@
+/**
+ * `npx tsx bench/contributions.ts [model.onnx]`: the contribution methods of issue 41 measured on a
+ * bundled Transformer (default resources/models/en-fr-transformer.onnx). Writes
+ * bench/CONTRIBUTIONS-RESULTS.md (AL_BENCH_OUT to write elsewhere).
+ *
+ * 1. Time: the test set's 25-word sentences translated by the app (greedy, `translate`), against
+ *    the contributions of that output (the tapped forward pass over it plus ALTI, ALTI+, rollout
+ *    and the norms). Wall and process CPU time (onnxruntime runs one thread a session), median
+ *    over AL_BENCH_REPS (5) rounds, the tasks in rotation.
+ * 2. Planted hallucination: the first AL_BENCH_PAIRS (200) test pairs, each source forced through
+ *    the model with its own reference and with the next pair's reference (a fluent sentence that
+ *    does not translate it). Each method's mean source share per sentence, and how well it tells
+ *    the two apart: ROC AUC (the probability that a true pair's share is above a mismatched one's).
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { basename, join } from 'node:path'
+import { ContributionModel } from '../src/engine/contributions'
+import { targetIds, translate } from '../src/engine/decode'
+import { LoadedModel } from '../src/engine/model'
+import { CONTRIBUTION_METHODS, methodResult, type ContributionMethod } from '../src/shared/contributions'
+
+const ROOT = join(import.meta.dirname, '..')
+const MODEL = process.argv[2] ?? join(ROOT, 'resources/models/en-fr-transformer.onnx')
+const REPS = Number(process.env.AL_BENCH_REPS ?? 5)
+const PAIRS = Number(process.env.AL_BENCH_PAIRS ?? 200)
+const pair = basename(MODEL).slice(0, 5)
+const [srcLang, tgtLang] = pair.split('-')
+const sources = readFileSync(join(ROOT, `resources/testsets/${pair}.${srcLang}`), 'utf8')
+  .trim()
+  .split('\n')
+const refs = readFileSync(join(ROOT, `resources/testsets/${pair}.${tgtLang}`), 'utf8')
+  .trim()
+  .split('\n')
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+
+async function timed<R>(f: () => Promise<R>): Promise<{ r: R; wall: number; cpu: number }> {
+  const c0 = process.cpuUsage()
+  const t0 = performance.now()
+  const r = await f()
+  const c = process.cpuUsage(c0)
+  return { r, wall: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6 }
+}
+
+/** ROC AUC of "positives above negatives" (ties count a half). */
+function auc(pos: number[], neg: number[]): number {
+  let s = 0
+  for (const p of pos) for (const n of neg) s += p > n ? 1 : p === n ? 0.5 : 0
+  return s / (pos.length * neg.length)
+}
+
+async function main() {
+  const app = await LoadedModel.open(MODEL)
+  const cm = await ContributionModel.open(MODEL)
+  const long = sources.filter((s) => s.split(/\s+/).length === 25).slice(0, 5)
+  const rows: string[] = []
+  const tTranslate: number[] = []
+  const tContrib: number[] = []
+  const tPass: number[] = []
+  const cTranslate: number[] = []
+  const cContrib: number[] = []
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const s of long) {
+      const tr = await timed(() => translate(app, s, {}))
+      const ids = [...targetIds(app, tr.r.tgtTokens.slice(0, -1)), app.spec.special.eos]
+      const co = await timed(async () => {
+        const src = cm.encodeSource(s)
+        const tp = await cm.run(src.ids, ids)
+        cm.contributions(tp)
+        return tp
+      })
+      tTranslate.push(tr.wall)
+      cTranslate.push(tr.cpu)
+      tContrib.push(co.wall)
+      cContrib.push(co.cpu)
+      tPass.push(co.r.runSeconds)
+    }
+  }
+  rows.push(
+    `| translate (greedy, the app's decoder) | ${(median(tTranslate) * 1000).toFixed(1)} | ${(median(cTranslate) * 1000).toFixed(1)} |`,
+    `| contributions of that output (tapped pass + every method) | ${(median(tContrib) * 1000).toFixed(1)} | ${(median(cContrib) * 1000).toFixed(1)} |`,
+    `| of which the tapped pass in onnxruntime | ${(median(tPass) * 1000).toFixed(1)} | |`,
+  )
+  const ratio = median(tContrib) / median(tTranslate)
+
+  const share: Record<ContributionMethod, { truth: number[]; planted: number[] }> = Object.fromEntries(
+    CONTRIBUTION_METHODS.map((m) => [m, { truth: [], planted: [] }]),
+  ) as never
+  const n = Math.min(PAIRS, sources.length)
+  for (let i = 0; i < n; i++) {
+    const src = cm.encodeSource(sources[i])
+    for (const [kind, ref] of [
+      ['truth', refs[i]],
+      ['planted', refs[(i + 1) % n]],
+    ] as const) {
+      const c = cm.contributions(await cm.run(src.ids, cm.encodeTarget(ref, src.ids.length)))
+      for (const m of CONTRIBUTION_METHODS) share[m][kind].push(mean(methodResult(c, m).sourceShare))
+    }
+  }
+  const sep = CONTRIBUTION_METHODS.map((m) => {
+    const { truth, planted } = share[m]
+    return `| ${m} | ${mean(truth).toFixed(3)} | ${mean(planted).toFixed(3)} | ${(mean(truth) - mean(planted)).toFixed(3)} | ${auc(truth, planted).toFixed(3)} |`
+  })
+  const text = [
+    '# Contributions (issue 41): time and the planted-hallucination separation',
+    '',
+    `\`npx tsx bench/contributions.ts ${basename(MODEL)}\` on ${cpus()[0]?.model ?? 'a CPU'} (${cpus().length} cores, load ${loadavg()[0].toFixed(1)}), ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    `## Time, ${long.length} test sentences of 25 words, median over ${REPS} rounds (ms)`,
+    '',
+    '| task | wall | CPU |',
+    '| --- | --- | --- |',
+    ...rows,
+    '',
+    `Contributions / translation (wall): **${ratio.toFixed(2)}×**.`,
+    '',
+    `## Planted hallucination, the first ${n} test pairs`,
+    '',
+    "Each source forced with its own reference (truth) and with the next pair's (planted); the mean source share per sentence.",
+    '',
+    '| method | truth | planted | difference | ROC AUC |',
+    '| --- | --- | --- | --- | --- |',
+    ...sep,
+    '',
+  ].join('\n')
+  const out = process.env.AL_BENCH_OUT ?? join(ROOT, 'bench/CONTRIBUTIONS-RESULTS.md')
+  writeFileSync(out, text)
+  console.log(text)
+  await cm.release()
+  await app.release()
+}
+
+void main()

@@ -1,0 +1,109 @@
+/**
+ * attention-lens attribute (issue 41): how much of each output piece came from each source piece,
+ * by value-weighted norms, ALTI, ALTI+ or attention rollout (src/engine/contributions).
+ *
+ *   attention-lens attribute --model M.onnx --src "sentence" [--target "translation"] [--method norm|alti|alti+|rollout] [--json]
+ *   attention-lens attribute --model M.onnx --input FILE [--targets FILE] [--method …] [--json]
+ *
+ * Without a target the model's greedy output is attributed. --json writes one object per
+ * sentence (one line each), with `matrix` as [target][source] and `sourceShare` per output piece.
+ */
+import { ContributionModel, ContributionTapError } from '../engine/contributions'
+import { detokenize } from '../engine/tokenizer'
+import { CONTRIBUTION_METHODS, methodResult, type ContributionMethod, type MethodResult } from '../shared/contributions'
+import { args, lines, modelPath, readableFile, UsageError } from './options'
+
+export const ATTRIBUTE_USAGE = [
+  '       attention-lens attribute --model M.onnx --src "sentence" [--target "translation"] [--method norm|alti|alti+|rollout] [--json]',
+  '       attention-lens attribute --model M.onnx --input FILE [--targets FILE] [--method ...] [--json]   (one sentence a line; a bundled Transformer)',
+].join('\n')
+
+/** One sentence's attribution as `--json` writes it. */
+export interface Attribution extends MethodResult {
+  source: string
+  translation: string
+  srcTokens: string[]
+  tgtTokens: string[]
+  /** The decoder's input at each row (`<s>`, then the output pieces but the last): targetMatrix's columns. */
+  prefixTokens: string[]
+  forced: boolean
+}
+
+export async function attributeSentences(
+  model: ContributionModel,
+  sources: string[],
+  targets: (string | null)[],
+  method: ContributionMethod,
+): Promise<Attribution[]> {
+  const out: Attribution[] = []
+  for (const [i, source] of sources.entries()) {
+    const src = model.encodeSource(source)
+    const target = targets[i] ?? null
+    const tapped = await model.run(src.ids, target === null ? null : model.encodeTarget(target, src.ids.length))
+    const c = model.contributions(tapped)
+    const pieces = c.tgtTokens.slice(0, -1)
+    out.push({
+      source,
+      translation: detokenize(pieces, model.spec.tgtTokenizer),
+      ...methodResult(c, method),
+      srcTokens: src.tokens,
+      tgtTokens: c.tgtTokens,
+      prefixTokens: c.prefixTokens,
+      forced: target !== null,
+    })
+  }
+  return out
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6
+
+/** The text form: each output piece, its source share, and the source pieces it owes most to. */
+export function formatAttribution(a: Attribution): string {
+  const rows = a.tgtTokens.map((piece, t) => {
+    const top = a.matrix[t]
+      .map((v, j) => [v, j] as const)
+      .sort((x, y) => y[0] - x[0])
+      .slice(0, 3)
+      .map(([v, j]) => `${a.srcTokens[j]} ${v.toFixed(2)}`)
+      .join(', ')
+    return `  ${piece.padEnd(14)} source ${a.sourceShare[t].toFixed(2)}   ${top}`
+  })
+  return [`${a.source}\n→ ${a.translation}${a.forced ? ' (forced)' : ''}   [${a.method}]`, ...rows].join('\n')
+}
+
+export async function attribute(argv: string[]): Promise<void> {
+  const v = args(argv, {
+    model: { type: 'string' },
+    src: { type: 'string' },
+    target: { type: 'string' },
+    input: { type: 'string' },
+    targets: { type: 'string' },
+    method: { type: 'string', default: 'alti+' },
+    json: { type: 'boolean' },
+  })
+  const method = v.method as ContributionMethod
+  if (!CONTRIBUTION_METHODS.includes(method)) throw new UsageError(`--method must be one of ${CONTRIBUTION_METHODS.join(', ')}`)
+  if ((v.src === undefined) === (v.input === undefined)) throw new UsageError('give --src "sentence" or --input FILE (one sentence a line)')
+  if (v.target !== undefined && v.src === undefined) throw new UsageError('--target goes with --src (with --input, give --targets FILE)')
+  if (v.targets !== undefined && v.input === undefined) throw new UsageError('--targets FILE goes with --input FILE')
+  const sources = v.src !== undefined ? [v.src] : lines(readableFile(v.input, '--input'))
+  const targets: (string | null)[] =
+    v.src !== undefined ? [v.target ?? null] : v.targets ? lines(readableFile(v.targets, '--targets')) : sources.map(() => null)
+  if (targets.length !== sources.length) throw new UsageError(`--targets has ${targets.length} lines, --input ${sources.length}`)
+  let model: ContributionModel
+  try {
+    model = await ContributionModel.open(modelPath(v.model, '--model M.onnx'))
+  } catch (e) {
+    if (e instanceof ContributionTapError) throw new Error(`attribute reads the bundled Transformers' graphs only so far: ${e.message}`)
+    throw e
+  }
+  try {
+    const results = await attributeSentences(model, sources, targets, method)
+    for (const a of results) {
+      if (v.json) console.log(JSON.stringify(a, (_k, x: unknown) => (typeof x === 'number' ? round(x) : x)))
+      else console.log(formatAttribution(a) + '\n')
+    }
+  } finally {
+    await model.release()
+  }
+}
