@@ -410,11 +410,11 @@ describe('presentation mode is a slide, read back at four window sizes', () => {
       await expect.poll(() => page.getByTestId('predict-tally').getAttribute('data-done')).toBe('2')
       expect(await page.getByTestId('predict-tally').getAttribute('data-right')).toBe('1')
 
-      // Step 3: no guess at all counts as a miss.
+      // Step 3: no guess at all is "not guessed", not a miss.
       await page.getByTestId('predict-next').click()
       await page.keyboard.press('r')
       await expect.poll(() => page.getByTestId('predict-tally').getAttribute('data-done')).toBe('3')
-      expect(await page.getByTestId('predict-tally').innerText()).toBe('Tally: 1 of 3 correct')
+      expect(await page.getByTestId('predict-tally').innerText()).toBe('Tally: 1 of 2 guessed correct, 1 not guessed')
 
       // Another sentence starts the tally over.
       await page.getByTestId('source').fill('Two dogs play in the snow.')
