@@ -18,7 +18,7 @@ import { outOfRange, readLinks, readPairs, type WordPair } from '../engine/align
 import { occlusion } from '../engine/align/occlusion'
 import { formatPharaohLine, type Link } from '../engine/align/pharaoh'
 import { alignStatistically } from '../engine/align/statistical'
-import { args, headOption, lines, modelPath, readableFile, UsageError } from './options'
+import { args, headOption, LANG_OPTIONS, lines, modelPath, readableFile, UsageError } from './options'
 
 export const ALIGN_USAGE = [
   '       attention-lens align --model M.onnx --input PAIRS.src-tgt [--head L:H | --layer L] [--shifted] [--method argmax|threshold=0.3]',
@@ -26,12 +26,18 @@ export const ALIGN_USAGE = [
   '       attention-lens align --statistical --input PAIRS.src-tgt [--train SRC TGT | --train TATOEBA.tsv] [--pair en-fr|zh-en] [--iterations 5]',
   '       attention-lens aer --gold GOLD --hyp HYP [--hyp-one-based]   (GOLD counted from 1, as the WPT gold sets are)',
   '       attention-lens occlusion --model M.onnx --src "sentence" [--json]',
+  '              (align, occlusion and eval --ablate take --src-lang L --tgt-lang L, as translate does: a multilingual model’s pair, en or eng_Latn)',
   '       attention-lens eval --model M.onnx --src X --ref Y --ablate uniform|permuted [--seed N]',
 ].join('\n')
 
-async function openModel(path: string | undefined, provider: string, what = '--model M.onnx'): Promise<LoadedModel> {
+async function openModel(
+  path: string | undefined,
+  provider: string,
+  what = '--model M.onnx',
+  langs: { 'src-lang'?: string; 'tgt-lang'?: string } = {},
+): Promise<LoadedModel> {
   if (!isKnownProvider(provider)) throw new UsageError(`--provider ${provider} is not one this build knows`)
-  const m = await LoadedModel.open(modelPath(path, what), provider)
+  const m = await LoadedModel.open(modelPath(path, what, langs), provider)
   if (m.spec.task !== 'translation') throw new UsageError(`${m.spec.name} is a forecasting model: it has no words to align`)
   return m
 }
@@ -91,6 +97,7 @@ async function align(argv: string[]): Promise<void> {
     pair: { type: 'string' },
     iterations: { type: 'string', default: '5' },
     provider: { type: 'string', default: 'cpu' },
+    ...LANG_OPTIONS,
   })
   const pairs = await readPairs(readableFile(v.input, '--input PAIRS.src-tgt'))
   let links: Link[][]
@@ -114,7 +121,7 @@ async function align(argv: string[]): Promise<void> {
   } else {
     const method = parseMethod(v.method!)
     if (!method) throw new UsageError('--method must be argmax or threshold=X with X from 0 to 1')
-    const model = await openModel(v.model, v.provider!)
+    const model = await openModel(v.model, v.provider!, undefined, v)
     const reading = readingOption(v.head, v.layer, model)
     const opts = { reading, shifted: !!v.shifted }
     const forward = await pairAttentions(model, pairs)
@@ -129,7 +136,7 @@ async function align(argv: string[]): Promise<void> {
         }
     }
     if (v.reverse) {
-      const rev = await openModel(v.reverse, v.provider!, '--reverse R.onnx')
+      const rev = await openModel(v.reverse, v.provider!, '--reverse R.onnx', { 'src-lang': v['tgt-lang'], 'tgt-lang': v['src-lang'] })
       const back = await pairAttentions(
         rev,
         pairs.map((p) => ({ src: p.tgt, tgt: p.src })),
@@ -155,9 +162,15 @@ async function aer(argv: string[]): Promise<void> {
 }
 
 async function occlude(argv: string[]): Promise<void> {
-  const v = args(argv, { model: { type: 'string' }, src: { type: 'string' }, json: { type: 'boolean' }, provider: { type: 'string', default: 'cpu' } })
+  const v = args(argv, {
+    model: { type: 'string' },
+    src: { type: 'string' },
+    json: { type: 'boolean' },
+    provider: { type: 'string', default: 'cpu' },
+    ...LANG_OPTIONS,
+  })
   if (v.src === undefined) throw new UsageError('--src "sentence" is missing')
-  const model = await openModel(v.model, v.provider!)
+  const model = await openModel(v.model, v.provider!, undefined, v)
   const o = await occlusion(model, v.src)
   await model.release()
   if (v.json) {
@@ -191,6 +204,7 @@ export async function evalAblate(argv: string[]): Promise<void> {
     ablate: { type: 'string' },
     seed: { type: 'string', default: '1' },
     provider: { type: 'string', default: 'cpu' },
+    ...LANG_OPTIONS,
   })
   const mode = v.ablate as Ablation
   if (mode !== 'uniform' && mode !== 'permuted') throw new UsageError('--ablate must be uniform or permuted')
@@ -200,7 +214,7 @@ export async function evalAblate(argv: string[]): Promise<void> {
   const srcs = lines(readableFile(v.src, '--src X'))
   const refs = lines(readableFile(v.ref, '--ref Y'))
   for (const path of v.model) {
-    const model = await openModel(path, v.provider!)
+    const model = await openModel(path, v.provider!, undefined, v)
     const why = canAblate(model)
     if (why) throw new Error(why.replace(/\.$/, ''))
     const progress = (what: string) => (done: number, total: number) => process.stderr.write(`\rattention-lens: ${what} ${done}/${total}`)

@@ -9,6 +9,7 @@ import { basename } from 'node:path'
 import { parseArgs } from 'node:util'
 import { checkFile, exitCode, FEATURE_NAMES, type CheckReport } from '../engine/check'
 import { isKnownProvider } from '../engine/providers'
+import { LANG_OPTIONS, modelPath } from './options'
 
 function describe(r: CheckReport, verbose = false): string {
   const s = r.spec
@@ -45,14 +46,16 @@ export async function check(argv: string[]): Promise<void> {
   try {
     v = parseArgs({
       args: argv,
-      options: { json: { type: 'boolean' }, verbose: { type: 'boolean' }, provider: { type: 'string', default: 'cpu' } },
+      options: { json: { type: 'boolean' }, verbose: { type: 'boolean' }, provider: { type: 'string', default: 'cpu' }, ...LANG_OPTIONS },
       strict: true,
       allowPositionals: true,
     })
   } catch (e) {
     throw new Error(`${(e as Error).message.split('\n')[0]} (attention-lens --help)`)
   }
-  const paths = v.positionals
+  // --src-lang/--tgt-lang: the pair every file is checked with (a multilingual folder's, or refused by a bilingual one).
+  const paths =
+    v.values['src-lang'] === undefined && v.values['tgt-lang'] === undefined ? v.positionals : v.positionals.map((p) => modelPath(p, 'the model', v.values))
   if (paths.length === 0) throw new Error('check needs a model file: attention-lens check M.onnx (attention-lens --help)')
   const provider = v.values.provider ?? 'cpu'
   if (!isKnownProvider(provider)) throw new Error(`"${provider}" is not an execution provider this build of onnxruntime knows`)

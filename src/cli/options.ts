@@ -4,7 +4,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { isHeadOf } from '../shared/attention/heads'
 import { withLanguages } from '../shared/model-id'
 import { variantFile } from '../engine/formats/hf/variants'
-import { DEFAULT_REPEAT_GUARD, MAX_GUARD_SETTING, NO_REPEAT_GUARD, validSetting, type RepeatGuard } from '../shared/repeat-guard'
+import type { GuardOptions } from '../shared/api'
+import { DEFAULT_REPEAT_GUARD, MAX_GUARD_SETTING, NO_REPEAT_GUARD, validSetting } from '../shared/repeat-guard'
 
 export class UsageError extends Error {}
 
@@ -23,7 +24,11 @@ export function readableFile(path: string | undefined, what: string): string {
   return path
 }
 
-/** A multilingual model's language pair (M2M100, NLLB, mBART-50), for the commands that decode. */
+/**
+ * A model's language pair, for every command that decodes: a multilingual model's (M2M100, NLLB,
+ * mBART-50), a multi-target opus-mt's target, or a bilingual model's own pair, checked. Its own
+ * codes (eng_Latn, en_XX, __en__), plain ISO codes (en, fr, zh) or English names (French).
+ */
 export const LANG_OPTIONS = {
   'src-lang': { type: 'string' },
   'tgt-lang': { type: 'string' },
@@ -73,15 +78,15 @@ export const guardOptions = {
 } as const
 
 /** USAGE's line for them. */
-export const GUARD_USAGE = `[--no-repeat-ngram N] [--max-repeat N] [--raw] (repeat guards, on by default: no N-gram of pieces twice (${DEFAULT_REPEAT_GUARD.noRepeatNgram}), no piece more than N times in a row (${DEFAULT_REPEAT_GUARD.maxRepeat}); 0 turns one off, --raw both)`
+export const GUARD_USAGE = `[--no-repeat-ngram N] [--max-repeat N] [--raw] (repeat guards, on by default: no N-gram of pieces twice (${DEFAULT_REPEAT_GUARD.noRepeatNgram}), no piece more than N times in a row (${DEFAULT_REPEAT_GUARD.maxRepeat}); 0 turns one off, --raw both and a Hugging Face folder's generation_config.json rules: plain argmax. A folder's default is its generation_config.json's: no guard unless it sets no_repeat_ngram_size)`
 
-/** `--no-repeat-ngram N` and `--max-repeat N` (0 = off; absent = the default), or `--raw`: both off. */
-export function guardFrom(v: { 'no-repeat-ngram'?: string; 'max-repeat'?: string; raw?: boolean }): RepeatGuard {
+/** `--no-repeat-ngram N` and `--max-repeat N` (0 = off; absent = the model's default), or `--raw`: both off, and plain argmax. */
+export function guardFrom(v: { 'no-repeat-ngram'?: string; 'max-repeat'?: string; raw?: boolean }): GuardOptions {
   const n = v['no-repeat-ngram']
   const r = v['max-repeat']
   if (v.raw) {
     if (n !== undefined || r !== undefined) throw new UsageError('--raw turns both repeat guards off: give it without --no-repeat-ngram and --max-repeat')
-    return { ...NO_REPEAT_GUARD }
+    return { ...NO_REPEAT_GUARD, raw: true }
   }
   const setting = (raw: string | undefined, name: string, fallback: number) => {
     if (raw === undefined) return fallback
@@ -90,14 +95,18 @@ export function guardFrom(v: { 'no-repeat-ngram'?: string; 'max-repeat'?: string
     return x
   }
   return {
-    noRepeatNgram: setting(n, 'no-repeat-ngram', DEFAULT_REPEAT_GUARD.noRepeatNgram),
-    maxRepeat: setting(r, 'max-repeat', DEFAULT_REPEAT_GUARD.maxRepeat),
+    ...(n !== undefined ? { noRepeatNgram: setting(n, 'no-repeat-ngram', 0) } : {}),
+    ...(r !== undefined ? { maxRepeat: setting(r, 'max-repeat', 0) } : {}),
   }
 }
 
-/** The guard in words, for a report: "raw (no repeat guards)" or what is on. */
-export function guardLabel(g: RepeatGuard): string {
-  if (g.noRepeatNgram === 0 && g.maxRepeat === 0) return 'raw (no repeat guards)'
-  const parts = [...(g.noRepeatNgram > 0 ? [`no-repeat-ngram ${g.noRepeatNgram}`] : []), ...(g.maxRepeat > 0 ? [`max-repeat ${g.maxRepeat}`] : [])]
-  return `repeat guards ${parts.join(', ')}`
+/** The guard in words, for a report: "raw (no repeat guards)" or what is on (a setting not given: the model's default). */
+export function guardLabel(o: GuardOptions): string {
+  if (o.raw || (o.noRepeatNgram === 0 && o.maxRepeat === 0)) return 'raw (no repeat guards)'
+  if (o.noRepeatNgram === undefined && o.maxRepeat === undefined) return "the model's default repeat guards"
+  const parts = [
+    ...(o.noRepeatNgram !== undefined ? [`no-repeat-ngram ${o.noRepeatNgram || 'off'}`] : []),
+    ...(o.maxRepeat !== undefined ? [`max-repeat ${o.maxRepeat || 'off'}`] : []),
+  ]
+  return `repeat guards ${parts.join(', ')}${o.noRepeatNgram === undefined || o.maxRepeat === undefined ? ", the other the model's default" : ''}`
 }

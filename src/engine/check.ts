@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises'
+import { pairQuestion } from '../shared/language-names'
 import type { CheckFeature, CheckFinding, Translation } from '../shared/api'
 import { KINDS } from '../shared/attention-kinds'
 import { NO_REPEAT_GUARD } from '../shared/repeat-guard'
@@ -744,6 +745,10 @@ async function checkOtherFormat(path: string, format: string, provider: string):
     report.spec = model.spec
     report.name = model.spec.name
     report.details = model.formatDetails
+    if (model.spec.needsLanguages) {
+      report.fatal.push(pairQuestion(model.spec.name, model.spec.languages ?? model.spec.targetLanguages ?? []))
+      return report
+    }
     const probed = await probeFindings(model, [])
     report.findings = probed.findings
     report.passed = probed.passed
@@ -759,6 +764,8 @@ async function checkOtherFormat(path: string, format: string, provider: string):
  * travel with the model info, and the service keeps the features they name off.
  */
 export async function openingFindings(model: LoadedModel, bytes?: Uint8Array): Promise<CheckFinding[]> {
+  // A folder that names no language pair opens, and the app asks for one (ModelInfo.needsLanguages) before decoding.
+  if (model.spec.needsLanguages) return []
   // The static checks read the app's own one-file format; another format's files were checked as it opened them.
   const known = model.format === lensFile.id ? staticFindings(parseOnnx(bytes ?? new Uint8Array(await readFile(model.path))), model.spec) : []
   const { findings } = await probeFindings(model, known)

@@ -168,9 +168,34 @@ export interface ModelSpec {
   neverGenerate?: number[]
   /** A multilingual model's language codes, any two of which it translates between. */
   languages?: string[]
+  /** A multi-target model's target codes (opus-mt's >>fra<< tokens, put before the source); its source language is fixed. */
+  targetLanguages?: string[]
+  /** A multilingual model opened without a language pair (its config names none): decoding needs one first. */
+  needsLanguages?: boolean
+  /** How the format's own config says to decode (a Hugging Face folder's generation_config.json); absent: the app's rules. */
+  generation?: DecodingRules
   /** A Hugging Face folder's precisions (fp32, fp16, q8…), most precise first, with their files' size; and the one opened (src/engine/formats/hf/variants.ts). */
   variants?: { dtype: string; bytes: number; note: string }[]
   dtype?: string
+}
+
+/**
+ * A format's own decoding rules, as transformers' generate() applies them (src/engine/formats/hf/generation.ts).
+ * Step t is the (t+1)-th generated token; transformers' cur_len at that step is t + 1.
+ */
+export interface DecodingRules {
+  /** forced_bos_token_id or the target language token: the first step's only token, and fed first in forced decoding. */
+  forcedFirst: number | null
+  /** forced_eos_token_id: the only token of the last step the length limit allows. */
+  forcedEos: number | null
+  /** The most generated tokens: max_new_tokens, else max_length − 1 (the decoder start counts), or null (the app's limit alone). */
+  maxNewTokens: number | null
+  /** min_length: `</s>` is banned while fewer than min_length − 1 tokens were generated. */
+  minLength: number
+  /** repetition_penalty (1 = off): a token already in the sequence (the decoder start included) has its score divided by it (multiplied where negative). */
+  repetitionPenalty: number
+  /** The repeat guard where a request sets none: no_repeat_ngram_size, and no max-repeat. */
+  guard: { noRepeatNgram: number; maxRepeat: number }
 }
 
 /**

@@ -9,6 +9,7 @@ import { isHeadOf } from '../shared/attention/heads'
 import { comparableTokens } from '../shared/end-token'
 import {
   bannedTokens,
+  DEFAULT_REPEAT_GUARD,
   firstAllowed,
   firstBanned,
   guardOf,
@@ -19,7 +20,9 @@ import {
   type RepeatGuard,
 } from '../shared/repeat-guard'
 import type { LoadedModel } from './model'
-import { clampK, encode, gatherRows, headRows, row, rowTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
+import { clampK, encode, gatherRows, headRows, row, rowTop, ruledTop, sourceBatch, step, tileRows, tokenLogProb, type Encoded, type RowTop } from './steps'
+import { ContractError, type DecodingRules } from './contract'
+import { pairQuestion } from '../shared/language-names'
 import { detokenize, tokenize } from './tokenizer'
 import { replaceUnknowns } from './unk-replace'
 
@@ -38,8 +41,31 @@ export function maxTargetLength(srcLen: number, cap: number | null = null): numb
   return cap === null ? n : Math.min(n, cap)
 }
 
-/** maxTargetLength for this model. */
-const stepLimit = (model: LoadedModel, srcLen: number) => maxTargetLength(srcLen, model.spec.maxTarget)
+/**
+ * maxTargetLength for this model, and never more than its own config allows (a Hugging Face
+ * folder's max_new_tokens, or max_length − 1: generate()'s limit).
+ */
+export function stepLimit(model: LoadedModel, srcLen: number): number {
+  const n = maxTargetLength(srcLen, model.spec.maxTarget)
+  const own = model.spec.generation?.maxNewTokens
+  return own ? Math.min(n, own) : n
+}
+
+/** The repeat guard a model decodes with where a request sets none: its own config's, or the app's. */
+export const defaultGuard = (model: LoadedModel): RepeatGuard => ({ ...(model.spec.generation?.guard ?? DEFAULT_REPEAT_GUARD) })
+
+/** The format's own decoding rules of a free decode; none when raw (plain argmax; the forced first token stays, in the step). */
+const rulesOf = (model: LoadedModel, raw?: boolean): DecodingRules | null => (raw ? null : (model.spec.generation ?? null))
+
+/**
+ * A target forced through the model as transformers' teacher forcing feeds it: after the forced
+ * first token (forced_bos_token_id, a multilingual model's target language) where the model has
+ * one and the target does not start with it. `lead` is 1 where it was put in.
+ */
+export function withForcedFirst(model: LoadedModel, ids: number[]): { ids: number[]; lead: number } {
+  const first = model.spec.generation?.forcedFirst ?? null
+  return first !== null && ids[0] !== first ? { ids: [first, ...ids], lead: 1 } : { ids, lead: 0 }
+}
 
 export interface EncodedSource {
   text: string
@@ -47,6 +73,9 @@ export interface EncodedSource {
   ids: number[]
   unknown: boolean[]
   truncated: boolean
+  /** How many of the tokens are the format's own before the text's (a language tag, BART's `<s>`) and after it (`</s>`). */
+  head: number
+  tail: number
 }
 
 const indexCache = new WeakMap<string[], Map<string, number>>()
@@ -59,8 +88,15 @@ function vocabIndex(vocab: string[]): Map<string, number> {
   return m
 }
 
+/** A model that needs a language pair chosen first (ModelSpec.needsLanguages) decodes nothing until then. */
+function askPair(model: LoadedModel): void {
+  const { spec } = model
+  if (spec.needsLanguages) throw new ContractError(pairQuestion(spec.name, spec.languages ?? spec.targetLanguages ?? []))
+}
+
 /** Text to ids with `</s>` appended, cut to MAX_SOURCE_TOKENS. */
 export function encodeSource(model: LoadedModel, text: string): EncodedSource {
+  askPair(model)
   if (model.sourceEncoder) return encodeOwn(model, text)
   return encodePieces(model, tokenize(text, model.spec.srcTokenizer), text)
 }
@@ -80,7 +116,18 @@ function encodeOwn(model: LoadedModel, text: string): EncodedSource {
     pieces = cut(pieces)
     ids = cut(ids)
   }
-  return { text, tokens: pieces, ids, unknown: ids.map((id) => id === model.spec.special.unk), truncated }
+  return { text, tokens: pieces, ids, unknown: ids.map((id) => id === model.spec.special.unk), truncated, head, tail }
+}
+
+const endsCache = new WeakMap<LoadedModel, { pieces: string[]; ids: number[]; head: number; tail: number }>()
+/** The special tokens a format's own encoder puts around every text (a language tag, `<s>`, `</s>`). */
+function ownEnds(model: LoadedModel) {
+  let e = endsCache.get(model)
+  if (!e) {
+    e = model.sourceEncoder!('')
+    endsCache.set(model, e)
+  }
+  return e
 }
 
 /**
@@ -88,13 +135,33 @@ function encodeOwn(model: LoadedModel, text: string): EncodedSource {
  * pieces made otherwise (an aligner tokenizes each gold word on its own).
  */
 export function encodePieces(model: LoadedModel, pieces: string[], text: string): EncodedSource {
+  askPair(model)
   const { srcVocab, special } = model.spec
   let tokens = pieces
   const truncated = tokens.length > MAX_SOURCE_TOKENS
   if (truncated) tokens = tokens.slice(0, MAX_SOURCE_TOKENS)
   const index = vocabIndex(srcVocab)
   const ids = tokens.map((t) => index.get(t) ?? special.unk)
+  if (model.sourceEncoder) {
+    // The format's own special tokens around the pieces, as around a text (encodeOwn).
+    const e = ownEnds(model)
+    const around = <T>(xs: T[], ends: T[]) => [...ends.slice(0, e.head), ...xs, ...ends.slice(ends.length - e.tail)]
+    return {
+      text,
+      tokens: around(tokens, e.pieces),
+      ids: around(ids, e.ids),
+      unknown: around(
+        ids.map((id) => id === special.unk),
+        e.ids.map(() => false),
+      ),
+      truncated,
+      head: e.head,
+      tail: e.tail,
+    }
+  }
   return {
+    head: 0,
+    tail: 1,
     text,
     tokens: [...tokens, srcVocab[special.eos]],
     ids: [...ids, special.eos],
@@ -213,6 +280,8 @@ interface StepLoopOptions {
   crossAttention?: boolean
   /** The repeat guard of the free (not forced) rows; default none. */
   guard?: RepeatGuard
+  /** Free rows without the format's own decoding rules (plain argmax). */
+  raw?: boolean
 }
 
 /** One step's what-if inputs for row 0 (see `whatIf`). */
@@ -245,14 +314,19 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
     srcs.map((s) => s.ids),
   )
   const B = enc.B
-  const limits = srcs.map((s, b) => opts.forced?.[b].length ?? stepLimit(model, s.ids.length))
+  // A forced row gets the model's forced first token before it, as in transformers' teacher
+  // forcing (its step, which the caller did not ask for, is left out of the result).
+  const leads = opts.forced?.map((ids) => withForcedFirst(model, ids))
+  const forced = leads?.map((l) => l.ids)
+  const rules = forced ? null : rulesOf(model, opts.raw)
+  const limits = srcs.map((s, b) => forced?.[b].length ?? stepLimit(model, s.ids.length))
   const cross = opts.crossAttention ?? true
   const out: StepRecord[][] = srcs.map(() => [])
   const done = new Array<boolean>(B).fill(false)
   let prev = new Array<number>(B).fill(special.bos)
   let state = enc.init
   const maxT = Math.max(...limits)
-  const guard = opts.forced ? NO_REPEAT_GUARD : (opts.guard ?? NO_REPEAT_GUARD)
+  const guard = forced ? NO_REPEAT_GUARD : (opts.guard ?? NO_REPEAT_GUARD)
   const guarded = guardOn(guard)
   for (let t = 0; t < maxT && done.includes(false); t++) {
     checkCancel(opts.signal)
@@ -268,7 +342,7 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
       keys: enc.keys,
       t,
       k: ranked,
-      logits: !!opts.forced,
+      logits: !!forced,
       override: w?.weights ? { weights: w.weights, on: Float32Array.of(w.on) } : null,
       heads: w?.heads ?? null,
     })
@@ -276,13 +350,15 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
     const next = [...prev]
     for (let b = 0; b < B; b++) {
       if (done[b]) continue
-      const top = rowTop(model, o, b, ranked)
+      const top = rules
+        ? ruledTop(model, o, b, ranked, rules, { history: tokensOf(out[b]), t, last: t === limits[b] - 1, scores: 'logits' })
+        : rowTop(model, o, b, ranked)
       // The greedy choice is the most probable alternative (ties broken the same way) the repeat
       // guard lets through; where it bans every one ranked, the model's own choice stands.
       const ban = bans?.[b]
       const rank = Math.max(0, ban ? firstAllowed(top.ids, ban) : 0)
-      const token = opts.forced ? opts.forced[b][t] : top.ids[rank]
-      const logProb = opts.forced ? tokenLogProb(model, o, b, token) : top.logp[rank]
+      const token = forced ? forced[b][t] : top.ids[rank]
+      const logProb = forced ? tokenLogProb(model, o, b, token) : top.logp[rank]
       const cap = capture(model, o, b, enc.lengths[b], top, opts.topK, cross)
       if (rank > 0) cap.blocked = top.ids[0]
       out[b].push({ token, logProb, capture: cap })
@@ -291,7 +367,8 @@ export async function decodeSteps(model: LoadedModel, srcs: EncodedSource[], opt
     }
     prev = next
   }
-  return { steps: out, memory: states ? srcs.map((_, b) => memoryRows(enc.memory, enc.lengths[b], b)) : null }
+  const steps = leads ? out.map((s, b) => s.slice(leads[b].lead)) : out
+  return { steps, memory: states ? srcs.map((_, b) => memoryRows(enc.memory, enc.lengths[b], b)) : null }
 }
 
 /**
@@ -413,8 +490,10 @@ export interface GreedyOptions {
   encoderStates?: boolean
   /** Return a transformer's per-head weights, `crossAttention` (default true). */
   crossAttention?: boolean
-  /** The repeat guard (default: DEFAULT_REPEAT_GUARD, src/shared/repeat-guard.ts); NO_REPEAT_GUARD for the model's own output. */
+  /** The repeat guard (default: the model's, defaultGuard; src/shared/repeat-guard.ts); NO_REPEAT_GUARD for the model's own output. */
   guard?: RepeatGuard
+  /** Plain argmax: none of the format's own decoding rules (GuardOptions.raw). */
+  raw?: boolean
 }
 
 export async function greedyBatch(model: LoadedModel, texts: string[], opts: GreedyOptions = {}): Promise<Translation[]> {
@@ -424,10 +503,10 @@ export async function greedyBatch(model: LoadedModel, texts: string[], opts: Gre
   const cross = opts.crossAttention ?? true
   checkCancel(opts.signal)
   const srcs = texts.map((t) => encodeSource(model, t))
-  const guard = opts.guard ?? guardOf()
+  const guard = opts.guard ?? defaultGuard(model)
   const { steps, memory } = model.greedy
     ? await guardedLoop(model, srcs, topK, states, cross, guard, opts.signal)
-    : await decodeSteps(model, srcs, { topK, signal: opts.signal, crossAttention: cross, guard }, states)
+    : await decodeSteps(model, srcs, { topK, signal: opts.signal, crossAttention: cross, guard, raw: opts.raw }, states)
   return srcs.map((s, b) => toTranslation(model, s, steps[b], { mode: 'greedy', beam: 1, encoderStates: memory?.[b] ?? [] }, started))
 }
 
@@ -462,6 +541,8 @@ async function beamDecode(
   guard: RepeatGuard = NO_REPEAT_GUARD,
   /** What-if under beam search: what every hypothesis' step t changes (see `whatIf`). */
   override?: (t: number) => StepOverride | null,
+  /** The format's own decoding rules (rulesOf), or null. */
+  rules: DecodingRules | null = null,
 ): Promise<{ steps: StepRecord[]; memory: number[][]; tried: Hyp[]; best: Hyp | null }> {
   const { special } = model.spec
   const enc: Encoded = await encode(model, [src.ids])
@@ -509,7 +590,9 @@ async function beamDecode(
     })
     const candidates: Hyp[] = []
     alive.forEach((h, b) => {
-      const top = rowTop(model, o, b, ranked)
+      const top = rules
+        ? ruledTop(model, o, b, ranked, rules, { history: tokensOf(stepsOf(h)), t, last: t === maxLen - 1, scores: 'logp' })
+        : rowTop(model, o, b, ranked)
       const cap = capture(model, o, b, S, top, k)
       const ban = bans?.[b]
       if (ban?.has(top.ids[0])) cap.blocked = top.ids[0]
@@ -570,9 +653,10 @@ function transformersSelect(candidates: Hyp[], finished: Hyp[], K: number, last:
   return last ? [] : next
 }
 
-/** The repeat guard some options ask for (absent settings: the defaults), each setting checked. */
-export function checkedGuard(opts: GuardOptions): RepeatGuard {
-  const guard = guardOf(opts)
+/** The repeat guard some options ask for (absent settings: the model's defaults; raw: none), each setting checked. */
+export function checkedGuard(opts: GuardOptions, model?: LoadedModel): RepeatGuard {
+  if (opts.raw) return { ...NO_REPEAT_GUARD }
+  const guard = guardOf(opts, model ? defaultGuard(model) : DEFAULT_REPEAT_GUARD)
   if (!validSetting(guard.noRepeatNgram)) throw new Error(`The no-repeat n-gram size must be a whole number from 0 (off) to ${MAX_GUARD_SETTING}.`)
   if (!validSetting(guard.maxRepeat)) throw new Error(`The most repeats of a piece in a row must be a whole number from 0 (off) to ${MAX_GUARD_SETTING}.`)
   return guard
@@ -585,11 +669,11 @@ export async function translate(model: LoadedModel, text: string, opts: DecodeOp
   const alpha = opts.lengthPenalty ?? 1
   if (!(Number.isFinite(alpha) && alpha >= 0 && alpha <= 3)) throw new Error('The length penalty must be a number from 0 to 3.')
   const states = opts.encoderStates ?? true
-  const guard = checkedGuard(opts)
-  if (beam === 1) return (await greedyBatch(model, [text], { topK: k, signal, encoderStates: states, guard }))[0]
+  const guard = checkedGuard(opts, model)
+  if (beam === 1) return (await greedyBatch(model, [text], { topK: k, signal, encoderStates: states, guard, raw: opts.raw }))[0]
   const started = performance.now()
   const src = encodeSource(model, text)
-  const { steps, memory, tried, best } = await beamDecode(model, src, beam, alpha, k, signal, guard)
+  const { steps, memory, tried, best } = await beamDecode(model, src, beam, alpha, k, signal, guard, undefined, rulesOf(model, opts.raw))
   const t = toTranslation(model, src, steps, { mode: 'beam', beam, encoderStates: states ? memory : [] }, started)
   return { ...t, beamTree: beamTreeOf(tried, best, model.spec.tgtVocab, model.spec.special.eos, beam, t.tgtTokens) }
 }
@@ -606,7 +690,9 @@ export async function forcedDecode(model: LoadedModel, text: string, target: str
   const { tgtTokenizer, special } = model.spec
   const src = encodeSource(model, text)
   const toks = tokenize(target, tgtTokenizer).slice(0, stepLimit(model, src.ids.length) - 1)
-  const ids = [...targetIds(model, toks), special.eos]
+  // The forced first token (a target language, forced_bos_token_id) is fed first and shown, as the
+  // model's own output shows it: transformers' teacher forcing.
+  const { ids } = withForcedFirst(model, [...targetIds(model, toks), special.eos])
   const { steps, memory } = await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, forced: [ids] })
   const unknown = [...ids.slice(0, -1).map((id) => id === special.unk), false]
   return toTranslation(model, src, steps[0], { mode: 'forced', beam: 1, tgtUnknown: unknown, encoderStates: memory![0] }, started)
@@ -674,14 +760,15 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
   }
   let started = performance.now()
   const src = encodeSource(model, req.text)
-  const guard = checkedGuard(req)
+  const guard = checkedGuard(req, model)
+  const rules = rulesOf(model, req.raw)
   // The decoding of the translation on show: greedy, or a beam search of that width (both runs).
   const beam = Math.round(req.beam ?? 1)
   if (!(beam >= 1 && beam <= MAX_BEAM)) throw new Error(`The beam size must be between 1 and ${MAX_BEAM}.`)
   const own =
     beam > 1
-      ? await beamDecode(model, src, beam, 1, DEFAULT_TOP_K, undefined, guard).then((r) => ({ steps: [r.steps], memory: [r.memory] }))
-      : await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, guard })
+      ? await beamDecode(model, src, beam, 1, DEFAULT_TOP_K, undefined, guard, undefined, rules).then((r) => ({ steps: [r.steps], memory: [r.memory] }))
+      : await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, guard, raw: req.raw })
   const original = toTranslation(model, src, own.steps[0], { mode: beam > 1 ? 'beam' : 'greedy', beam, encoderStates: own.memory![0] }, started)
   started = performance.now()
   const S = src.ids.length
@@ -705,8 +792,8 @@ export async function whatIf(model: LoadedModel, req: WhatIfRequest): Promise<Wh
   }
   const { steps, memory } =
     beam > 1
-      ? await beamDecode(model, src, beam, 1, DEFAULT_TOP_K, undefined, guard, at).then((r) => ({ steps: [r.steps], memory: [r.memory] }))
-      : await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, override: at, guard })
+      ? await beamDecode(model, src, beam, 1, DEFAULT_TOP_K, undefined, guard, at, rules).then((r) => ({ steps: [r.steps], memory: [r.memory] }))
+      : await decodeSteps(model, [src], { topK: DEFAULT_TOP_K, override: at, guard, raw: req.raw })
   const modified = toTranslation(model, src, steps[0], { mode: 'what-if', beam, encoderStates: memory![0] }, started)
   // One diff rule for every "changed" the app shows (With / without, What-if): the LCS of the two
   // outputs, with each run's end token counted as the same token.

@@ -4,10 +4,11 @@ import { modelFile } from '../shared/model-id'
 import { join } from 'node:path'
 import type { BucketScore, EvalProgress, EvalResult } from '../shared/api'
 import { CancelledError } from '../shared/errors'
-import { guardOf, guardOn, type RepeatGuard } from '../shared/repeat-guard'
+import { guardOn } from '../shared/repeat-guard'
+import type { GuardOptions } from '../shared/api'
 import { nearDiagonalShare } from '../shared/attention/diagonal'
 import { corpusBleu } from './bleu'
-import { greedyBatch } from './decode'
+import { checkedGuard, greedyBatch } from './decode'
 import type { LoadedModel } from './model'
 import { tokenize } from './tokenizer'
 
@@ -33,8 +34,8 @@ export interface EvalOptions {
    * someone is typing, so a keystroke never waits behind a batch of 32).
    */
   turn?: (batch: number) => Promise<number>
-  /** The repeat guard of the greedy decodes (default: the app's, DEFAULT_REPEAT_GUARD); NO_REPEAT_GUARD for `eval --raw`. */
-  guard?: RepeatGuard
+  /** The repeat guard of the greedy decodes (settings not given: the model's defaults, decode.ts defaultGuard); raw for `eval --raw`. */
+  guard?: GuardOptions
 }
 
 export async function fileHash(path: string): Promise<string> {
@@ -112,9 +113,10 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
   if (srcs.length !== refs.length) {
     throw new Error(`The source has ${srcs.length} lines but the reference has ${refs.length}.`)
   }
-  const guard = opts.guard ?? guardOf()
-  // The raw decodes keep the key they had before the guard existed.
-  const guarded = guardOn(guard) ? `\0guard-${guard.noRepeatNgram}-${guard.maxRepeat}` : ''
+  const guard = checkedGuard(opts.guard ?? {}, model)
+  const raw = !!opts.guard?.raw
+  // The raw decodes keep the key they had before the guard existed (a folder's own rules off: another key).
+  const guarded = (guardOn(guard) ? `\0guard-${guard.noRepeatNgram}-${guard.maxRepeat}` : '') + (raw && model.spec.generation ? '\0raw' : '')
   const key = createHash('sha256')
     .update(await fileHash(model.path))
     .update('\0' + srcs.join('\n') + '\0' + refs.join('\n') + '\0greedy-v4' + guarded)
@@ -140,7 +142,7 @@ export async function evaluateCorpus(model: LoadedModel, srcs: string[], refs: s
       model,
       idx.map((j) => srcs[j]),
       // BLEU and the attention statistics read the head average only.
-      { topK: 1, encoderStates: false, crossAttention: false, signal: opts.signal, guard },
+      { topK: 1, encoderStates: false, crossAttention: false, signal: opts.signal, guard, raw },
     )
     idx.forEach((j, k) => (hyps[j] = out[k].text))
     for (const t of out) stats.add(t.attention)

@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node'
 import { K_INPUT, TOPK_IDS, TOPK_LOGP } from './graph-surgery'
-import { neverGenerated, type HeadGrid } from './contract'
+import { neverGenerated, type DecodingRules, type HeadGrid } from './contract'
 import type { LoadedModel } from './model'
 import { keepRows } from './state-rows'
 
@@ -158,6 +158,57 @@ export function rowTop(model: LoadedModel, o: ort.InferenceSession.ReturnType, b
   const r = logitRow(o.logits, b, neverGenerated(model.spec))
   const best = topK(r.x, clampK(model, k))
   return { ids: best, logp: best.map((i) => r.x[i] - r.lse) }
+}
+
+/** Where a free step stands, for a format's own decoding rules (DecodingRules). */
+export interface RuleStep {
+  /** The tokens generated so far in this row (the decoder start not among them). */
+  history: readonly number[]
+  /** The step, from 0. */
+  t: number
+  /** The last step the length limit allows. */
+  last: boolean
+  /**
+   * Which scores transformers' logits processors see: the raw logits (greedy: argmax of the
+   * processed logits) or the log-probabilities (beam search, whose scores are not renormalised after).
+   */
+  scores: 'logits' | 'logp'
+}
+
+/**
+ * Row b's k best tokens under a format's own rules (a Hugging Face folder's generation_config.json),
+ * as transformers' logits processors apply them: repetition_penalty over the sequence so far (the
+ * decoder start included), min_length (no `</s>` before it), forced_eos_token_id at the last step.
+ * The step's forced first token is the step part's own (parts.ts). Without a rule in force it is rowTop.
+ */
+export function ruledTop(model: LoadedModel, o: ort.InferenceSession.ReturnType, b: number, k: number, r: DecodingRules, at: RuleStep): RowTop {
+  const { eos, bos } = model.spec.special
+  const penalty = r.repetitionPenalty !== 1
+  const short = at.t < r.minLength - 1
+  const forceEos = at.last && r.forcedEos !== null
+  if (!o.logits || (!penalty && !short && !forceEos)) return rowTop(model, o, b, k)
+  const V = o.logits.dims[1]
+  const x = (o.logits.data as Float32Array).slice(b * V, (b + 1) * V)
+  for (const id of neverGenerated(model.spec)) if (id >= 0 && id < V) x[id] = -Infinity
+  if (at.scores === 'logp') {
+    const lse = logSumExp(x, [])
+    for (let i = 0; i < V; i++) x[i] -= lse
+  }
+  if (penalty) {
+    for (const id of new Set([bos, ...at.history])) {
+      if (id < 0 || id >= V) continue
+      const v = x[id]
+      x[id] = v < 0 ? v * r.repetitionPenalty : v / r.repetitionPenalty
+    }
+  }
+  if (short && eos < V) x[eos] = -Infinity
+  if (forceEos) {
+    x.fill(-Infinity)
+    x[r.forcedEos!] = 0
+  }
+  const lse = at.scores === 'logits' ? logSumExp(x, []) : 0
+  const best = topK(x, clampK(model, k))
+  return { ids: best, logp: best.map((i) => x[i] - lse) }
 }
 
 /**

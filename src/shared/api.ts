@@ -72,6 +72,12 @@ export interface ModelInfo extends ModelSummary {
   heads?: { layers: number; heads: number }
   /** A multilingual model (M2M100, NLLB, mBART-50): the language codes it translates between. */
   languages?: string[]
+  /** A multi-target model (opus-mt with >>fra<< tokens): the target codes it offers; its source is fixed. */
+  targetLanguages?: string[]
+  /** The folder names no language pair: the one shown is a stand-in, and the picker asks for one. */
+  needsLanguages?: boolean
+  /** The repeat guard this model decodes with where a request sets none (a Hugging Face folder: its generation_config.json's). */
+  defaultGuard?: { noRepeatNgram: number; maxRepeat: number }
   /** What the checks at opening found (`attention-lens check` reports the same): features that will not work, and why. */
   findings?: CheckFinding[]
 }
@@ -109,13 +115,19 @@ export interface DecodeOptions extends GuardOptions {
 
 /**
  * The repeat guards of a free decode (src/shared/repeat-guard.ts): each a whole number, 0 = off;
- * absent = the default (3 and 3). Forced decoding is never guarded.
+ * absent = the model's default (3 and 3; a Hugging Face folder's generation_config.json: none unless
+ * it sets no_repeat_ngram_size). Forced decoding is never guarded.
  */
 export interface GuardOptions {
   /** No n-gram of this many target pieces twice in the output (Hugging Face's `no_repeat_ngram_size`). */
   noRepeatNgram?: number
   /** No piece more than this many times in a row. */
   maxRepeat?: number
+  /**
+   * Plain argmax (or beam): no guard, and none of a folder's generation_config.json rules
+   * (forced_eos_token_id, min_length, repetition_penalty) but its forced first token, which picks the target language.
+   */
+  raw?: boolean
 }
 
 export interface TranslateRequest extends DecodeOptions {

@@ -26,9 +26,13 @@ export const NO_REPEAT_GUARD: Readonly<RepeatGuard> = Object.freeze({ noRepeatNg
 /** The largest setting either takes (the route schemas and the CLI check it). */
 export const MAX_GUARD_SETTING = 20
 
-/** The guard of some options: each setting given, or its default. */
-export function guardOf(o: { noRepeatNgram?: number; maxRepeat?: number } = {}): RepeatGuard {
-  return { noRepeatNgram: o.noRepeatNgram ?? DEFAULT_REPEAT_GUARD.noRepeatNgram, maxRepeat: o.maxRepeat ?? DEFAULT_REPEAT_GUARD.maxRepeat }
+/**
+ * The guard of some options: each setting given, or its default: the app's (DEFAULT_REPEAT_GUARD),
+ * or the model's own where it has one (a Hugging Face folder decodes as its generation_config.json
+ * says: no guard unless it sets no_repeat_ngram_size).
+ */
+export function guardOf(o: { noRepeatNgram?: number; maxRepeat?: number } = {}, defaults: Readonly<RepeatGuard> = DEFAULT_REPEAT_GUARD): RepeatGuard {
+  return { noRepeatNgram: o.noRepeatNgram ?? defaults.noRepeatNgram, maxRepeat: o.maxRepeat ?? defaults.maxRepeat }
 }
 
 export const guardOn = (g: RepeatGuard): boolean => g.noRepeatNgram > 0 || g.maxRepeat > 0

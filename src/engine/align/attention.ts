@@ -47,7 +47,8 @@ export async function pairAttentions(model: LoadedModel, pairs: readonly WordPai
     const src = wordPieces(p.src, spec.srcTokenizer, unkSrc)
     const tgt = wordPieces(p.tgt, spec.tgtTokenizer, unkTgt)
     const encoded = encodePieces(model, src.pieces, p.src.join(' '))
-    // As forcedDecode: at most the steps the model allows, the last of them `</s>`.
+    // As forcedDecode: at most the steps the model allows, the last of them `</s>`; decodeSteps
+    // feeds a forced first token (a target language) before them and leaves its step out.
     const room = maxTargetLength(encoded.ids.length, spec.maxTarget) - 1
     const forced = [...targetIds(model, tgt.pieces.slice(0, room)), spec.special.eos]
     return { src, tgt, encoded, forced }
@@ -66,11 +67,15 @@ export async function pairAttentions(model: LoadedModel, pairs: readonly WordPai
     )
     idx.forEach((n, b) => {
       const s = steps[b]
+      // A format's own tokens before the source's (a language tag, BART's <s>) are not words: their
+      // columns are left out, so the spans index the pieces as they do the gold's words.
+      const head = prepared[n].encoded.head
+      const cut = <T>(r: T[]) => (head ? r.slice(head) : r)
       out[n] = {
         srcSpans: prepared[n].src.spans,
         tgtSpans: prepared[n].tgt.spans,
-        rows: s.map((r) => r.capture.attention ?? []),
-        cross: spec.heads ? s.map((r) => r.capture.cross!) : null,
+        rows: s.map((r) => cut(r.capture.attention ?? [])),
+        cross: spec.heads ? s.map((r) => r.capture.cross!.map((l) => l.map(cut))) : null,
       }
     })
     opts.onProgress?.(Math.min(k + batch, order.length), order.length)

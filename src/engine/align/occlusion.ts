@@ -34,9 +34,12 @@ export async function forcedLogProbs(model: LoadedModel, srcs: EncodedSource[], 
   return out
 }
 
+/** The text's own pieces: without the format's tokens around them (a language tag, `<s>`, `</s>`). */
+const bodyOf = (src: EncodedSource): string[] => src.tokens.slice(src.head, src.tokens.length - src.tail)
+
 /** The source with word w's pieces replaced by one `<unk>`. */
 export function occluded(model: LoadedModel, src: EncodedSource, spans: readonly Span[], w: number): EncodedSource {
-  const pieces = src.tokens.slice(0, -1)
+  const pieces = bodyOf(src)
   const [a, b] = spans[w]
   const unk = model.spec.srcVocab[model.spec.special.unk]
   return encodePieces(model, [...pieces.slice(0, a), unk, ...pieces.slice(b + 1)], src.text)
@@ -46,14 +49,14 @@ export async function occlusion(model: LoadedModel, text: string, signal?: Abort
   if (!KINDS[model.spec.attention].attends) throw new Error(`${model.spec.name} has no attention to compare occlusion with.`)
   const [own] = await greedyBatch(model, [text], { topK: 1, encoderStates: false, crossAttention: false, signal })
   const src = encodeSource(model, text)
-  const pieces = src.tokens.slice(0, -1)
+  const pieces = bodyOf(src)
   const spans = wordSpans(pieces)
   const ids = targetIds(model, own.tgtTokens)
   const lp = await forcedLogProbs(model, [src, ...spans.map((_, w) => occluded(model, src, spans, w))], ids, signal)
   const base = lp[0]
   const importance = base.map((l, t) => spans.map((_, w) => l - lp[w + 1][t]))
   const attention = sumColumns(
-    own.attention.map((r) => r.slice(0, pieces.length)),
+    own.attention.map((r) => r.slice(src.head, src.head + pieces.length)),
     spans,
   ).map((r) => {
     const s = r.reduce((a, b) => a + b, 0)

@@ -174,6 +174,15 @@ describe('LensState: typing', () => {
     expect(f.translate.at(-1)!.args[0]).toEqual({ modelId: 'en-fr', text: 'A dog', beam: 5, encoderStates: false, noRepeatNgram: 3, maxRepeat: 3 })
   })
 
+  it('a Hugging Face folder decodes with its own default guard (none unless its generation_config.json sets one), a chosen setting still wins', async () => {
+    const lens = await opened('hf', (m) => info(m, { defaultGuard: { noRepeatNgram: 0, maxRepeat: 0 } }))
+    await type(lens, 'A dog')
+    expect(f.translate.at(-1)!.args[0]).toMatchObject({ modelId: 'hf', text: 'A dog', noRepeatNgram: 0, maxRepeat: 0 })
+    lens.setGuard({ maxRepeat: 2 })
+    await vi.advanceTimersByTimeAsync(0)
+    expect(f.translate.at(-1)!.args[0]).toMatchObject({ noRepeatNgram: 0, maxRepeat: 2 })
+  })
+
   it('translates again at once when a repeat guard changes in the Decoding menu (0 = off)', async () => {
     const lens = await opened()
     await type(lens, 'A dog')

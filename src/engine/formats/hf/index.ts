@@ -10,6 +10,8 @@ import { hfTokenizer } from '../../tokenizers/hf'
 import { checkExternalData, readSlimModel, type SlimModel } from '../model-bytes'
 import { createAll, sessionOptions, withProvider, type ModelSource } from '../ort-sessions'
 import type { ModelFormat, OpenedModel, OpenOptions, SourceEncoder } from '../types'
+import { decodingRules } from './generation'
+import { languagePair } from './languages'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
 import { SpmError, spmToTokenizerJson } from './spm'
 import { cacheKey, cachedEntry, commitEntry, dropPending, writeTapped } from './tap-cache'
@@ -80,17 +82,6 @@ const int = (...xs: unknown[]): number | null => {
   return null
 }
 
-/** Language tokens of a multilingual tokenizer, by code: M2M100's __en__, NLLB's eng_Latn, mBART-50's en_XX. */
-function languageTokens(vocab: Map<string, number>, modelType: string): Map<string, number> {
-  const langs = new Map<string, number>()
-  if (!/m2m|nllb|mbart/i.test(modelType)) return langs
-  for (const [piece, id] of vocab) {
-    const m = /^__([a-z]{2,3}(?:_[A-Za-z]+)?)__$/.exec(piece) ?? /^([a-z]{3}_[A-Z][a-z]{3})$/.exec(piece) ?? /^([a-z]{2}_[A-Z]{2})$/.exec(piece)
-    if (m) langs.set(m[1], id)
-  }
-  return langs
-}
-
 async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder> {
   const dir = await folderOf(path)
   if (!dir) throw new ContractError(`${path} is not a Hugging Face model folder (no config.json).`)
@@ -134,7 +125,6 @@ async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder>
   const eos = int(generation.eos_token_id, config.eos_token_id)
   if (eos === null) throw new ContractError("The folder's config.json has no eos_token_id.")
   const start = int(generation.decoder_start_token_id, config.decoder_start_token_id) ?? pad
-  let forcedFirst = int(generation.forced_bos_token_id, config.forced_bos_token_id)
   const bad = ((generation.bad_words_ids ?? config.bad_words_ids ?? []) as unknown[]).flatMap((w) =>
     Array.isArray(w) && w.length === 1 && Number.isInteger(w[0]) ? [w[0] as number] : [],
   )
@@ -180,28 +170,15 @@ async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder>
   for (const [p, id] of vocab) if (id >= 0 && id < size) pieces[id] = p
   const unk = vocab.get(String(tokConfig.unk_token ?? '<unk>')) ?? int((srcJson.model as Json)?.unk_id) ?? pad
 
-  // Languages: a multilingual model's codes become the source and target choice.
-  const langs = languageTokens(vocab, modelType)
-  const named = /opus-mt-([a-z]{2,3})-([a-z]{2,3})\b/.exec(`${basename(dir)} ${String(config._name_or_path ?? '')}`)
-  const pick = (...xs: unknown[]) => xs.find((x): x is string => typeof x === 'string' && x !== '')
-  let srcLang = pick(opts.srcLang, tokConfig.src_lang, tokConfig.source_lang, named?.[1]) ?? 'und'
-  let tgtLang = pick(opts.tgtLang, tokConfig.tgt_lang, tokConfig.target_lang, named?.[2]) ?? 'und'
-  const norm = (l: string) => l.replace(/^__|__$/g, '')
-  srcLang = norm(srcLang)
-  tgtLang = norm(tgtLang)
+  // Languages (languages.ts): a multilingual model's codes, a multi-target opus-mt's targets, or a bilingual model's own pair.
+  const pair = languagePair({ vocab, modelType, name: basename(dir), nameOrPath: String(config._name_or_path ?? ''), tokConfig, asked: opts })
+  const { srcLang, tgtLang } = pair
+  const rules = decodingRules(existsSync(join(dir, 'generation_config.json')) ? generation : config, pair.forcedFirst)
+  const forcedFirst = rules.forcedFirst
   let prefix: number[] = []
   let suffix: number[] = [eos]
-  if (langs.size) {
-    const src = langs.get(srcLang)
-    const tgt = langs.get(tgtLang)
-    if (src === undefined || tgt === undefined) {
-      const bad = src === undefined ? srcLang : tgtLang
-      throw new ContractError(
-        `The model has no language "${shown(bad)}": it knows ${[...langs.keys()].slice(0, 12).join(', ')}${langs.size > 12 ? ` and ${langs.size - 12} more` : ''}.`,
-      )
-    }
-    prefix = [src]
-    forcedFirst = tgt
+  if (pair.sourceToken !== null) {
+    prefix = [pair.sourceToken]
   } else if (existsSync(tokPath)) {
     // The tokenizer's own special tokens around a text (BART's <s> … </s>, T5's … </s>).
     const tok = hfTokenizer({ type: 'hf', json: srcJson })
@@ -251,7 +228,10 @@ async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder>
     forecast: null,
     forecastScore: null,
     neverGenerate: bad,
-    ...(langs.size ? { languages: [...langs.keys()] } : {}),
+    ...(pair.languages ? { languages: pair.languages } : {}),
+    ...(pair.targetLanguages ? { targetLanguages: pair.targetLanguages } : {}),
+    ...(pair.needsLanguages ? { needsLanguages: true } : {}),
+    generation: rules,
     variants: v.map(({ dtype, bytes, note }) => ({ dtype, bytes, note })),
     dtype: chosen.dtype,
   }

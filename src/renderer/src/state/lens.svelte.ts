@@ -71,8 +71,16 @@ export class LensState {
   view = $state<ViewName>('heatmap')
   /** 1 = greedy, 2–16 = beam search. */
   beam = $state(1)
-  /** The repeat guards of every free decode (src/shared/repeat-guard.ts), on by default; 0 turns one off. */
-  guard = $state.raw<RepeatGuard>({ ...DEFAULT_REPEAT_GUARD })
+  /** The repeat-guard settings chosen in the Decoding menu (0 turns one off); the others are the open model's default. */
+  guardChosen = $state.raw<Partial<RepeatGuard>>({})
+  /**
+   * The repeat guards of every free decode (src/shared/repeat-guard.ts): those chosen, else the
+   * model's own (a Hugging Face folder decodes as its generation_config.json says: none unless it
+   * sets no_repeat_ngram_size), else the app's, on by default.
+   */
+  get guard(): RepeatGuard {
+    return { ...(this.model?.defaultGuard ?? DEFAULT_REPEAT_GUARD), ...this.guardChosen }
+  }
   heatmapStyle = $state<HeatmapStyle>({ colormap: 'viridis', scale: 'linear', norm: 'fixed', labels: 'auto' })
   /** A Transformer's cross-attention head opened large (the heatmap shows it, what-if offers it first); null: the average of every head. */
   head = $state.raw<HeadRef | null>(null)
@@ -123,9 +131,11 @@ export class LensState {
     if (saved.beam && saved.beam >= 1 && saved.beam <= 16) this.beam = saved.beam
     if (saved.guard) {
       const { noRepeatNgram: n, maxRepeat: r } = saved.guard
-      this.guard = {
-        noRepeatNgram: typeof n === 'number' && validSetting(n) ? n : DEFAULT_REPEAT_GUARD.noRepeatNgram,
-        maxRepeat: typeof r === 'number' && validSetting(r) ? r : DEFAULT_REPEAT_GUARD.maxRepeat,
+      // A setting equal to the app's default was most likely never chosen (sessions saved it whole): the model's own default stands.
+      const kept = (x: unknown, d: number) => typeof x === 'number' && validSetting(x) && x !== d
+      this.guardChosen = {
+        ...(kept(n, DEFAULT_REPEAT_GUARD.noRepeatNgram) ? { noRepeatNgram: n } : {}),
+        ...(kept(r, DEFAULT_REPEAT_GUARD.maxRepeat) ? { maxRepeat: r } : {}),
       }
     }
     if (saved.heatmap) this.heatmapStyle = { ...this.heatmapStyle, ...saved.heatmap }
@@ -306,7 +316,7 @@ export class LensState {
 
   /** Changes a repeat guard (0 = off) and decodes again. */
   setGuard(patch: Partial<RepeatGuard>): void {
-    this.guard = { ...this.guard, ...patch }
+    this.guardChosen = { ...this.guardChosen, ...patch }
     this.save()
     this.schedule(0)
   }
@@ -446,7 +456,7 @@ export class LensState {
       view: this.view,
       heatmap: this.heatmapStyle,
       beam: this.beam,
-      guard: this.guard,
+      guard: this.guardChosen,
       history: this.history,
       units: this.units,
     }
