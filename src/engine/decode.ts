@@ -233,8 +233,13 @@ function toTranslation(
     spec.srcTokenizer,
   )
   const tokens = steps.map((s, t) => replaced[t]?.source ?? spec.tgtVocab[s.token] ?? '<unk>')
-  // An <unk> nothing could replace (a model without attention) is left out of the text.
-  const words = tokens.filter((_, t) => steps[t].token !== spec.special.eos && !(steps[t].token === spec.special.unk && !replaced[t]))
+  // An <unk> nothing could replace (a model without attention) is left out of the text, and so is
+  // a forced first token (a target language tag, BART's <s>): generate()'s output decoded with skip_special_tokens.
+  const tag = spec.generation?.forcedFirst ?? null
+  const words = tokens.filter(
+    (_, t) =>
+      steps[t].token !== spec.special.eos && !(steps[t].token === spec.special.unk && !replaced[t]) && !(t === 0 && tag !== null && steps[0].token === tag),
+  )
   const blocked = steps.map((s) => (s.capture.blocked == null ? null : (spec.tgtVocab[s.capture.blocked] ?? '<unk>')))
   return {
     modelId: '',

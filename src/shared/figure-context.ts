@@ -4,6 +4,7 @@
  * The export dialog starts its caption field with it (the user may edit or clear it); the CLI
  * uses it where no --caption is given.
  */
+import { pieceText } from './attention/words'
 import type { FigureData, FigureLang } from './figure'
 
 /** A model's name from its id: the file or folder name without its directory and extension (bundled:en-fr-bahdanau.onnx → en-fr-bahdanau). */
@@ -39,7 +40,8 @@ export const singleModel = (data: FigureData): boolean => modelIdOf(data) !== nu
 
 /** The one decoder step a figure shows and its output word, or null for a figure of every step. */
 export function stepOf(data: FigureData): { step: number; word: string } | null {
-  const at = (tokens: string[], step: number) => ({ step, word: tokens[step] ?? '' })
+  // The step's output as text: a piece without its marks (SentencePiece's ▁, BPE's @@), "▁en" as "en".
+  const at = (tokens: string[], step: number) => ({ step, word: pieceText(tokens[step] ?? '') })
   switch (data.view) {
     case 'local':
     case 'step':

@@ -37,6 +37,14 @@ describe('the default caption of a figure', () => {
     expect(defaultCaption({ view: 'heatmap', translation: { ...local, modelId: '' } }, 'en', 'en-fr-local-p')).toBe('en-fr-local-p')
   })
 
+  it('the step names its output word without subword marks (a Hugging Face folder’s SentencePiece ▁, BPE’s @@): « en », not « ▁en »', () => {
+    const sp = { ...local, tgtTokens: ['▁Un', '▁en', 'fant', '@@', '</s>'], modelId: 'file:/models/opus-mt-en-fr' }
+    expect(defaultCaption({ view: 'step', translation: sp, step: 1, attention: 'local-p' }, 'en')).toBe('opus-mt-en-fr · step 2: « en »')
+    expect(defaultCaption({ view: 'step', translation: { ...sp, tgtTokens: ['lit@@', 'tle'] }, step: 0, attention: 'local-p' }, 'en')).toBe(
+      'opus-mt-en-fr · step 1: « lit »',
+    )
+  })
+
   it("an animation's default caption leaves out the step on show: each frame names its own", () => {
     const step: FigureData = { view: 'step', translation: local, step: 2, attention: 'local-p' }
     expect(animationCaption(step, 'en', defaultCaption(step, 'en'))).toBe('tiny-local-p')

@@ -1,0 +1,71 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { check } from '../../../src/cli/check'
+import { alignCommands } from '../../../src/cli/align'
+import { ROOT } from '../../helpers'
+
+/**
+ * --src-lang/--tgt-lang on the commands that had none (issue 39 #5): check, align, occlusion. Run
+ * in process (the commands' own functions), reading what they print.
+ */
+const HF = join(ROOT, 'test', 'fixtures', 'hf')
+const temps: string[] = []
+afterAll(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true })
+})
+afterEach(() => {
+  vi.restoreAllMocks()
+  process.exitCode = undefined
+})
+function printed(): () => string {
+  const out: string[] = []
+  vi.spyOn(console, 'log').mockImplementation((...xs: unknown[]) => void out.push(xs.join(' ')))
+  return () => out.join('\n')
+}
+const text = (JSON.parse(readFileSync(join(HF, 'm2m100', 'reference.json'), 'utf8')) as { sentences: { text: string }[] }).sentences[0].text
+
+describe('the language pair on check, align and occlusion', () => {
+  it('check: a bilingual model refuses a pair it was not trained for; a multilingual one is checked with the pair given by ISO code', async () => {
+    let out = printed()
+    await check([join(HF, 'marian'), '--src-lang', 'en', '--tgt-lang', 'de'])
+    expect(out()).toMatch(/translates en → fr only .* not trained for en → de/)
+    expect(process.exitCode).toBe(2)
+    vi.restoreAllMocks()
+    out = printed()
+    await check([join(HF, 'm2m100'), '--src-lang', 'eng', '--tgt-lang', 'deu', '--json'])
+    const report = JSON.parse(out()) as { spec?: unknown; exitCode: number; fatal: string[]; name: string; details: string[] }
+    expect(report.fatal).toEqual([])
+    expect(report.details.join('\n')).toMatch(/first token forced to \d+ \("__de__"\)/)
+  })
+
+  it('check: a folder whose tokenizer_config names no pair is refused with the options to give and its codes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'al-cli-langs-'))
+    temps.push(dir)
+    cpSync(join(HF, 'm2m100'), dir, { recursive: true })
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ src_lang: null, tgt_lang: null, tokenizer_class: 'M2M100Tokenizer' }))
+    const out = printed()
+    await check([dir])
+    expect(out()).toMatch(/names no language pair .* --src-lang and --tgt-lang .*English \(en\), French \(fr\), German \(de\)/)
+    expect(process.exitCode).toBe(2)
+  })
+
+  it('occlusion --src-lang en --tgt-lang de: the output is forced into German, its first token the language tag', async () => {
+    const out = printed()
+    await alignCommands.occlusion(['--model', join(HF, 'm2m100'), '--src', text, '--src-lang', 'en', '--tgt-lang', 'de', '--json'])
+    const o = JSON.parse(out()) as { tgtTokens: string[]; srcWords: string[] }
+    expect(o.tgtTokens[0]).toBe('__de__')
+    // The source's language tag is not a word to occlude.
+    expect(o.srcWords).not.toContain('__en__')
+  })
+
+  it('align --src-lang/--tgt-lang: a bilingual model refuses a pair it was not trained for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'al-cli-align-'))
+    temps.push(dir)
+    writeFileSync(join(dir, 'pairs.en-fr'), 'a man ||| un homme\n')
+    await expect(
+      alignCommands.align(['--model', join(HF, 'marian'), '--input', join(dir, 'pairs.en-fr'), '--src-lang', 'en', '--tgt-lang', 'de']),
+    ).rejects.toThrow(/translates en → fr only/)
+  })
+})
