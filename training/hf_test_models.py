@@ -57,7 +57,9 @@ Large random folders (issue 39; never committed; 1-3 hours and ~20 GB of disk fo
     /tmp/hfvenv/bin/python training/hf_test_models.py --large /tmp/hf-large [--only nllb-600m,m2m100-418m,bart-large]
 
 For each of nllb-600m, m2m100-418m and bart-large (the published configs: d_model 1024, 12 + 12
-layers, 16 heads, FFN 4096, vocabularies 256,206 / 128,112 / 50,265; random seeded weights; a
+layers, 16 heads, FFN 4096, vocabularies 256,206 / 128,112 / 50,265; random seeded weights, the
+layer norms and the layers' Linear weights drawn wider than transformers' init so that the greedy ids
+depend on the source instead of repeating one token (see large_model); a
 tokenizer.json of the real vocabulary size and language-token ids, trained on Multi30K and padded),
 three folders: `<m>-optimum/` (Optimum's layout: encoder_model.onnx, decoder_model.onnx,
 decoder_with_past_model.onnx, TorchScript exporter, weights in `<file>.onnx_data`), `<m>-q8/`
@@ -851,6 +853,17 @@ def large_model(name: str):
         model = BartForConditionalGeneration(BartConfig(**keep))
     else:
         model = M2M100ForConditionalGeneration(M2M100Config(**keep))
+    # transformers' own init makes a random model repeat one token for ever (the embeddings are tied to
+    # the output layer and scaled by sqrt(d_model), so the current token wins every step): every
+    # sentence would decode to the same ids, and a test could pass without reading the source. Wider
+    # random layer norms and layer weights make the ids depend on the source and vary from step to step.
+    with torch.no_grad():
+        for n, mod in model.named_modules():
+            if isinstance(mod, nn.LayerNorm):
+                mod.weight.normal_(0, 1.0)
+                mod.bias.normal_(0, 0.1)
+            elif isinstance(mod, nn.Linear) and ".layers." in n:
+                mod.weight.normal_(0, 0.05)
     model.eval()
     for k, v in gen.items():
         setattr(model.generation_config, k, v)
