@@ -127,7 +127,7 @@ class FileWindow {
   constructor(
     path: string,
     readonly len: number,
-    private readonly window = 1 << 22,
+    private readonly window = 1 << 16,
   ) {
     this.fd = openSync(path, 'r')
   }

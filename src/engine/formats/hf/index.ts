@@ -297,7 +297,9 @@ async function readParts(f: Folder, pastFile: string | null): Promise<{ encoder:
 }
 
 async function openFolder(path: string, provider: string, opts: OpenOptions = {}): Promise<OpenedModel & { sourceEncoder: SourceEncoder }> {
+  const started = performance.now()
   const f = await readFolder(path, opts)
+  const folderRead = performance.now()
   const L = f.spec.heads!.layers
   const variant = f.variant.suffix
   const pastFile = f.files.past && f.files.past !== f.files.first ? f.files.past : null
@@ -338,6 +340,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   }
   // The encoder too is handed over as its graph alone, its weights read by onnxruntime from where they lie: a
   // single-file encoder is then never held whole as a protobuf beside its tensors.
+  const graphsRead = performance.now()
   const parts: ModelSource[] = [{ bytes: slim.encoder.bytes, dir: slim.encoder.dir }, first.load, ...(past ? [past.load] : [])]
   const {
     made,
@@ -362,6 +365,8 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   // folder again without its KV cache.
   const kept = tapped.length && !unwritten ? await commitEntry(key, tapped, { cross: first.cross, where: first.where }) : false
   if (!kept) await dropPending(tapped)
+  const s = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`
+  const done = performance.now()
   const rel = (p: string) => p.slice(f.dir.length + 1)
   return {
     spec: f.spec,
@@ -381,6 +386,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
       f.files.past ? 'KV cache: yes' : 'KV cache: no (decoder_with_past_model.onnx missing): every step runs the whole prefix again',
       'what-if: unavailable (the graph has no inputs to put weights into its attention)',
       `decoder as run: ${entry ? `tapped before, from the cache (${dirname(entry.files[0])})` : kept ? 'tapped now (kept in the cache for the next open)' : tapped.length || typeof first.load !== 'string' ? 'tapped now' : 'as exported'}`,
+      `opened in ${s(started, done)}: config and tokenizer ${s(started, folderRead)}, graphs read${entry ? '' : ' and tapped'} ${s(folderRead, graphsRead)}, onnxruntime sessions ${s(graphsRead, done)}`,
       `precision: ${f.variant.dtype} (${sizeText(slim.encoder.bytesOnDisk + slim.first.bytesOnDisk + (slim.past?.bytesOnDisk ?? 0))} of files${
         f.variants.length > 1
           ? `; the folder also has ${f.variants
