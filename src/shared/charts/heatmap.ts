@@ -1,4 +1,5 @@
 import { COLORMAPS, colorAt, textColorOn, type ColormapName } from './colormaps'
+import { leadingTags } from '../attention/tags'
 import { FIGURE_TEXT } from './figure-text'
 import { columnLabelElements, columnLabels, keyElements, keyHeight, textElement, textHeight, triangleDown, widest, type Frame, type KeyItem } from './frame'
 import { pieceGroups } from '../attention/pieces'
@@ -194,6 +195,9 @@ export function scaleEnds(input: HeatmapStyle): [string, string] {
  * source tokens are columns (read left to right, labelled on top). Used by the renderer and
  * by the exporter (with a frame), so both draw the same figure.
  */
+/** The colour of a tag's label (a language tag, a forced first token): grey, as text that is not the sentence's. */
+export const TAG_GREY = '#8a8f98'
+
 export function buildHeatmapOption(input: HeatmapInput): FigureOption {
   if (input.frame) return heatmapFigure(input, input.frame)
   const { srcTokens, tgtTokens } = input
@@ -211,12 +215,15 @@ export function buildHeatmapOption(input: HeatmapInput): FigureOption {
   const showLabels = input.labels === 'on' || (input.labels !== 'off' && fits)
   const data = cells(input, row, col, showLabels)
   // Categories are indices, so repeated tokens stay distinct and a click names its position.
+  // A language tag or forced first token (__fr__, <s>) is greyed: it is not a word (attention/tags.ts).
+  const tagged = { src: leadingTags(srcTokens), tgt: leadingTags(tgtTokens) }
   const label = (tokens: string[], selected: number | null) => (value: string) => {
     const i = Number(value)
-    return i === selected ? `{sel|${tokens[i]}}` : tokens[i]
+    if (i === selected) return `{sel|${tokens[i]}}`
+    return i < (tokens === srcTokens ? tagged.src : tokens === tgtTokens ? tagged.tgt : 0) ? `{tag|${tokens[i]}}` : tokens[i]
   }
   const indices = (n: number) => Array.from({ length: n }, (_, i) => String(i))
-  const rich = { sel: { fontWeight: 'bold' as const, color: '#c2410c', fontSize } }
+  const rich = { sel: { fontWeight: 'bold' as const, color: '#c2410c', fontSize }, tag: { color: TAG_GREY, fontStyle: 'italic' as const, fontSize } }
   const many = (n: number) => (n > 60 ? 'auto' : 0)
   const pointer = (tokens: string[]): XAXisComponentOption['axisPointer'] => ({
     show: true,
@@ -513,6 +520,8 @@ function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
   const { srcTokens, tgtTokens } = input
   const S = srcTokens.length
   const T = tgtTokens.length
+  // Language tags and forced first tokens, greyed (attention/tags.ts).
+  const [srcTags, tgtTags] = [leadingTags(srcTokens), leadingTags(tgtTokens)]
   const fs = f.fontSize
   const L = FIGURE_TEXT[f.lang]
   const cmap = input.colormap ?? 'viridis'
@@ -530,7 +539,7 @@ function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
         color: f.ink.muted,
       }),
       ...columnLabelElements(
-        srcTokens.map((text) => ({ text })),
+        srcTokens.map((text, i) => (i < srcTags ? { text, color: TAG_GREY } : { text })),
         lay.left,
         lay.cell.w,
         lay.labelsAt,
@@ -576,8 +585,13 @@ function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
       axisLabel: {
         show: input.axisLabels !== false,
         interval: lay.rowStep - 1,
-        formatter: (value: string) => (Number(value) === row ? `{sel|${tgtTokens[Number(value)]}}` : tgtTokens[Number(value)]),
-        rich: { sel: { fontWeight: 'bold' as const, color: f.ink.accent, fontSize: fs } },
+        formatter: (value: string) =>
+          Number(value) === row
+            ? `{sel|${tgtTokens[Number(value)]}}`
+            : Number(value) < tgtTags
+              ? `{tag|${tgtTokens[Number(value)]}}`
+              : tgtTokens[Number(value)],
+        rich: { sel: { fontWeight: 'bold' as const, color: f.ink.accent, fontSize: fs }, tag: { color: TAG_GREY, fontStyle: 'italic' as const, fontSize: fs } },
         fontSize: fs,
         margin: gap,
         color: f.ink.text,

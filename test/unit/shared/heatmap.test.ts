@@ -20,6 +20,37 @@ describe('heatmap option', () => {
     ],
   }
 
+  it('greys language tags and forced first tokens (issue 39 #4): M2M100’s __en__/__fr__, NLLB’s eng_Latn, BART’s <s>; not the words', () => {
+    type Labels = { xAxis: { axisLabel: { formatter: (v: string) => string } }; yAxis: { axisLabel: { formatter: (v: string) => string } } }
+    const o = buildHeatmapOption({
+      srcTokens: ['__en__', '▁a', '▁dog', '</s>'],
+      tgtTokens: ['__fr__', '▁un', '▁chien', '</s>'],
+      attention: [
+        [0.5, 0.2, 0.2, 0.1],
+        [0.1, 0.7, 0.1, 0.1],
+        [0.1, 0.1, 0.7, 0.1],
+        [0.1, 0.1, 0.1, 0.7],
+      ],
+    }) as unknown as Labels
+    expect(['0', '1', '3'].map(o.xAxis.axisLabel.formatter)).toEqual(['{tag|__en__}', '▁a', '</s>'])
+    expect(['0', '1'].map(o.yAxis.axisLabel.formatter)).toEqual(['{tag|__fr__}', '▁un'])
+    const n = buildHeatmapOption({
+      srcTokens: ['eng_Latn', '▁a'],
+      tgtTokens: ['<s>', 'un'],
+      attention: [
+        [0.5, 0.5],
+        [0.5, 0.5],
+      ],
+    }) as unknown as Labels
+    expect([n.xAxis.axisLabel.formatter('0'), n.yAxis.axisLabel.formatter('0'), n.yAxis.axisLabel.formatter('1')]).toEqual([
+      '{tag|eng_Latn}',
+      '{tag|<s>}',
+      'un',
+    ])
+    // A bundled model's tokens have none.
+    expect((buildHeatmapOption(input) as unknown as Labels).xAxis.axisLabel.formatter('0')).toBe('a')
+  })
+
   it('one cell per (output, source) pair carrying the raw weight', () => {
     const o = buildHeatmapOption(input) as unknown as Opt
     const cells = o.series.find((s) => s.type === 'heatmap')!.data
