@@ -53,12 +53,69 @@ export class HfEncoderPart implements PartSession {
     const [B, S] = ids.dims
     const mask = feeds.src_mask ? intMask(feeds.src_mask as ort.Tensor) : new ort.Tensor('int64', new BigInt64Array(B * S).fill(1n), [B, S])
     const o = await this.session.run({ input_ids: ids, attention_mask: mask })
-    return { encoder_out: o.last_hidden_state, decoder_init: new ort.Tensor('float32', new Float32Array(0), [B, 0]) }
+    return { encoder_out: toFloat32(o.last_hidden_state), decoder_init: new ort.Tensor('float32', new Float32Array(0), [B, 0]) }
   }
 
   release(): Promise<void> {
     return this.session.release()
   }
+}
+
+/**
+ * An fp16 graph exported with float16 inputs and outputs (Optimum's --dtype fp16; transformers.js's
+ * _fp16 files keep float32 ones): the engine gets float32 (encoder states, logits, attention) and
+ * the decoder its own type back; the KV cache stays as the session returns it.
+ */
+export function toFloat32(t: ort.Tensor): ort.Tensor {
+  if (t.type !== 'float16') return t
+  const h = t.data as Uint16Array
+  const out = new Float32Array(h.length)
+  for (let i = 0; i < h.length; i++) out[i] = halfToFloat(h[i])
+  return new ort.Tensor('float32', out, t.dims)
+}
+
+export function toFloat16(t: ort.Tensor): ort.Tensor {
+  if (t.type === 'float16') return t
+  const f = t.data as Float32Array
+  const out = new Uint16Array(f.length)
+  for (let i = 0; i < f.length; i++) out[i] = floatToHalf(f[i])
+  return new ort.Tensor('float16', out, t.dims)
+}
+
+export function halfToFloat(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1
+  const exp = (h >> 10) & 0x1f
+  const frac = h & 0x3ff
+  if (exp === 0) return sign * frac * 2 ** -24
+  if (exp === 31) return frac ? NaN : sign * Infinity
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15)
+}
+
+const f32 = new Float32Array(1)
+const u32 = new Uint32Array(f32.buffer)
+/** float32 → float16 bits, rounding to nearest even (as numpy's astype and onnxruntime's Cast do). */
+export function floatToHalf(x: number): number {
+  f32[0] = x
+  const b = u32[0]
+  const sign = (b >>> 16) & 0x8000
+  const exp = (b >>> 23) & 0xff
+  let mant = b & 0x7fffff
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0)
+  const e = exp - 127 + 15
+  if (e >= 31) return sign | 0x7c00
+  if (e <= 0) {
+    if (e < -10) return sign
+    mant |= 0x800000
+    const shift = 14 - e
+    const half = mant >>> shift
+    const rest = mant & ((1 << shift) - 1)
+    const mid = 1 << (shift - 1)
+    return sign | (rest > mid || (rest === mid && half & 1) ? half + 1 : half)
+  }
+  let half = (e << 10) | (mant >>> 13)
+  const rest = mant & 0x1fff
+  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++
+  return sign | half
 }
 
 function intMask(m: ort.Tensor): ort.Tensor {
@@ -79,10 +136,30 @@ export class HfStepPart implements PartSession {
   readonly outputNames = ['logits', 'next_state', 'attention', 'cross_attention']
   readonly inputMetadata = this.inputNames.map((n) => meta(n, n === 'prev_token' ? 'int64' : 'float32'))
 
+  /** The decoder's own types for the encoder states and the KV cache (float16 in an fp16 export with fp16 inputs). */
+  private readonly memoryType: ort.Tensor.Type
+  private readonly cacheType: ort.Tensor.Type
+
   constructor(
     private readonly d: DecoderSessions,
     private readonly r: StepRules,
-  ) {}
+  ) {
+    const typeOf = (s: ort.InferenceSession | null, name: string): ort.Tensor.Type => {
+      const m = s?.inputMetadata?.find((x) => x.name === name)
+      return m && m.isTensor && m.type === 'float16' ? 'float16' : 'float32'
+    }
+    this.memoryType = typeOf(d.first, 'encoder_hidden_states')
+    this.cacheType = typeOf(d.past ?? d.first, pastName(0, 'decoder', 'key'))
+  }
+
+  /** The encoder states as the decoder takes them, converted once per encoding where it takes float16. */
+  private readonly memoryAs = new WeakMap<ort.Tensor, ort.Tensor>()
+  private memoryFor(memory: ort.Tensor): ort.Tensor {
+    if (this.memoryType !== 'float16') return memory
+    let m = this.memoryAs.get(memory)
+    if (!m) this.memoryAs.set(memory, (m = toFloat16(memory)))
+    return m
+  }
 
   async run(
     feeds: ort.InferenceSession.FeedsType,
@@ -90,7 +167,7 @@ export class HfStepPart implements PartSession {
   ): Promise<ort.InferenceSession.ReturnType> {
     const prev = feeds.prev_token as ort.Tensor
     const state = feeds.state as ort.Tensor
-    const memory = feeds.encoder_states as ort.Tensor
+    const memory = this.memoryFor(feeds.encoder_states as ort.Tensor)
     const B = prev.dims[0]
     const S = memory.dims[1]
     const mask = feeds.src_mask ? intMask(feeds.src_mask as ort.Tensor) : new ort.Tensor('int64', new BigInt64Array(B * S).fill(1n), [B, S])
@@ -134,7 +211,7 @@ export class HfStepPart implements PartSession {
       next = this.cacheState(B, cache.T + 1, (l, half, kv) => (half === 'encoder' ? cache.feeds[pastName(l, half, kv)] : o[presentName(l, half, kv)]))
     }
     const out: Record<string, ort.Tensor> = { next_state: next }
-    const logits = o.logits
+    const logits = toFloat32(o.logits)
     const V = logits.dims[2]
     const Tl = logits.dims[1]
     const lg = new Float32Array(B * V)
@@ -152,7 +229,7 @@ export class HfStepPart implements PartSession {
       const H = this.r.heads
       const cross = new Float32Array(B * L * H * S)
       for (let l = 0; l < L; l++) {
-        const p = o[this.d.cross[l]]
+        const p = toFloat32(o[this.d.cross[l]])
         const pd = p.data as Float32Array
         const Tp = p.dims[2]
         const row = Tp === 1 ? 0 : last
@@ -188,7 +265,11 @@ export class HfStepPart implements PartSession {
     const f: Record<string, ort.Tensor> = {}
     for (let l = 0; l < layers; l++)
       for (const half of ['decoder', 'encoder'] as const)
-        for (const kv of ['key', 'value'] as const) f[pastName(l, half, kv)] = new ort.Tensor('float32', new Float32Array(0), [B, heads, 0, headDim])
+        for (const kv of ['key', 'value'] as const)
+          f[pastName(l, half, kv)] =
+            this.cacheType === 'float16'
+              ? new ort.Tensor('float16', new Uint16Array(0), [B, heads, 0, headDim])
+              : new ort.Tensor('float32', new Float32Array(0), [B, heads, 0, headDim])
     return f
   }
 
@@ -219,10 +300,14 @@ export class HfStepPart implements PartSession {
     const feeds: Record<string, ort.Tensor> = {}
     for (const [name, t] of Object.entries(cache.feeds)) {
       const block = t.data.length / cache.B
-      const data = t.data as Float32Array
-      const out = new Float32Array(rows.length * block)
+      // float32, or float16's bits: copied as they are.
+      const data = t.data as Float32Array | Uint16Array
+      const out = data instanceof Uint16Array ? new Uint16Array(rows.length * block) : new Float32Array(rows.length * block)
       rows.forEach((r, i) => out.set(data.subarray(r * block, (r + 1) * block), i * block))
-      feeds[name] = new ort.Tensor('float32', out, [rows.length, ...t.dims.slice(1)])
+      feeds[name] =
+        t.type === 'float16'
+          ? new ort.Tensor('float16', out as Uint16Array, [rows.length, ...t.dims.slice(1)])
+          : new ort.Tensor('float32', out as Float32Array, [rows.length, ...t.dims.slice(1)])
     }
     return { B: rows.length, T: cache.T, feeds }
   }

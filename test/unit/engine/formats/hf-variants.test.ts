@@ -7,7 +7,8 @@ import { checkFile } from '../../../../src/engine/check'
 import { translate } from '../../../../src/engine/decode'
 import { chooseVariant, folderVariants, type Variant } from '../../../../src/engine/formats/hf/variants'
 import { LoadedModel } from '../../../../src/engine/model'
-import { fromBinary, ModelProtoSchema, TensorProto_DataType } from '../../../../src/engine/onnx-proto'
+import { fromBinary, ModelProtoSchema, TensorProto_DataType, toBinary } from '../../../../src/engine/onnx-proto'
+import { floatToHalf, halfToFloat } from '../../../../src/engine/formats/hf/parts'
 import { ROOT } from '../../../helpers'
 
 /**
@@ -161,5 +162,85 @@ describe("check's batch advice on a quantized folder", () => {
     )
     expect(batch[0].message).toMatch(/decode one sentence at a time, or open the fp32 or fp16 variant/)
     expect(batch[0].message).not.toMatch(/pack_padded_sequence|backward pass/)
+  })
+})
+
+/**
+ * marian-fp16 as Optimum's `--dtype fp16` writes a model: float16 inputs and outputs (the encoder
+ * states, the KV cache, the logits), not float32 ones cast inside as transformers.js's converter
+ * keeps them. Each float32 input's Cast to float16 and each output's Cast to float32 become
+ * float16 to float16, so the graph computes exactly what the fixture's does.
+ */
+function withFloat16Io(from: string, to: string): void {
+  cpSync(from, to, { recursive: true })
+  for (const f of readdirSync(join(to, 'onnx')).filter((x) => x.endsWith('.onnx'))) {
+    const path = join(to, 'onnx', f)
+    const m = fromBinary(ModelProtoSchema, new Uint8Array(readFileSync(path)))
+    const g = m.graph!
+    const tensorOf = (v: (typeof g.input)[number]) => (v.type?.value.case === 'tensorType' ? v.type.value.value : null)
+    for (const v of g.input) {
+      const t = tensorOf(v)
+      if (t?.elemType !== TensorProto_DataType.FLOAT) continue
+      expect(g.node.filter((n) => n.input.includes(v.name)).every((n) => n.opType === 'Cast')).toBe(true)
+      t.elemType = TensorProto_DataType.FLOAT16
+    }
+    for (const v of g.output) {
+      const t = tensorOf(v)
+      if (t?.elemType !== TensorProto_DataType.FLOAT) continue
+      const cast = g.node.find((n) => n.output.includes(v.name))!
+      expect(cast.opType).toBe('Cast')
+      cast.attribute.find((a) => a.name === 'to')!.i = BigInt(TensorProto_DataType.FLOAT16)
+      t.elemType = TensorProto_DataType.FLOAT16
+    }
+    writeFileSync(path, toBinary(ModelProtoSchema, m))
+  }
+}
+
+describe('an fp16 export with float16 inputs and outputs (Optimum --dtype fp16)', () => {
+  it('decodes as the same graph with float32 ones: the same ids and attention, 20 of 20', async () => {
+    const dir = join(work, 'fp16-io')
+    withFloat16Io(join(HF, 'marian-fp16'), dir)
+    const ref = JSON.parse(readFileSync(join(HF, 'marian-fp16', 'reference.json'), 'utf8')) as Ref
+    const m = await LoadedModel.open(dir)
+    try {
+      const index = new Map(m.spec.tgtVocab.map((p, i) => [p, i]))
+      let worst = 0
+      for (const s of ref.sentences) {
+        const t = await translate(m, s.text, RAW)
+        expect(
+          t.tgtTokens.map((p) => index.get(p) ?? -1),
+          s.text,
+        ).toEqual(s.greedy)
+        const [T, L, H, S] = s.shape
+        const want = floats(s.cross_attentions)
+        for (let i = 0; i < T; i++)
+          for (let l = 0; l < L; l++)
+            for (let h = 0; h < H; h++)
+              for (let j = 0; j < S; j++) worst = Math.max(worst, Math.abs(want[((i * L + l) * H + h) * S + j] - t.crossAttention![i][l][h][j]))
+      }
+      expect(worst).toBeLessThan(1e-2)
+      // Beam search reorders the float16 KV cache's rows.
+      expect((await translate(m, ref.sentences[0].text, { ...RAW, beam: 4 })).tgtTokens.length).toBeGreaterThan(0)
+    } finally {
+      await m.release()
+    }
+  })
+
+  it('converts float32 to float16 and back as numpy does (round to nearest even, subnormals, infinities)', () => {
+    for (const [x, bits] of [
+      [1, 0x3c00],
+      [-2, 0xc000],
+      [65504, 0x7bff],
+      [65520, 0x7c00],
+      [2 ** -24, 0x0001],
+      [2 ** -25, 0x0000],
+      [1 + 2 ** -11, 0x3c00],
+      [1 + 3 * 2 ** -11, 0x3c02],
+      [0.1, 0x2e66],
+    ] as const) {
+      expect(floatToHalf(x), String(x)).toBe(bits)
+    }
+    expect(halfToFloat(0x2e66)).toBeCloseTo(0.0999755859375, 12)
+    expect(halfToFloat(0x7c00)).toBe(Infinity)
   })
 })
