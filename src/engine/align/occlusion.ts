@@ -62,9 +62,13 @@ export async function occlusion(model: LoadedModel, text: string, signal?: Abort
     const s = r.reduce((a, b) => a + b, 0)
     return s > 0 ? r.map((x) => x / s) : r
   })
-  const tau = importance.map((row, t) => kendallTau(row, attention[t]))
-  const top1 = importance.map((row, t) => argmax(row) === argmax(attention[t]))
+  // A forced first token (a target language tag) is no choice of the model's: its step counts in neither summary.
+  const first = model.spec.generation?.forcedFirst ?? null
+  const lead = first !== null && ids[0] === first ? 1 : 0
+  const tau = importance.map((row, t) => (t < lead ? null : kendallTau(row, attention[t])))
+  const top1 = importance.map((row, t) => t >= lead && argmax(row) === argmax(attention[t]))
   const taus = tau.filter((x): x is number => x !== null)
+  const counted = top1.slice(lead)
   return {
     srcWords: wordLabels(pieces, spans),
     tgtTokens: own.tgtTokens,
@@ -74,7 +78,7 @@ export async function occlusion(model: LoadedModel, text: string, signal?: Abort
     tau,
     top1,
     meanTau: taus.length ? taus.reduce((a, b) => a + b, 0) / taus.length : null,
-    top1Rate: top1.length ? top1.filter(Boolean).length / top1.length : 0,
+    top1Rate: counted.length ? counted.filter(Boolean).length / counted.length : 0,
   }
 }
 

@@ -54,8 +54,11 @@ describe('the language pair on check, align and occlusion', () => {
   it('occlusion --src-lang en --tgt-lang de: the output is forced into German, its first token the language tag', async () => {
     const out = printed()
     await alignCommands.occlusion(['--model', join(HF, 'm2m100'), '--src', text, '--src-lang', 'en', '--tgt-lang', 'de', '--json'])
-    const o = JSON.parse(out()) as { tgtTokens: string[]; srcWords: string[] }
+    const o = JSON.parse(out()) as { tgtTokens: string[]; srcWords: string[]; tau: (number | null)[]; top1: boolean[]; top1Rate: number }
     expect(o.tgtTokens[0]).toBe('__de__')
+    // The forced language tag is no choice of the model's: it counts in neither summary.
+    expect([o.tau[0], o.top1[0]]).toEqual([null, false])
+    expect(o.top1Rate).toBeCloseTo(o.top1.slice(1).filter(Boolean).length / (o.top1.length - 1), 10)
     // The source's language tag is not a word to occlude.
     expect(o.srcWords).not.toContain('__en__')
   })
