@@ -57,7 +57,7 @@ const USAGE = [
   '       attention-lens forecast --model M.onnx [--series FILE.csv] [--origin TIMESTAMP] [--out FIG.png|svg|pdf [figure options] [--step N]]',
   '       attention-lens forecast-eval --model M.onnx [--model N.onnx ...] [--series FILE.csv --from TIMESTAMP]',
   '       --step, --at, --source and --highlight-row count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
-  '       attention-lens check M.onnx [N.onnx ...] [--json] [--verbose] [--provider P]   (exit 0: every feature the format offers works, 1: some will not, 2: cannot open)',
+  '       attention-lens check M.onnx [N.onnx ...] [--src-lang L --tgt-lang L] [--json] [--verbose] [--provider P]   (exit 0: every feature the format offers works, 1: some will not, 2: cannot open)',
 ].join('\n')
 
 async function translate(argv: string[]): Promise<void> {
