@@ -55,7 +55,9 @@ export async function check(argv: string[]): Promise<void> {
   }
   // --src-lang/--tgt-lang: the pair every file is checked with (a multilingual folder's, or refused by a bilingual one).
   const paths =
-    v.values['src-lang'] === undefined && v.values['tgt-lang'] === undefined ? v.positionals : v.positionals.map((p) => modelPath(p, 'the model', v.values))
+    v.values['src-lang'] === undefined && v.values['tgt-lang'] === undefined && v.values.dtype === undefined
+      ? v.positionals
+      : v.positionals.map((p) => modelPath(p, 'the model', v.values))
   if (paths.length === 0) throw new Error('check needs a model file: attention-lens check M.onnx (attention-lens --help)')
   const provider = v.values.provider ?? 'cpu'
   if (!isKnownProvider(provider)) throw new Error(`"${provider}" is not an execution provider this build of onnxruntime knows`)

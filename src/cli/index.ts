@@ -58,6 +58,7 @@ const USAGE = [
   '       attention-lens forecast-eval --model M.onnx [--model N.onnx ...] [--series FILE.csv --from TIMESTAMP]',
   '       --step, --at, --source and --highlight-row count from 1, as the app does: --step 1 is the first output token, forecast --step 8 is step +8.',
   '       attention-lens check M.onnx [N.onnx ...] [--src-lang L --tgt-lang L] [--json] [--verbose] [--provider P]   (exit 0: every feature the format offers works, 1: some will not, 2: cannot open)',
+  '       --dtype fp32|fp16|q8|int8|uint8|q4|q4f16|bnb4 with any model: which precision of a Hugging Face folder opens (default: fp32 where it has it and memory allows, else the most precise it has)',
 ].join('\n')
 
 async function translate(argv: string[]): Promise<void> {
