@@ -123,6 +123,28 @@ describe('languages on the fixture folders', () => {
     expect([m.spec.srcLang, m.spec.tgtLang]).toEqual(['en', 'fr'])
   })
 
+  it('a multi-target opus-mt folder (>>fra<< tokens in vocab.json) offers its targets and puts the chosen one before the source', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'al-multi-'))
+    temps.push(dir)
+    cpSync(join(HF, 'marian'), dir, { recursive: true })
+    // Two pieces of the shared vocabulary renamed to target tokens, as opus-mt-en-ROMANCE has them.
+    const vocab = JSON.parse(readFileSync(join(dir, 'vocab.json'), 'utf8')) as Record<string, number>
+    const [a, b] = Object.keys(vocab).slice(-2)
+    const ids = { fra: vocab[a], por: vocab[b] }
+    delete vocab[a]
+    delete vocab[b]
+    writeFileSync(join(dir, 'vocab.json'), JSON.stringify({ ...vocab, '>>fra<<': ids.fra, '>>por<<': ids.por }))
+    const m = await open(dir)
+    expect(m.spec.targetLanguages).toEqual(['fra', 'por'])
+    expect([m.spec.srcLang, m.spec.tgtLang]).toEqual(['en', 'fra'])
+    expect(m.sourceEncoder!('A dog.').ids[0]).toBe(ids.fra)
+    const pt = await open(withLanguages(dir, 'en', 'Portuguese'))
+    expect(pt.spec.tgtLang).toBe('por')
+    expect(pt.sourceEncoder!('A dog.').ids[0]).toBe(ids.por)
+    expect((await translate(pt, 'A dog.', { raw: true })).srcTokens[0]).toBe('>>por<<')
+    await expect(LoadedModel.open(withLanguages(dir, 'en', 'de'))).rejects.toThrow(/has no target language "de"/)
+  })
+
   it('m2m100 with null src_lang/tgt_lang opens, asks for the pair, and decodes as PyTorch once given en → fr by ISO-639-3 codes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'al-langs-'))
     temps.push(dir)
