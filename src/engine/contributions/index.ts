@@ -2,13 +2,25 @@ import { readFileSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
 import type { Contributions } from '../../shared/contributions'
 import { checkContract, neverGenerated, type ModelSpec } from '../contract'
-import { encoderGraph, splitStep, valueInfo } from '../graph-surgery'
-import { extractGraph, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
-import { TensorProto_DataType, type GraphProto } from '../onnx-proto'
+import { splitStep, valueInfo } from '../graph-surgery'
+import { extractGraph, nodesFor, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
+import { create, NodeProtoSchema, TensorProto_DataType, type GraphProto } from '../onnx-proto'
 import { maxTargetLength, MAX_SOURCE_TOKENS } from '../decode'
 import { sessionOptions } from '../formats/ort-sessions'
 import { tokenize } from '../tokenizer'
-import { altiBlock, combine, crossNorms, FULL, rolloutCross, rolloutSelf, type AltiOptions } from './math'
+import {
+  altiBlock,
+  combine,
+  crossNorms,
+  FULL,
+  headValues,
+  rolloutCross,
+  rolloutSelf,
+  tappedHeadValues,
+  valueBias,
+  type AltiOptions,
+  type BlockWeights,
+} from './math'
 import { ContributionTapError, transformerTaps, type TransformerTaps } from './taps'
 
 export { ContributionTapError } from './taps'
@@ -27,15 +39,36 @@ export interface Tapped {
   tgtIds: number[]
   S: number
   T: number
-  /** Encoder, per layer: inputs x [S][d], outputs y [S][d], weights [H][S][S]. */
-  enc: { x: Float32Array[]; y: Float32Array[]; a: Float32Array[][] }[]
+  /** Encoder, per layer: inputs x [S][d], outputs y [S][d], weights [H][S][S], per-head W_O^h v^h [S][H][d]. */
+  enc: { x: Float32Array[]; y: Float32Array[]; a: Float32Array[][]; values: Float32Array }[]
   /** The encoder's last residual stream e [S][d] and its output h [S][d]. */
   e: Float32Array[]
   h: Float32Array[]
-  /** Decoder, per layer: x1, x2, x3 [T][d]; self weights [H][T][T] (0 above the diagonal); cross weights [H][T][S]. */
-  dec: { x1: Float32Array[]; x2: Float32Array[]; x3: Float32Array[]; self: Float32Array[][]; cross: Float32Array[][] }[]
+  /**
+   * Decoder, per layer: x1, x2, x3 [T][d]; self weights [H][T][T] (0 above the diagonal); cross
+   * weights [H][T][S]; per-head W_O^h v^h of the self-attention [T][H][d] and the cross-attention [S][H][d].
+   */
+  dec: {
+    x1: Float32Array[]
+    x2: Float32Array[]
+    x3: Float32Array[]
+    self: Float32Array[][]
+    cross: Float32Array[][]
+    selfValues: Float32Array
+    crossValues: Float32Array
+  }[]
   /** Seconds spent in onnxruntime. */
   runSeconds: number
+}
+
+function concat(parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
 }
 
 function rowsOf(t: ort.Tensor, rows: number, d: number, offset = 0): Float32Array[] {
@@ -60,7 +93,7 @@ export class ContributionModel {
     const spec = checkContract(file)
     if (spec.attention !== 'transformer' || !spec.heads)
       throw new ContributionTapError(`${spec.name} is not a Transformer (its attention is ${spec.attention})`)
-    const graph = file.model.graph as GraphProto
+    let graph = file.model.graph as GraphProto
     const taps = transformerTaps(graph, spec.heads.heads)
     const declared = new Set(graph.output.map((o) => o.name))
     const typed = (g: GraphProto, outputs: string[]): GraphProto => ({
@@ -68,13 +101,32 @@ export class ContributionModel {
       output: outputs.map((o, i) => (declared.has(o) ? g.output[i] : valueInfo(o, TensorProto_DataType.FLOAT, null))),
     })
     const uniq = (xs: string[]) => [...new Set(xs)]
-    const encOut = uniq(['encoder_out', 'decoder_init', taps.encoderFinal, ...taps.encoder.flatMap((t) => [t.x, t.y, t.weights])])
-    const stepOut = uniq(['logits', 'next_state', 'cross_attention', ...taps.decoder.flatMap((t) => [t.x1, t.x2, t.x3, t.selfWeights])])
+    const encOut = uniq([
+      'encoder_out',
+      'decoder_init',
+      taps.encoderFinal,
+      ...taps.encoder.flatMap((t) => [t.x, t.y, t.weights, t.values]),
+      ...taps.decoder.map((t) => t.crossValues),
+    ])
+    const stepOut = uniq(['logits', 'next_state', 'cross_attention', ...taps.decoder.flatMap((t) => [t.x1, t.x2, t.x3, t.selfWeights, t.selfValues])])
+    // The nodes that compute each head's W_O^h v^h go at the end (they read only existing values).
+    graph = { ...graph, node: [...graph.node, ...taps.nodes], initializer: [...graph.initializer, ...taps.initializers] }
     // As the app does (graph-surgery.ts): what the step computes from the encoder states alone
     // (the cross-attention's keys and values) is computed once, by the encoder part.
     const keys = splitStep(graph, stepOut, ['encoder_out', 'decoder_init']).keys
-    const encGraph = encoderGraph(graph, ['encoder_out', 'decoder_init'], keys)
-    const encBytes = serializeWith(file, typed(extractGraph(encGraph, [...encOut, ...keys]), [...encOut, ...keys]))
+    // The encoder part computes the step's keys too: encoder_states := encoder_out, placed after
+    // the encoder's nodes (as graph-surgery's encoderGraph does), then whatever reads them.
+    const encoderNodes = nodesFor(graph, ['encoder_out', 'decoder_init', ...taps.encoder.map((t) => t.values)]).nodes
+    const withStates: GraphProto = {
+      ...graph,
+      node: [
+        ...graph.node.filter((_, i) => encoderNodes.has(i)),
+        create(NodeProtoSchema, { opType: 'Identity', input: ['encoder_out'], output: ['encoder_states'], name: 'contrib/encoder_states' }),
+        ...graph.node.filter((_, i) => !encoderNodes.has(i)),
+      ],
+      input: graph.input.filter((v) => v.name !== 'encoder_states'),
+    }
+    const encBytes = serializeWith(file, typed(extractGraph(withStates, [...encOut, ...keys]), [...encOut, ...keys]))
     const stepGraph = extractGraph(graph, stepOut, new Map(keys.map((k) => [k, valueInfo(k, TensorProto_DataType.FLOAT, null)])))
     const opts = sessionOptions('cpu')
     const encoder = await ort.InferenceSession.create(encBytes, opts)
@@ -125,6 +177,7 @@ export class ContributionModel {
       x: rowsOf(eo[t.x], S, d),
       y: rowsOf(eo[t.y], S, d),
       a: Array.from({ length: H }, (_, h) => rowsOf(eo[t.weights], S, S, h * S * S)),
+      values: (eo[t.values].data as Float32Array).slice(),
     }))
     const e = rowsOf(eo[taps.encoderFinal], S, d)
     const hEnc = rowsOf(eo.encoder_out, S, d)
@@ -134,7 +187,7 @@ export class ContributionModel {
     const ids: number[] = []
     let state = eo.decoder_init
     let prev = spec.special.bos
-    const perStep: { x1: Float32Array[]; x2: Float32Array[]; x3: Float32Array[]; self: Float32Array[]; cross: Float32Array[] }[] = []
+    const perStep: { x1: Float32Array[]; x2: Float32Array[]; x3: Float32Array[]; self: Float32Array[]; cross: Float32Array[]; values: Float32Array[] }[] = []
     const inputs = new Set(this.step.inputNames)
     const constant = {
       attn_override: new ort.Tensor('float32', new Float32Array(S), [1, S]),
@@ -165,6 +218,7 @@ export class ContributionModel {
           return (w.data as Float32Array).slice()
         }),
         cross: Array.from({ length: L }, (_, l) => (o.cross_attention.data as Float32Array).slice(l * H * S, (l + 1) * H * S)),
+        values: taps.decoder.map((tp) => (o[tp.selfValues].data as Float32Array).slice(0, H * d)),
       })
       let next: number
       if (target) next = target[t]
@@ -196,17 +250,33 @@ export class ContributionModel {
         }),
       ),
       cross: Array.from({ length: H }, (_, h) => perStep.map((s) => s.cross[l].slice(h * S, (h + 1) * S))),
+      selfValues: concat(perStep.map((s) => s.values[l])),
+      crossValues: (eo[taps.decoder[l].crossValues].data as Float32Array).slice(),
     }))
     return { srcIds, tgtIds: ids.slice(0, T), S, T, enc, e, h: hEnc, dec, runSeconds }
+  }
+
+  private readonly biases = new Map<BlockWeights, Float64Array>()
+  private biasOf(w: BlockWeights): Float64Array {
+    let b = this.biases.get(w)
+    if (!b) this.biases.set(w, (b = valueBias(w)))
+    return b
   }
 
   /** Every method from one forward pass's tensors; `opts` leaves out the residual or the norm (for tests). */
   contributions(tp: Tapped, opts: AltiOptions = FULL): Contributions {
     const { taps, spec } = this
-    const encoderAlti = tp.enc.map((l, i) => altiBlock(l.x, l.y, l.x, l.a, taps.encoderBlocks[i], 'diagonal', opts))
-    const selfAlti = tp.dec.map((l, i) => altiBlock(l.x1, l.x2, l.x1, l.self, taps.selfBlocks[i], 'diagonal', opts))
-    const crossAlti = tp.dec.map((l, i) => altiBlock(l.x2, l.x3, tp.e, l.cross, taps.crossBlocks[i], 'column', opts))
-    const norms = tp.dec.map((l, i) => crossNorms(tp.h, l.cross, taps.crossBlocks[i]))
+    // W_O^h W_V^h L_j(z_j): the graph's own value projections less what β and b_V add; without the
+    // norm (the tests' omission), from z_j and the weights.
+    const values = (tapped: Float32Array, z: Float32Array[], w: BlockWeights) =>
+      opts.layerNorm ? tappedHeadValues(tapped, w, this.biasOf(w)) : headValues(z, w, false)
+    const encoderAlti = tp.enc.map((l, i) => altiBlock(l.x, l.y, values(l.values, l.x, taps.encoderBlocks[i]), l.a, taps.encoderBlocks[i], 'diagonal', opts))
+    const selfAlti = tp.dec.map((l, i) => altiBlock(l.x1, l.x2, values(l.selfValues, l.x1, taps.selfBlocks[i]), l.self, taps.selfBlocks[i], 'diagonal', opts))
+    const crossAlti = tp.dec.map((l, i) =>
+      altiBlock(l.x2, l.x3, values(l.crossValues, tp.e, taps.crossBlocks[i]), l.cross, taps.crossBlocks[i], 'column', opts),
+    )
+    // f^h(h_j) = W_O^h (W_V^h h_j + b_V^h) is what the graph computed.
+    const norms = tp.dec.map((l, i) => crossNorms(l.crossValues, l.cross, taps.crossBlocks[i]))
     const normSourceShare = Array.from({ length: tp.T }, (_, t) => {
       let num = 0
       let den = 0

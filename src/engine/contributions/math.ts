@@ -17,8 +17,9 @@ export interface BlockWeights {
   wv: Float32Array
   bv: Float32Array
   wo: Float32Array
-  /** γ and ε of the layer norm the values are read through. */
+  /** γ, β and ε of the layer norm the values are read through. */
   gamma: Float32Array
+  beta: Float32Array
   eps: number
 }
 
@@ -73,10 +74,33 @@ export function headOutputs(z: Vec, w: BlockWeights, withBias: boolean): Float64
   return Array.from({ length: w.heads }, (_, h) => out.subarray(h * w.d, (h + 1) * w.d))
 }
 
-/** Every key's per-head outputs, flat: [j][h][k]. */
-function allHeadOutputs(z: Vec[], w: BlockWeights, withBias: boolean, layerNorm: boolean): Float64Array {
+/**
+ * Every key's per-head outputs W_O^h W_V^h L_j(z_j), flat [j][h][k], computed here from the
+ * weights (`layerNorm` false: from z_j itself, the tests' omission).
+ */
+export function headValues(z: Vec[], w: BlockWeights, layerNorm = true): Float64Array {
   const out = new Float64Array(z.length * w.heads * w.d)
-  z.forEach((zj, j) => headOutputsInto(layerNorm ? lnLinear(zj, w.gamma, w.eps) : zj, w, withBias, out, j * w.heads * w.d))
+  z.forEach((zj, j) => headOutputsInto(layerNorm ? lnLinear(zj, w.gamma, w.eps) : zj, w, false, out, j * w.heads * w.d))
+  return out
+}
+
+/** Per head, what the norm's β and the value bias add to every value: W_O^h (W_V^h β + b_V^h), flat [h][k]. */
+export function valueBias(w: BlockWeights): Float64Array {
+  const out = new Float64Array(w.heads * w.d)
+  headOutputsInto(w.beta, w, true, out, 0)
+  return out
+}
+
+/**
+ * The same from what the graph computed: the per-head products W_O^h v_j^h of its value
+ * projections v_j = W_V LN(z_j) + b_V ([N][H][d], tapped), less `bias` (valueBias) when `less`.
+ */
+export function tappedHeadValues(perHead: Float32Array, w: BlockWeights, bias: Float64Array | null): Float64Array {
+  const out = Float64Array.from(perHead)
+  if (bias) {
+    const hd = w.heads * w.d
+    for (let at = 0; at < out.length; at += hd) for (let k = 0; k < hd; k++) out[at + k] -= bias[k]
+  }
   return out
 }
 
@@ -94,7 +118,8 @@ function normalised(c: number[]): number[] {
 
 /**
  * ALTI of one attention block. `x` the block's inputs at the query positions (the residual), `y`
- * its outputs there, `z` the vectors the values are read from, `a` the weights [H][Nq][Nk].
+ * its outputs there, `values` each key's W_O^h W_V^h L_j(z_j) ([Nk][H][d], headValues or
+ * tappedHeadValues), `a` the weights [H][Nq][Nk].
  * `residual`: 'diagonal' (self-attention: query i's residual is key i's token, so it adds to
  * column i) or 'column' (cross-attention: the residual is one more column after the keys).
  * Each entry is c_ij = max(0, ‖y_i‖₁ − ‖y_i − T_i(z_j)‖₁), a row divided by its sum.
@@ -102,39 +127,38 @@ function normalised(c: number[]): number[] {
 export function altiBlock(
   x: Vec[],
   y: Vec[],
-  z: Vec[],
+  values: Float64Array,
   a: ArrayLike<number>[][],
   w: BlockWeights,
   residual: 'diagonal' | 'column',
   opts: AltiOptions = FULL,
 ): number[][] {
   const { d, heads } = w
-  const values = allHeadOutputs(z, w, false, opts.layerNorm)
-  const t = new Float64Array(d)
+  const keys = values.length / (heads * d)
   const yi = new Float64Array(d)
+  const al = new Float64Array(heads)
   return x.map((xi, i) => {
     for (let k = 0; k < d; k++) yi[k] = opts.residual ? y[i][k] : y[i][k] - xi[k]
     const ny = l1(yi)
-    const c = z.map((_, j) => {
-      t.fill(0)
+    const c = new Array<number>(keys).fill(0)
+    for (let j = 0; j < keys; j++) {
       let any = false
       for (let h = 0; h < heads; h++) {
-        const alpha = a[h][i][j]
-        if (alpha === 0) continue
-        any = true
-        const base = (j * heads + h) * d
-        for (let k = 0; k < d; k++) t[k] += alpha * values[base + k]
+        al[h] = a[h][i][j]
+        if (al[h] !== 0) any = true
       }
-      if (opts.residual && residual === 'diagonal' && i === j) {
-        any = true
-        for (let k = 0; k < d; k++) t[k] += xi[k]
-      }
+      const diagonal = opts.residual && residual === 'diagonal' && i === j
       // T = 0: ‖y − T‖₁ = ‖y‖₁, so c = 0
-      if (!any) return 0
+      if (!any && !diagonal) continue
+      const base = j * heads * d
       let dist = 0
-      for (let k = 0; k < d; k++) dist += Math.abs(yi[k] - t[k])
-      return Math.max(0, ny - dist)
-    })
+      for (let k = 0; k < d; k++) {
+        let tk = diagonal ? xi[k] : 0
+        for (let h = 0; h < heads; h++) tk += al[h] * values[base + h * d + k]
+        dist += Math.abs(yi[k] - tk)
+      }
+      c[j] = Math.max(0, ny - dist)
+    }
     if (residual === 'column') {
       let dist = 0
       for (let k = 0; k < d; k++) dist += Math.abs(yi[k] - (opts.residual ? xi[k] : 0))
@@ -144,12 +168,18 @@ export function altiBlock(
   })
 }
 
-/** Kobayashi et al.'s norms of one cross-attention block: per head ‖a^h_tj f^h(h_j)‖₂, f^h(h) = W_O^h (W_V^h h + b_V^h). */
-export function crossNorms(h: Vec[], a: ArrayLike<number>[][], w: BlockWeights): { perHead: number[][][]; total: number[][]; outNorm: number[] } {
+/**
+ * Kobayashi et al.'s norms of one cross-attention block: per head ‖a^h_tj f^h(h_j)‖₂, with
+ * f^h(h_j) = W_O^h (W_V^h h_j + b_V^h) given flat as `f` [S][H][d].
+ */
+export function crossNorms(
+  f: Float64Array | Float32Array,
+  a: ArrayLike<number>[][],
+  w: BlockWeights,
+): { perHead: number[][][]; total: number[][]; outNorm: number[] } {
   const { d, heads } = w
-  const f = allHeadOutputs(h, w, true, false)
   const T = a[0].length
-  const S = h.length
+  const S = f.length / (heads * d)
   const perHead = Array.from({ length: heads }, () => Array.from({ length: T }, () => new Array<number>(S).fill(0)))
   const total = Array.from({ length: T }, () => new Array<number>(S).fill(0))
   const outNorm = new Array<number>(T).fill(0)
@@ -207,23 +237,37 @@ function matmul(a: number[][], b: number[][]): number[][] {
 export function combine(encoder: number[][][], self: number[][][], cross: number[][][]): { source: number[][]; target: number[][]; sourceShare: number[] } {
   const S = encoder[0].length
   const T = self[0].length
+  const N = S + T
   let renc = eye(S)
   for (const c of encoder) renc = matmul(c, renc)
-  let r = Array.from({ length: S + T }, (_, i) => (i < S ? [...renc[i], ...new Array<number>(T).fill(0)] : eye(S + T)[i]))
-  self.forEach((sa, l) => {
-    const ca = cross[l]
-    const m = eye(S + T)
-    for (let t = 0; t < T; t++) {
-      const row = m[S + t]
-      row[S + t] = 0
-      for (let j = 0; j < S; j++) row[j] = ca[t][j]
-      for (let s = 0; s < T; s++) row[S + s] = ca[t][S] * sa[t][s]
-    }
-    r = matmul(m, r)
+  // The target rows of R over [S | T]; R's source rows stay [R_enc | 0] through every decoder layer.
+  let r = Array.from({ length: T }, (_, t) => {
+    const row = new Float64Array(N)
+    row[S + t] = 1
+    return row
   })
-  const source = r.slice(S).map((row) => row.slice(0, S))
-  const target = r.slice(S).map((row) => row.slice(S))
-  return { source, target, sourceShare: source.map((row) => row.reduce((a, b) => a + b, 0)) }
+  self.forEach((sa, l) => {
+    r = r.map((_, t) => {
+      const row = new Float64Array(N)
+      const ca = cross[l][t]
+      for (let j = 0; j < S; j++) {
+        const c = ca[j]
+        if (c === 0) continue
+        const src = renc[j]
+        for (let k = 0; k < S; k++) row[k] += c * src[k]
+      }
+      for (let s = 0; s < T; s++) {
+        const c = ca[S] * sa[t][s]
+        if (c === 0) continue
+        const rs = r[s]
+        for (let k = 0; k < N; k++) row[k] += c * rs[k]
+      }
+      return row
+    })
+  })
+  const source = r.map((row) => Array.from(row.subarray(0, S)))
+  const target = r.map((row) => Array.from(row.subarray(S)))
+  return { source, target, sourceShare: source.map((row) => row.reduce((x, y) => x + y, 0)) }
 }
 
 /** Rollout's matrix of one self-attention: 0.5 · (head mean) + 0.5 · I. */

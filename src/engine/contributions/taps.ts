@@ -1,4 +1,14 @@
-import { TensorProto_DataType, type GraphProto, type NodeProto, type TensorProto } from '../onnx-proto'
+import { tensor } from '../graph-surgery'
+import {
+  AttributeProto_AttributeType,
+  AttributeProtoSchema,
+  create,
+  NodeProtoSchema,
+  TensorProto_DataType,
+  type GraphProto,
+  type NodeProto,
+  type TensorProto,
+} from '../onnx-proto'
 import type { BlockWeights } from './math'
 
 /**
@@ -18,6 +28,8 @@ export interface EncoderTaps {
   y: string
   /** The self-attention weights [B, H, S, S]. */
   weights: string
+  /** Added: each position's per-head W_O^h v^h of its value projection v = W_V LN(x) + b_V, [S, H, 1, d]. */
+  values: string
 }
 
 export interface DecoderTaps {
@@ -27,6 +39,10 @@ export interface DecoderTaps {
   x3: string
   /** The self-attention weights over positions 0 … t, [B, H, t + 1]. */
   selfWeights: string
+  /** Added: this position's per-head W_O^h v^h in the self-attention [1, H, 1, d]. */
+  selfValues: string
+  /** Added: each source position's per-head W_O^h v^h in the cross-attention [S, H, 1, d] (computed once a sentence). */
+  crossValues: string
 }
 
 export interface TransformerTaps {
@@ -40,6 +56,9 @@ export interface TransformerTaps {
   encoderBlocks: BlockWeights[]
   selfBlocks: BlockWeights[]
   crossBlocks: BlockWeights[]
+  /** The nodes and initializers that compute the added `values` tensors, to append to the graph. */
+  nodes: NodeProto[]
+  initializers: TensorProto[]
 }
 
 const LN = /^model\.(enc|dec)\.(\d+)\.ln([123])\.weight$/
@@ -120,14 +139,56 @@ export function transformerTaps(graph: GraphProto, heads: number): TransformerTa
     const wv = read(`${prefix}.v.weight`)
     const d = Math.round(Math.sqrt(wv.length))
     if (d * d !== wv.length || d % heads !== 0) throw new ContributionTapError(`${prefix}.v.weight is not d × d with d a multiple of ${heads} heads`)
-    return { d, heads, wv, bv: read(`${prefix}.v.bias`), wo: read(`${prefix}.o.weight`), gamma: read(gammaName), eps }
+    const betaName = gammaName.replace(/\.weight$/, '.bias')
+    return { d, heads, wv, bv: read(`${prefix}.v.bias`), wo: read(`${prefix}.o.weight`), gamma: read(gammaName), beta: read(betaName), eps }
+  }
+  // The value projection v = W_V LN(z) + b_V is the node that adds b_V; W_O as float32 is the
+  // value named like the PyTorch weight (the initializer itself, or the Cast from float16).
+  const producerOf = new Set(graph.node.flatMap((n) => n.output))
+  const initNames = new Set(graph.initializer.map((t) => t.name))
+  const valueOf = (prefix: string) => {
+    const found = graph.node.filter((n) => n.input.includes(`${prefix}.v.bias`))
+    if (found.length !== 1) throw new ContributionTapError(`${found.length} nodes add ${prefix}.v.bias, not one`)
+    return found[0].output[0]
+  }
+  const woOf = (prefix: string) => {
+    const name = `${prefix}.o.weight`
+    if (!producerOf.has(name) && !initNames.has(name)) throw new ContributionTapError(`its graph has no float32 value ${name}`)
+    return name
+  }
+  const nodes: NodeProto[] = []
+  const SHAPE_V = 'contrib/shape_v'
+  const SHAPE_W = 'contrib/shape_wo'
+  const added = (opType: string, input: string[], output: string, perm?: number[]) =>
+    create(NodeProtoSchema, {
+      opType,
+      input,
+      output: [output],
+      name: output,
+      attribute: perm ? [create(AttributeProtoSchema, { name: 'perm', type: AttributeProto_AttributeType.INTS, ints: perm.map(BigInt) })] : [],
+    })
+  /** v [.., N, d] -> [N, H, 1, dh] times W_O^T as [H, dh, d] -> [N, H, 1, d]: each head's W_O^h v^h. */
+  const perHead = (prefix: string, tag: string) => {
+    const out = `contrib/${tag}/values`
+    nodes.push(
+      added('Transpose', [woOf(prefix)], `contrib/${tag}/wo_t`, [1, 0]),
+      added('Reshape', [`contrib/${tag}/wo_t`, SHAPE_W], `contrib/${tag}/wo_heads`),
+      added('Reshape', [valueOf(prefix), SHAPE_V], `contrib/${tag}/v_heads`),
+      added('MatMul', [`contrib/${tag}/v_heads`, `contrib/${tag}/wo_heads`], out),
+    )
+    return out
   }
   const encoder: EncoderTaps[] = []
   const encoderBlocks: BlockWeights[] = []
   for (let l = 0; l < encLayers; l++) {
     const a = node(`enc.${l}.ln1`)
     const b = node(`enc.${l}.ln2`)
-    encoder.push({ x: graph.node[a].input[0], y: graph.node[b].input[0], weights: softmaxBetween(a, b, `encoder layer ${l}'s self-attention`) })
+    encoder.push({
+      x: graph.node[a].input[0],
+      y: graph.node[b].input[0],
+      weights: softmaxBetween(a, b, `encoder layer ${l}'s self-attention`),
+      values: perHead(`model.enc.${l}.attn`, `enc.${l}`),
+    })
     encoderBlocks.push(block(`model.enc.${l}.attn`, `model.enc.${l}.ln1.weight`, epsilonOf(graph.node[a])))
   }
   const decoder: DecoderTaps[] = []
@@ -143,9 +204,21 @@ export function transformerTaps(graph: GraphProto, heads: number): TransformerTa
       throw new ContributionTapError(
         `decoder layer ${l}'s self-attention weights are not transposed to [batch, heads, positions] as the bundled exporter writes them`,
       )
-    decoder.push({ x1: graph.node[a].input[0], x2: graph.node[b].input[0], x3: graph.node[c].input[0], selfWeights: transposed })
+    decoder.push({
+      x1: graph.node[a].input[0],
+      x2: graph.node[b].input[0],
+      x3: graph.node[c].input[0],
+      selfWeights: transposed,
+      selfValues: perHead(`model.dec.${l}.self_attn`, `dec.${l}.self`),
+      crossValues: perHead(`model.dec.${l}.cross`, `dec.${l}.cross`),
+    })
     selfBlocks.push(block(`model.dec.${l}.self_attn`, `model.dec.${l}.ln1.weight`, epsilonOf(graph.node[a])))
     crossBlocks.push(block(`model.dec.${l}.cross`, 'model.enc_norm.weight', epsilonOf(encoderFinal)))
   }
-  return { encoder, encoderFinal: encoderFinal.input[0], decoder, d: encoderBlocks[0].d, heads, encoderBlocks, selfBlocks, crossBlocks }
+  const d = encoderBlocks[0].d
+  const initializers = [
+    tensor(SHAPE_V, TensorProto_DataType.INT64, [4], [-1, heads, 1, d / heads]),
+    tensor(SHAPE_W, TensorProto_DataType.INT64, [3], [heads, d / heads, d]),
+  ]
+  return { encoder, encoderFinal: encoderFinal.input[0], decoder, d, heads, encoderBlocks, selfBlocks, crossBlocks, nodes, initializers }
 }
