@@ -196,7 +196,7 @@ export function scaleEnds(input: HeatmapStyle): [string, string] {
  * by the exporter (with a frame), so both draw the same figure.
  */
 /** The colour of a tag's label (a language tag, a forced first token): grey, as text that is not the sentence's. */
-export const TAG_GREY = '#8a8f98'
+export const TAG_GREY = '#6b7280'
 
 export function buildHeatmapOption(input: HeatmapInput): FigureOption {
   if (input.frame) return heatmapFigure(input, input.frame)
