@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +13,18 @@ import { FIXTURE_MODELS, ROOT } from '../helpers'
 // restart of the server on a fixed port, after which the upload is gone.
 const FOLDER = join(ROOT, 'test', 'fixtures', 'hf', 'marian')
 const SENTENCE = 'A little girl in a pink dress is running on the beach.'
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/** axe-core's critical and serious violations on the page as it is (as a11y.test.ts audits the views). */
+async function serious(p: Page): Promise<string[]> {
+  if (!(await p.evaluate(() => 'axe' in window))) await p.addScriptTag({ content: AXE })
+  return p.evaluate(async () => {
+    type Axe = { run: () => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }
+    const r = await (window as unknown as { axe: Axe }).axe.run()
+    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`)
+  })
+}
 
 /** A port free right now, for a fixed AL_PORT. */
 async function freePort(): Promise<number> {
@@ -37,7 +50,8 @@ describe('a Hugging Face folder in a lecture, in browser mode', () => {
     }
     app = await startBrowserMode(env)
     browser = await launchChromium()
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
+    // bypassCSP: axe-core goes in as an inline script, as in a11y.test.ts.
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 }, bypassCSP: true })
     await page.goto(app.url)
     await page.getByTestId('model-name').filter({ hasText: 'tiny-bahdanau' }).waitFor()
   })
@@ -82,6 +96,18 @@ describe('a Hugging Face folder in a lecture, in browser mode', () => {
     const after = (await page.locator('main').boundingBox())!
     expect(after.y - before!.y).toBeLessThanOrEqual(0)
     await screenshot(page, 'hf-restart-banner', { fullPage: false })
+    expect(await serious(page)).toEqual([])
+    // Opened, the findings lie over the view: the view does not move.
+    await banner.locator('summary').click()
+    await banner.locator('li[data-feature="what-if"]').waitFor()
+    // The whole list on screen.
+    const list = (await banner.locator('ul').boundingBox())!
+    expect(list.x).toBeGreaterThanOrEqual(0)
+    expect(list.x + list.width).toBeLessThanOrEqual(1280)
+    expect((await page.locator('main').boundingBox())!.y).toBe(after.y)
+    await screenshot(page, 'hf-restart-banner-open', { fullPage: false })
+    expect(await serious(page)).toEqual([])
+    await banner.locator('summary').click()
   })
 
   it("a figure's caption names the folder, not its internal id", async () => {
@@ -103,6 +129,7 @@ describe('a Hugging Face folder in a lecture, in browser mode', () => {
     expect(await page.getByTestId('model-name').count()).toBe(0)
     expect(await page.getByTestId('translation').count()).toBe(0)
     await screenshot(page, 'hf-restart-gone', { fullPage: false })
+    expect(await serious(page)).toEqual([])
     // Opening the folder again carries on.
     await page.getByTestId('folder-input').setInputFiles(FOLDER)
     await expect.poll(() => page.getByTestId('model-name').textContent(), { timeout: 60_000 }).toBe('marian')
