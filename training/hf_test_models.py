@@ -246,8 +246,19 @@ def past_names(L: int, prefix: str, encoder_too: bool = True) -> list[str]:
     return names
 
 
-def export_folder(model, out: Path, cross_out: bool, merged: bool, dynamo: bool = False) -> None:
+def export_folder(model, out: Path, cross_out: bool, merged: bool, dynamo: bool = False,
+                  parts: tuple[str, ...] = ("encoder_model", "decoder_model", "decoder_with_past_model"), subdirs: bool = False) -> None:
+    """`parts`: which files to write; `subdirs`: each into out/<part>/, since a graph over 2 GB comes
+    out of the TorchScript exporter with one external file per tensor, named by the tensor, and two
+    exports in one folder would overwrite each other's (onnx__MatMul_N is a different weight in each)."""
     model.eval()
+
+    def path(part: str) -> Path:
+        if not subdirs:
+            return out / f"{part}.onnx"
+        (out / part).mkdir(parents=True, exist_ok=True)
+        return out / part / f"{part}.onnx"
+
     if cross_out:  # the sdpa kernels return no probabilities; the others export sdpa, as Optimum does
         set_attn(model, "eager")
     cfg = model.config
@@ -260,11 +271,12 @@ def export_folder(model, out: Path, cross_out: bool, merged: bool, dynamo: bool 
     # Optimum's exporter is TorchScript's; dynamo=True is torch's own default exporter since 2.9, a
     # second way the same folder gets written (other node names and op patterns around attention).
     kw = dict(opset_version=18, dynamo=True, external_data=False) if dynamo else dict(opset_version=17, dynamo=False, do_constant_folding=True)
-    torch.onnx.export(EncoderWrap(model), (ids, mask), str(out / "encoder_model.onnx"), input_names=["input_ids", "attention_mask"],
-                      output_names=["last_hidden_state"],
-                      dynamic_axes={"input_ids": {0: "batch_size", 1: "encoder_sequence_length"},
-                                    "attention_mask": {0: "batch_size", 1: "encoder_sequence_length"},
-                                    "last_hidden_state": {0: "batch_size", 1: "encoder_sequence_length"}}, **kw)
+    if "encoder_model" in parts:
+        torch.onnx.export(EncoderWrap(model), (ids, mask), str(path("encoder_model")), input_names=["input_ids", "attention_mask"],
+                          output_names=["last_hidden_state"],
+                          dynamic_axes={"input_ids": {0: "batch_size", 1: "encoder_sequence_length"},
+                                        "attention_mask": {0: "batch_size", 1: "encoder_sequence_length"},
+                                        "last_hidden_state": {0: "batch_size", 1: "encoder_sequence_length"}}, **kw)
     enc = torch.randn(B, S, cfg.d_model)
     dec_ids = torch.randint(4, 50, (B, 3))
     present = past_names(L, "present")
@@ -277,10 +289,11 @@ def export_folder(model, out: Path, cross_out: bool, merged: bool, dynamo: bool 
         dyn[n] = {0: "batch_size", 2: "encoder_sequence_length_out" if ".encoder." in n else "past_decoder_sequence_length + 1"}
     for n in cross:
         dyn[n] = {0: "batch_size", 2: "decoder_sequence_length", 3: "encoder_sequence_length"}
-    no_past = out / ("decoder_model.onnx" if not merged else "_no_past.onnx")
-    torch.onnx.export(DecoderWrap(model, L, cross_out), (dec_ids, enc, mask), str(no_past),
-                      input_names=["input_ids", "encoder_hidden_states", "encoder_attention_mask"], output_names=["logits", *present, *cross],
-                      dynamic_axes=dyn, **kw)
+    no_past = path("decoder_model") if not merged else out / "_no_past.onnx"
+    if "decoder_model" in parts:
+        torch.onnx.export(DecoderWrap(model, L, cross_out), (dec_ids, enc, mask), str(no_past),
+                          input_names=["input_ids", "encoder_hidden_states", "encoder_attention_mask"],
+                          output_names=["logits", *present, *cross], dynamic_axes=dyn, **kw)
     past_in = past_names(L, "past_key_values")
     past = []
     for n in past_in:
@@ -295,8 +308,10 @@ def export_folder(model, out: Path, cross_out: bool, merged: bool, dynamo: bool 
         dyn2[n] = {0: "batch_size", 2: "past_decoder_sequence_length + 1"}
     for n in cross:
         dyn2[n] = {0: "batch_size", 3: "encoder_sequence_length"}
-    with_past = out / ("decoder_with_past_model.onnx" if not merged else "_with_past.onnx")
-    if dynamo:  # dynamo cannot turn dynamic_axes into shapes for the *past arguments: given as torch.export wants them
+    with_past = path("decoder_with_past_model") if not merged else out / "_with_past.onnx"
+    if "decoder_with_past_model" not in parts:
+        pass
+    elif dynamo:  # dynamo cannot turn dynamic_axes into shapes for the *past arguments: given as torch.export wants them
         from torch.export import Dim
 
         b, e, p = Dim("batch_size"), Dim("encoder_sequence_length"), Dim("past_decoder_sequence_length")
@@ -916,28 +931,35 @@ def large(root: Path, name: str, texts: list[str]) -> None:
     tk = Tokenizer.from_file(str(common / "tokenizer.json"))
     gen = large_generation(name, common / "tokenizer.json")
     ids = [tk.encode(t).ids for t in texts]
-    if not (export / "DONE").exists():
-        shutil.rmtree(export, ignore_errors=True)
-        export.mkdir(parents=True)
+    export.mkdir(parents=True, exist_ok=True)
+    parts = ("encoder_model", "decoder_model", "decoder_with_past_model")
+    todo = [p for p in parts if not (export / p / "DONE").exists()]
+    if todo or not (export / "pytorch.json").exists():
         model = large_model(name)
-        t0 = time.time()
-        rows = []
-        with torch.no_grad():
-            for t, x in zip(texts, ids):
-                xt = torch.tensor([x])
-                g = model.generate(xt, attention_mask=torch.ones_like(xt), num_beams=1, do_sample=False, max_new_tokens=LARGE_NEW_TOKENS,
-                                   forced_bos_token_id=gen["forced_bos_token_id"], forced_eos_token_id=gen["forced_eos_token_id"],
-                                   no_repeat_ngram_size=gen["no_repeat_ngram_size"])[0].tolist()
-                assert g[0] == 2, g
-                rows.append({"text": t, "input_ids": x, "pytorch_fp32": g[1:]})
-        (export / "pytorch.json").write_text(json.dumps(rows), encoding="utf-8")
-        stage(root, f"{name}: PyTorch generate, {len(rows)} sentences, {time.time() - t0:.0f} s")
-        t0 = time.time()
-        export_folder(model, export, cross_out=False, merged=False)
+        if not (export / "pytorch.json").exists():
+            t0 = time.time()
+            rows = []
+            with torch.no_grad():
+                for t, x in zip(texts, ids):
+                    xt = torch.tensor([x])
+                    g = model.generate(xt, attention_mask=torch.ones_like(xt), num_beams=1, do_sample=False, max_new_tokens=LARGE_NEW_TOKENS,
+                                       forced_bos_token_id=gen["forced_bos_token_id"], forced_eos_token_id=gen["forced_eos_token_id"],
+                                       no_repeat_ngram_size=gen["no_repeat_ngram_size"])[0].tolist()
+                    assert g[0] == 2, g
+                    rows.append({"text": t, "input_ids": x, "pytorch_fp32": g[1:]})
+            tmp = export / "pytorch.json.tmp"
+            tmp.write_text(json.dumps(rows), encoding="utf-8")
+            tmp.rename(export / "pytorch.json")
+            stage(root, f"{name}: PyTorch generate, {len(rows)} sentences, {time.time() - t0:.0f} s")
+        for p in todo:
+            t0 = time.time()
+            shutil.rmtree(export / p, ignore_errors=True)
+            export_folder(model, export, cross_out=False, merged=False, parts=(p,), subdirs=True)
+            (export / p / "DONE").write_text("")
+            gc.collect()
+            stage(root, f"{name}: {p} exported (TorchScript, {time.time() - t0:.0f} s)")
         del model
         gc.collect()
-        stage(root, f"{name}: exported (TorchScript, {time.time() - t0:.0f} s)")
-        (export / "DONE").write_text("")
     L = 12
 
     def folder(sub: str, write) -> Path:
@@ -958,7 +980,7 @@ def large(root: Path, name: str, texts: list[str]) -> None:
 
     def optimum(part: Path) -> None:
         for f in ("encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx"):
-            m = onnx.load(str(export / f))
+            m = onnx.load(str(export / f[:-5] / f))
             hv.save(m, part / f, external=True)
             del m
             gc.collect()
@@ -967,13 +989,14 @@ def large(root: Path, name: str, texts: list[str]) -> None:
     if not (work / "merged" / "DONE").exists():
         shutil.rmtree(work / "merged", ignore_errors=True)
         t0 = time.time()
-        hv.merge_decoders(export / "decoder_model.onnx", export / "decoder_with_past_model.onnx", merged, external=True)
+        hv.merge_decoders(export / "decoder_model" / "decoder_model.onnx", export / "decoder_with_past_model" / "decoder_with_past_model.onnx",
+                          merged, external=True)
         (work / "merged" / "DONE").write_text("")
         stage(root, f"{name}: merged decoder, {time.time() - t0:.0f} s")
 
     def variant(suffix: str, make):
         def write(part: Path) -> None:
-            make(export / "encoder_model.onnx", part / "onnx" / f"encoder_model_{suffix}.onnx")
+            make(export / "encoder_model" / "encoder_model.onnx", part / "onnx" / f"encoder_model_{suffix}.onnx")
             gc.collect()
             make(merged, part / "onnx" / f"decoder_model_merged_{suffix}.onnx")
         return write

@@ -50,6 +50,7 @@ def save(model: onnx.ModelProto, dest: Path, external: bool | None = None) -> No
             data.unlink()
         onnx.save_model(model, str(dest), save_as_external_data=True, all_tensors_to_one_file=True, location=data.name,
                         size_threshold=1024, convert_attribute=False)
+        data.chmod(0o644)  # onnx creates it 0600
         onnx.checker.check_model(str(dest))
     else:
         onnx.save_model(model, str(dest))
