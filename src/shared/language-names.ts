@@ -177,3 +177,13 @@ export function pairQuestion(name: string, codes: readonly string[]): string {
   const shown = codes.slice(0, 8).map(languageLabel).join(', ')
   return `${name} names no language pair (its tokenizer_config.json has no src_lang/tgt_lang): choose one, with --src-lang and --tgt-lang in the command line (e.g. --src-lang en --tgt-lang fr) or the model's language picker in the app, from its ${codes.length} languages: ${shown}${codes.length > 8 ? ', …' : ''}.`
 }
+
+/**
+ * A language as typed or picked in the app's searchable picker ("French (fra_Latn)", "fra_Latn",
+ * "fr", "French"): the code in brackets, else the text, for the engine to map to the model's code;
+ * null where it cannot be one (LANGUAGE_CODE's characters, at most 16).
+ */
+export function typedLanguage(typed: string): string | null {
+  const c = (/\(([^()]+)\)\s*$/.exec(typed)?.[1] ?? typed).trim()
+  return /^[A-Za-z0-9_-]{1,16}$/.test(c) ? c : null
+}

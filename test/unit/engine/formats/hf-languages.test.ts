@@ -6,7 +6,7 @@ import { translate } from '../../../../src/engine/decode'
 import { LoadedModel } from '../../../../src/engine/model'
 import { withLanguages } from '../../../../src/engine/formats'
 import { languagePair, matchingCodes, resolveLanguage } from '../../../../src/engine/formats/hf/languages'
-import { languageLabel } from '../../../../src/shared/language-names'
+import { languageLabel, typedLanguage } from '../../../../src/shared/language-names'
 import { checkFile } from '../../../../src/engine/check'
 import { ROOT } from '../../../helpers'
 
@@ -49,6 +49,18 @@ describe('a language asked for maps to the model’s own code', () => {
     )
     expect(languageLabel('fra_Latn')).toBe('French (fra_Latn)')
     expect(languageLabel('en_XX')).toBe('English (en_XX)')
+  })
+
+  it('the app’s picker takes a label as listed, a code or a name', () => {
+    expect(['French (fra_Latn)', 'fra_Latn', ' fr ', 'French', 'Chinese (zho_Hant) ', 'two words', ''].map(typedLanguage)).toEqual([
+      'fra_Latn',
+      'fra_Latn',
+      'fr',
+      'French',
+      'zho_Hant',
+      null,
+      null,
+    ])
   })
 })
 
