@@ -165,7 +165,10 @@ async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder>
       "The folder has no tokenizer: it needs tokenizer.json, or Marian's source.spm + target.spm + vocab.json (save them with tokenizer.save_pretrained into the folder).",
     )
   }
-  const size = Math.max(vocabSize, ...vocab.values()) + (vocabSize > Math.max(...vocab.values()) ? 0 : 1)
+  // NLLB's 256,206 pieces: spread into Math.max they overflow the stack.
+  let maxId = -1
+  for (const id of vocab.values()) if (id > maxId) maxId = id
+  const size = Math.max(vocabSize, maxId) + (vocabSize > maxId ? 0 : 1)
   const pieces: string[] = Array.from({ length: size }, (_, i) => `<${i}>`)
   for (const [p, id] of vocab) if (id >= 0 && id < size) pieces[id] = p
   const unk = vocab.get(String(tokConfig.unk_token ?? '<unk>')) ?? int((srcJson.model as Json)?.unk_id) ?? pad
