@@ -1,0 +1,92 @@
+/**
+ * `npx tsx bench/contributions-aer.ts [model.onnx] [--half a|b|all]`: each contribution method as an
+ * aligner (issue 41), against the raw cross-attention weights, on the dev half of the gold set the
+ * Alignment score tab uses (../shared/datasets/alignment-gold: Hansards en-fr, Tsinghua zh-en;
+ * half a = pairs 1–100, as training/aer_dev.sh; all = the 200 pairs the README's alignment report scores). The gold target is forced through the model with
+ * each gold word tokenized on its own (src/engine/align/pieces.ts), the piece matrix turned into a
+ * word matrix by the app's rule (wordMatrix: source pieces summed, target pieces averaged, `</s>`
+ * left out) and each target word linked to its argmax source word; AER by src/engine/align/aer.ts.
+ * Each reading at the usual step (the one that predicts the word) and shifted (the one that reads it).
+ * Writes bench/CONTRIBUTIONS-AER.md (AL_BENCH_OUT elsewhere).
+ */
+import { writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { ContributionModel } from '../src/engine/contributions'
+import { scoreSet } from '../src/engine/align/aer'
+import { wordMatrix, type PairAttention } from '../src/engine/align/attention'
+import { extractLinks } from '../src/engine/align/extract'
+import { readLinks, readPairs } from '../src/engine/align/gold'
+import { wordPieces } from '../src/engine/align/pieces'
+import { maxTargetLength } from '../src/engine/decode'
+import type { Link } from '../src/engine/align/pharaoh'
+import { methodResult } from '../src/shared/contributions'
+
+const ROOT = join(import.meta.dirname, '..')
+const argv = process.argv.slice(2)
+const MODEL = argv.find((a) => a.endsWith('.onnx')) ?? join(ROOT, 'resources/models/en-fr-transformer.onnx')
+const half = argv.includes('--half') ? argv[argv.indexOf('--half') + 1] : 'a'
+const GOLD = join(ROOT, process.env.AL_DATASETS ?? '../shared/datasets', 'alignment-gold')
+const set = basename(MODEL).startsWith('zh-en') ? 'zhen' : 'enfr'
+
+async function main() {
+  const allPairs = await readPairs(join(GOLD, `${set}.src-tgt`))
+  const allGold = await readLinks(join(GOLD, `${set}.gold`), true)
+  const range = half === 'a' ? [0, 100] : half === 'b' ? [100, 200] : [0, 200]
+  const pairs = allPairs.slice(...range)
+  const gold = allGold.slice(...range)
+  const cm = await ContributionModel.open(MODEL)
+  const { spec } = cm
+  const srcIndex = new Map(spec.srcVocab.map((w, i) => [w, i]))
+  const tgtIndex = new Map(spec.tgtVocab.map((w, i) => [w, i]))
+  const readings = new Map<string, PairAttention[]>()
+  const add = (name: string, p: PairAttention) => readings.set(name, [...(readings.get(name) ?? []), p])
+  for (const pair of pairs) {
+    const src = wordPieces(pair.src, spec.srcTokenizer, spec.srcVocab[spec.special.unk])
+    const tgt = wordPieces(pair.tgt, spec.tgtTokenizer, spec.tgtVocab[spec.special.unk])
+    const srcIds = [...src.pieces.map((p) => srcIndex.get(p) ?? spec.special.unk), spec.special.eos]
+    const room = maxTargetLength(srcIds.length, spec.maxTarget) - 1
+    const tgtIds = [...tgt.pieces.slice(0, room).map((p) => tgtIndex.get(p) ?? spec.special.unk), spec.special.eos]
+    const tapped = await cm.run(srcIds, tgtIds)
+    const c = cm.contributions(tapped)
+    const S = tapped.S
+    const L = tapped.dec.length
+    const H = tapped.dec[0].cross.length
+    const pa = (rows: number[][]): PairAttention => ({ srcSpans: src.spans, tgtSpans: tgt.spans, rows, cross: null })
+    const mean = (ms: ArrayLike<number>[][]) =>
+      Array.from({ length: tapped.T }, (_, t) => Array.from({ length: S }, (_, j) => ms.reduce((a, m) => a + m[t][j], 0) / ms.length))
+    add('weights (all heads)', pa(mean(tapped.dec.flatMap((l) => l.cross))))
+    for (let l = 0; l < L; l++) add(`weights layer ${l + 1}`, pa(mean(tapped.dec[l].cross)))
+    for (const m of ['norm', 'alti', 'alti+', 'rollout'] as const) add(m, pa(methodResult(c, m).matrix))
+    for (let l = 0; l < L; l++) {
+      add(`norm layer ${l + 1}`, pa(c.crossNormTotal[l]))
+      add(`alti layer ${l + 1}`, pa(c.crossAlti[l].map((r) => r.slice(0, S))))
+      for (let h = 0; h < H; h++) add(`norm head ${l + 1}:${h + 1}`, pa(c.crossNorms[l][h]))
+    }
+  }
+  const score = (ps: PairAttention[], shifted: boolean) =>
+    scoreSet(
+      gold,
+      ps.map((p): Link[] => extractLinks(wordMatrix(p, { shifted }))),
+    ).set.aer
+  const rows = [...readings].map(([name, ps]) => ({ name, usual: score(ps, false), shifted: score(ps, true) }))
+  const best = (prefix: string) =>
+    rows.filter((r) => r.name.startsWith(prefix)).reduce((a, r) => (Math.min(r.usual, r.shifted) < Math.min(a.usual, a.shifted) ? r : a))
+  const shown = rows.filter((r) => !r.name.startsWith('norm head'))
+  const bestHead = best('norm head')
+  const text = [
+    `# Contribution methods as aligners: ${basename(MODEL)}, ${set} gold, half ${half} (pairs ${range[0] + 1}–${range[1]})`,
+    '',
+    `\`npx tsx bench/contributions-aer.ts ${basename(MODEL)} --half ${half}\`: argmax per target word; AER in %, lower is better.`,
+    '',
+    '| reading | AER (usual step) | AER (shifted) |',
+    '| --- | --- | --- |',
+    ...shown.map((r) => `| ${r.name} | ${r.usual.toFixed(2)} | ${r.shifted.toFixed(2)} |`),
+    `| best norm head (${bestHead.name.slice(10)}) | ${bestHead.usual.toFixed(2)} | ${bestHead.shifted.toFixed(2)} |`,
+    '',
+  ].join('\n')
+  writeFileSync(process.env.AL_BENCH_OUT ?? join(ROOT, `bench/CONTRIBUTIONS-AER-${basename(MODEL, '.onnx')}-${half}.md`), text)
+  console.log(text)
+  await cm.release()
+}
+
+void main()
