@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire'
 import { translate } from '../../../../src/engine/decode'
+import { hfFolder } from '../../../../src/engine/formats/hf'
 import { readSlimModel } from '../../../../src/engine/formats/model-bytes'
 import { memoryShortfall } from '../../../../src/engine/memory'
 import { LoadedModel } from '../../../../src/engine/model'
@@ -188,6 +189,17 @@ describe('model size: memory, not a per-file cap', () => {
     } finally {
       await m.release()
     }
+  })
+
+  it("reads a tokenizer of NLLB's size (256,206 pieces) without overflowing the stack", async () => {
+    const dir = join(work, 'big-vocab')
+    cpSync(join(HF, 'marian'), dir, { recursive: true })
+    const vocab = JSON.parse(readFileSync(join(dir, 'vocab.json'), 'utf8')) as Record<string, number>
+    const n = Object.keys(vocab).length
+    for (let i = n; i < 256_206; i++) vocab[`<x${i}>`] = i
+    writeFileSync(join(dir, 'vocab.json'), JSON.stringify(vocab))
+    const spec = await hfFolder.describe(dir)
+    expect(spec.tgtVocab).toHaveLength(256_206)
   })
 
   it('refuses a file that is not an ONNX model by its first bytes, whatever its size, and one over 2 GiB as more than protobuf holds', async () => {
