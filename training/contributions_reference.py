@@ -2,8 +2,11 @@
 
 Run from the repository root with Debian's /usr/bin/python3 (torch, onnx):
 
+    F=test/fixtures/contributions
     /usr/bin/python3 training/contributions_reference.py --model resources/models/en-fr-transformer.onnx \
-        --src resources/testsets/en-fr.en --n 20 --out test/fixtures/contributions/en-fr-transformer.json
+        --src resources/testsets/en-fr.en --n 20 --out $F/en-fr-transformer.json.gz
+    (the same for en-fr-transformer-guided; zh-en-transformer with --src resources/testsets/zh-en.zh
+    --src-ids $F/zh-en-transformer.src-ids.jsonl, the app's jieba pieces, as Debian's Python has no jieba)
 
 The model is rebuilt in PyTorch from the file's own initializers (transformer.load_from_onnx, the
 training code's modules), each sentence is decoded greedily (transformer.greedy), and the
