@@ -37,6 +37,9 @@ describe("BLEU by length for a user's model with the user's test set", () => {
     await expect.poll(() => page.getByTestId('model-name').textContent()).toBe('my-en-de')
     const findings = page.getByTestId('model-findings')
     await expect.poll(() => findings.getAttribute('data-count')).toBe('2')
+    // One line in the header says what is off; the list opens on a click, over the view.
+    expect(await findings.locator('summary .line').innerText()).toMatch(/^my-en-de: beam search is off \(\+ 1 note\) — Beam search decodes/)
+    await findings.locator('summary').click()
     expect(await findings.locator('li[data-feature="beam"]').innerText()).toMatch(
       /beam search off Beam search decodes its hypotheses as one batch, but the batch size is fixed at 1/,
     )
