@@ -6,7 +6,7 @@ import { UsageError } from './options'
 export type FitMode = 'auto' | 'strict'
 
 export const FIT_USAGE =
-  '              [--fit auto|strict] (auto: the size asked, else the view laid out its other way, else smaller text down to the floor; strict: as asked or refused)'
+  '              [--fit auto|strict] (auto: the size asked, else the view laid out its other way, else its output steps split into slides at the same text size (PDF: a page each; PNG/SVG: -1, -2, … files); strict: as asked or refused)'
 
 export function fitMode(value: string | undefined): FitMode {
   if (value === undefined || value === 'auto' || value === 'strict') return value ?? 'auto'

@@ -239,21 +239,32 @@ function index(value: string | undefined, n: number, what: string, fallback: num
 /** Renders and writes the figure, and says what was written: its size in pixels (CSS) and inches, and a PNG's resolution. */
 async function writeFigure(out: string, data: FigureData, spec: FigureSpec, fit: FitMode = 'auto'): Promise<void> {
   // Loaded when a figure is drawn: ECharts, resvg and PDFKit take most of the CLI's start-up otherwise.
-  const { fitted, renderFitted } = await import('../host/export/figure')
+  const { fitted, renderFittedFiles, withSuffix } = await import('../host/export/figure')
   const { refusalWithOptions } = await import('./fit-refusal')
-  // The page as fitted: a paper figure may have grown taller, its chart text shrunk towards the
-  // floor, the view laid out its other way (the note, on stderr); --fit strict takes none of that.
+  // The page as fitted: a paper figure may have grown taller, the view laid out its other way, the
+  // output steps split into parts at the text size asked (the note, on stderr); --fit strict takes none of that.
   const fig = refusalWithOptions(() => fitted(data, spec, { strict: fit === 'strict' }))
   if (fig.note) console.error(`attention-lens: note: ${fig.note}`)
-  await writeAtomic(out, await renderFitted(data, fig))
-  const { spec: page, fontSize } = fig
+  const files = await renderFittedFiles(data, fig)
   const px = (pt: number) => Math.round(pt / 0.75)
   const inch = (pt: number) => +(pt / 72).toFixed(2)
-  const [w, h] = pngPixels(page)
-  const text = fontSize === page.fontSize ? `${page.fontSize} pt text` : `${page.fontSize} pt text, ${+fontSize.toFixed(2)} pt in the chart`
-  console.log(
-    `wrote ${out} (${px(page.width)}×${px(page.height)} px, ${inch(page.width)} × ${inch(page.height)} in, ${text}${page.format === 'png' ? `, ${w}×${h} pixels at ${page.dpi} dpi` : ''}, ${data.view})`,
-  )
+  // Every file written is named: a split figure as PNG or SVG is one file per part (-1, -2, …), as PDF one page per part.
+  for (const [i, file] of files.entries()) {
+    const path = withSuffix(out, file.suffix)
+    await writeAtomic(path, file.bytes)
+    const part = files.length > 1 ? fig.parts![i] : null
+    const { spec: page, fontSize } = part ? part.fit : fig
+    const [w, h] = pngPixels(page)
+    const text = fontSize === page.fontSize ? `${page.fontSize} pt text` : `${page.fontSize} pt text, ${+fontSize.toFixed(2)} pt in the chart`
+    const what = part
+      ? `, steps ${part.rows[0] + 1}–${part.rows[1]}`
+      : fig.parts
+        ? `, ${fig.parts.length} pages: steps ${fig.parts.map((p) => `${p.rows[0] + 1}–${p.rows[1]}`).join(', ')}`
+        : ''
+    console.log(
+      `wrote ${path} (${px(page.width)}×${px(page.height)} px, ${inch(page.width)} × ${inch(page.height)} in, ${text}${page.format === 'png' ? `, ${w}×${h} pixels at ${page.dpi} dpi` : ''}, ${data.view}${what})`,
+    )
+  }
 }
 
 async function exportFigure(argv: string[]): Promise<void> {

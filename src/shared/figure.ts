@@ -419,6 +419,8 @@ export const FigureDataSchema = v.variant(
         sourceIndex: v.optional(whole(0, MAX_TOKENS)),
         /** Transformer: the one head overridden or silenced (absent: every head). */
         head: v.optional(headRef),
+        /** A part of a figure split into slides: the modified run's output steps [first, end). */
+        rows: v.optional(rowsSchema),
       }),
       v.forward(
         v.partialCheck([['result']], (d) => d.result.modified.attention.length > 0, 'must have attention: this model has none to override'),
@@ -427,7 +429,14 @@ export const FigureDataSchema = v.variant(
     ),
     /** Two attention maps of one sentence on one fixed 0–1 scale, and their difference A − B. */
     v.pipe(
-      obj({ view: v.literal('sidebyside'), a: TranslationSchema, b: TranslationSchema, names: v.tuple([label(256), label(256)], 'must be two names') }),
+      obj({
+        view: v.literal('sidebyside'),
+        a: TranslationSchema,
+        b: TranslationSchema,
+        names: v.tuple([label(256), label(256)], 'must be two names'),
+        /** A part of a figure split into slides: output steps [first, end) of the longer output. */
+        rows: v.optional(rowsSchema),
+      }),
       v.forward(
         v.partialCheck(
           [
@@ -464,6 +473,8 @@ export const FigureDataSchema = v.variant(
         head: v.nullable(headRef),
         /** Another model's alignment of the sentence, over its tokens or (words) its words: each head's agreement with it. */
         reference: v.optional(v.nullable(obj({ name: label(256), attention: matrix(MAX_TOKENS, MAX_TOKENS), words: v.optional(flag) }))),
+        /** A part of a figure split into slides: output steps [first, end). */
+        rows: v.optional(rowsSchema),
       }),
       v.forward(
         v.partialCheck(

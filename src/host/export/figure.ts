@@ -163,9 +163,14 @@ export function splitFontRuns(svg: string, all = false): string {
 }
 
 export async function renderPdf(svg: string, spec: Pick<FigureSpec, 'width' | 'height'>, description: string | null = null): Promise<Buffer> {
-  const { width, height } = spec
+  return renderPdfPages([{ svg, spec }], description)
+}
+
+/** One PDF of several pages (a figure split into parts: one slide a page), each page its own size. */
+export async function renderPdfPages(pages: { svg: string; spec: Pick<FigureSpec, 'width' | 'height'> }[], description: string | null = null): Promise<Buffer> {
+  const { width, height } = pages[0].spec
   const info = { Title: 'Attention Lens figure', Creator: 'Attention Lens', ...(description ? { Subject: description } : {}) }
-  const doc = new PDFDocument({ size: [width, height], margin: 0, info })
+  const doc = new PDFDocument({ size: [width, height], margin: 0, info, autoFirstPage: true })
   const registered = new Set<string>()
   for (const script of ['latin', 'cjk'] as const) {
     for (const weight of ['regular', 'bold'] as const) {
@@ -179,16 +184,19 @@ export async function renderPdf(svg: string, spec: Pick<FigureSpec, 'width' | 'h
   const chunks: Buffer[] = []
   doc.on('data', (c: Buffer) => chunks.push(c))
   const done = new Promise<void>((resolve) => doc.on('end', () => resolve()))
-  SVGtoPDF(doc, splitFontRuns(svg, true), 0, 0, {
-    width,
-    height,
-    assumePt: true,
-    fontCallback: (family: string, bold: boolean) => {
-      const script = family.startsWith(CJK_FAMILY) ? 'cjk' : 'latin'
-      const name = `${script}-${bold ? 'bold' : 'regular'}`
-      if (registered.has(name)) return name
-      return registered.has(`${script}-regular`) ? `${script}-regular` : bold ? 'Helvetica-Bold' : 'Helvetica'
-    },
+  pages.forEach(({ svg, spec }, i) => {
+    if (i > 0) doc.addPage({ size: [spec.width, spec.height], margin: 0 })
+    SVGtoPDF(doc, splitFontRuns(svg, true), 0, 0, {
+      width: spec.width,
+      height: spec.height,
+      assumePt: true,
+      fontCallback: (family: string, bold: boolean) => {
+        const script = family.startsWith(CJK_FAMILY) ? 'cjk' : 'latin'
+        const name = `${script}-${bold ? 'bold' : 'regular'}`
+        if (registered.has(name)) return name
+        return registered.has(`${script}-regular`) ? `${script}-regular` : bold ? 'Helvetica-Bold' : 'Helvetica'
+      },
+    })
   })
   doc.end()
   await done
@@ -234,11 +242,35 @@ export async function renderFigure(data: FigureData, asked: FigureSpec): Promise
   return renderFitted(data, fitted(data, asked))
 }
 
-/** The file of a figure already fitted (a caller that also reports the page fits it once). */
-export async function renderFitted(data: FigureData, { svg, spec }: FittedFigure): Promise<Buffer> {
+/**
+ * The file of a figure already fitted (a caller that also reports the page fits it once). A figure
+ * split into parts is one PDF of a page per part; as PNG or SVG, the first part (renderFittedFiles
+ * gives every part's file).
+ */
+export async function renderFitted(data: FigureData, fit: FittedFigure): Promise<Buffer> {
+  const { svg, spec } = fit
   // The caption metadata: whether the labels are words or subword pieces, and the rule that made words.
   const note = unitsNote(data, spec.lang)
   if (spec.format === 'svg') return Buffer.from(svgFile(svg, spec, note), 'utf8')
   if (spec.format === 'png') return note ? withText(await renderPng(svg, spec), 'Description', note) : renderPng(svg, spec)
+  if (fit.parts)
+    return renderPdfPages(
+      fit.parts.map((p) => ({ svg: p.fit.svg, spec: p.fit.spec })),
+      note,
+    )
   return renderPdf(svg, spec, note)
 }
+
+/**
+ * A fitted figure's files: one, or for a figure split into parts as PNG or SVG one per part, each
+ * with its suffix ("-1", "-2", …, put before the extension); a PDF keeps its parts as pages.
+ */
+export async function renderFittedFiles(data: FigureData, fit: FittedFigure): Promise<{ suffix: string; bytes: Buffer }[]> {
+  if (!fit.parts || fit.spec.format === 'pdf') return [{ suffix: '', bytes: await renderFitted(data, fit) }]
+  const out: { suffix: string; bytes: Buffer }[] = []
+  for (const [i, p] of fit.parts.entries()) out.push({ suffix: `-${i + 1}`, bytes: await renderFitted(p.data, p.fit) })
+  return out
+}
+
+/** A file name with a part's suffix before its extension: "fig.png", "-2" → "fig-2.png". */
+export const withSuffix = (name: string, suffix: string) => (suffix ? name.replace(/(\.[^./\\]+)?$/, (ext) => `${suffix}${ext}`) : name)

@@ -316,7 +316,9 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): FigureOption 
     if (!lay.lines.length) elements.push(textElement(L.noLines, f.x + f.width / 2, y0 + lay.srcY + lay.height / 2, f, { align: 'center', color: f.ink.muted }))
     return { animation: false, graphic: { elements }, series: [], cramped: o.span < 2 * fs }
   }
-  // Turned: a column of source tokens on the left, of output tokens on the right.
+  // Turned: a column of source tokens on the left, of output tokens on the right, in rows as close
+  // as the text allows (a box a line high), so a long sentence's words stand one under the other.
+  const rowBox = lh + fs * 0.2
   const S = input.srcTokens.length
   const T = input.tgtTokens.length
   const colW = (tokens: string[]) => Math.max(o.minBox, ...tokens.map((t) => f.measure(t, fs) + 2 * o.padX))
@@ -340,16 +342,16 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): FigureOption 
       drawn++
     }
   input.srcTokens.forEach((tok, s) => {
-    elements.push(box(sx, cy(s, S) - o.boxHeight / 2, sw, o.boxHeight))
+    elements.push(box(sx, cy(s, S) - rowBox / 2, sw, rowBox))
     elements.push(textElement(tok, sx + sw / 2, cy(s, S), f, { align: 'center' }))
   })
   input.tgtTokens.forEach((tok, t) => {
-    elements.push(box(tx, cy(t, T) - o.boxHeight / 2, tw, o.boxHeight))
+    elements.push(box(tx, cy(t, T) - rowBox / 2, tw, rowBox))
     elements.push(textElement(tok, tx + tw / 2, cy(t, T), f, { align: 'center' }))
   })
   elements.push(...keyAt)
   if (!drawn) elements.push(textElement(L.noLines, f.x + f.width / 2, top + height / 2, f, { align: 'center', color: f.ink.muted }))
-  const cramped = tx - (sx + sw) < 3 * fs || Math.min(pitch(S), pitch(T)) < o.boxHeight + fs * 0.15
+  const cramped = tx - (sx + sw) < 3 * fs || Math.min(pitch(S), pitch(T)) < rowBox + fs * 0.05
   return { animation: false, graphic: { elements }, series: [], cramped }
 }
 

@@ -3,12 +3,13 @@
  *
  * Every view lays itself out for a text size on a box; whether its labels then have room is read
  * back from the drawn SVG (every text's box: none outside the page, none over another, none under
- * the floor). The fitter tries, in turn, the preset's text size, the view's other arrangement at
- * that size (the heatmap transposed, side by side stacked, the lines down the page), and the
- * largest text above the floor either way; on a paper size (the width fixed by the column) the
- * page grows taller as the content asks, up to a page's text block. A slide keeps its size. What
- * does not fit is refused, naming what does: smaller text, another page, or two figures of half
- * the output steps each, every one of them fitted.
+ * the floor). The fitter adapts before it shrinks (issue 40), in turn: the preset's text size as
+ * asked; the view's other arrangement at that size (the heatmap transposed, side by side stacked,
+ * the lines down the page); the output steps split into consecutive parts at that size (a slide
+ * each); and only where none of those fits, the largest text above the floor (14 pt on a slide),
+ * said in the note. On a paper size (the width fixed by the column) the page grows taller as the
+ * content asks, up to a page's text block; a slide keeps its size. What does not fit even so is
+ * refused, naming what does (another page, a larger one), every one of them fitted.
  */
 import type { FigureData, FigureSpec, FontPreset, SizePreset } from '../figure'
 import { FONT_PRESETS, fontForSize, SIZE_PRESETS } from '../figure'
@@ -115,6 +116,18 @@ export interface FittedFigure {
   alternative: boolean
   /** What the fitter did, in the figure's language ("set at 16 pt to fit; transposed"), or null: as asked. */
   note: string | null
+  /**
+   * A figure split into consecutive parts at the asked text size (one slide each): every part
+   * fitted, the first of them being this figure's option and svg. Absent: one figure.
+   */
+  parts?: FittedPart[]
+}
+
+/** One part of a split figure: its output steps [first, end), its data (with those rows) and its fit. */
+export interface FittedPart {
+  rows: [number, number]
+  data: FigureData
+  fit: FittedFigure
 }
 
 /**
@@ -126,6 +139,8 @@ export interface FitAlternative {
   label: string
   /** The text-size preset to choose. */
   font?: FontPreset
+  /** The text size in points, where no preset has it (a slide's 16 pt). */
+  fontSize?: number
   /** The page to choose: a size preset (with its own text size), or a custom size in points. */
   size?: { preset: SizePreset; width: number; height: number }
   /** The output steps of each part, [first, end) (data.rows of each figure). */
@@ -138,6 +153,12 @@ export interface FitAlternative {
 export interface FitOptions {
   strict?: boolean
   alternatives?: boolean
+  /**
+   * `false`: one figure only, never split into parts (an animation, whose frames are one figure):
+   * where the view's two arrangements do not fit at the asked size, the largest text above the
+   * floor, said in the note.
+   */
+  split?: boolean
 }
 
 /** How many tokens a view carries, for the refusal's wording. */
@@ -176,6 +197,7 @@ const VIEW_NAMES: Record<FigureData['view'], string> = {
   heads: 'The heads figure',
   goldlinks: 'The gold alignment figure',
   occlusion: 'The occlusion figure',
+  contributions: 'The contributions figure',
 }
 
 const fmt = (pt: number) => +pt.toFixed(1)
@@ -203,7 +225,10 @@ export function refusal(data: FigureData, spec: FigureSpec, alternatives: readon
   const floors = floorsFor(spec.fontSize)
   const n = tokensOf(data)
   const page = presetOf(spec) ?? `${inches(spec.width)} × ${inches(spec.height)} in`
-  const text = strict ? `${fmt(spec.fontSize)} pt text laid out the usual way` : `text of at least ${fmt(floors.label)} pt`
+  const splits = splittable(data)
+  const text = strict
+    ? `${fmt(spec.fontSize)} pt text laid out the usual way`
+    : `text of at least ${fmt(floors.label)} pt${splits ? `, either way round or split into ${page.startsWith('slide') ? 'slides' : 'figures'}` : ''}`
   const what = `${VIEW_NAMES[data.view]}${n === null ? '' : ` of ${n} tokens`} cannot fit ${page} with ${text}`
   return alternatives.length ? `${what}; try: ${alternatives.map((a) => a.label).join('; ')}.` : `${what}, and nothing tried instead fits.`
 }
@@ -216,12 +241,29 @@ function sizesBetween(asked: number, floor: number): number[] {
   return [...out, +floor.toFixed(3)]
 }
 
+/** The output steps of a figure that can be split into parts, or 0 (a view of one step, or already a part). */
+function stepsOf(data: FigureData): number {
+  if ('rows' in data && data.rows) return 0
+  return (viewDef(data.view)?.steps as ((d: FigureData) => number) | undefined)?.(data) ?? 0
+}
+
+/** Whether a figure can be split into parts of consecutive output steps. */
+export const splittable = (data: FigureData) => stepsOf(data) >= 2
+
+/** The output steps [0, steps) in k consecutive parts, as even as can be. */
+export function evenParts(steps: number, k: number): [number, number][] {
+  return Array.from({ length: k }, (_, i) => [Math.round((i * steps) / k), Math.round(((i + 1) * steps) / k)] as [number, number])
+}
+
+/** The most parts a figure is split into: beyond that a slide holds too few steps to read as one figure. */
+export const MOST_PARTS = 6
+
 /**
  * The figure fitted, or null: (a) the preset's text size; (b) the view's other arrangement at
- * that size; (c) the largest text above the floor either way. On paper each is on the lowest page
- * from the one asked up to a page's text block.
+ * that size; (c) where `shrink`, the largest text above the floor either way. On paper each is on
+ * the lowest page from the one asked up to a page's text block.
  */
-function fitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg, strict = false): FittedFigure | null {
+function fitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg, strict = false, shrink = !strict): FittedFigure | null {
   const floors = floorsFor(spec.fontSize)
   const floor = +floors.label.toFixed(3)
   const grow = growsWithContent(spec)
@@ -257,7 +299,7 @@ function fitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render:
     return tall && lowest(tall)
   }
   const asked = at(spec.fontSize, false) ?? (other ? at(spec.fontSize, true) : null)
-  if (asked || strict || floor >= spec.fontSize) return asked
+  if (asked || !shrink || floor >= spec.fontSize) return asked
   // The largest size that fits, each arrangement searched by halves (a size that fits, the next
   // larger that does not); the usual arrangement where both fit at the same size.
   const sizes = sizesBetween(spec.fontSize, floor)
@@ -278,6 +320,52 @@ function fitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render:
   return best && (grow ? lowest(best) : best)
 }
 
+/** The note of a split figure: how many parts, which steps, and the arrangement where it is the other one. */
+function splitNote(data: FigureData, spec: FigureSpec, parts: FittedPart[]): string {
+  const zh = spec.lang === 'zh'
+  const slides = (presetOf(spec) ?? '').startsWith('slide')
+  const ranges = parts.map((p) => `${p.rows[0] + 1}–${p.rows[1]}`)
+  const alt = parts.some((p) => p.fit.alternative) ? alternativeName(data, spec)?.[zh ? 'zh' : 'en'] : null
+  if (zh) return [`分成 ${parts.length} ${slides ? '张幻灯片' : '幅图'}：第 ${ranges.join('、')} 步`, alt].filter(Boolean).join('；')
+  const what = slides ? 'slides' : 'figures'
+  return [`split into ${parts.length} ${what} to fit at ${fmt(spec.fontSize)} pt: steps ${ranges.join(', ')}`, alt].filter(Boolean).join('; ')
+}
+
+/**
+ * The figure as consecutive parts of its output steps, each at the text size asked (the usual
+ * arrangement, else the other one), in as few parts as fit, up to MOST_PARTS; or null.
+ */
+function splitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg): FittedFigure | null {
+  const steps = stepsOf(data)
+  const most = Math.min(MOST_PARTS, steps)
+  // Where the first of the most parts does not fit, fewer (larger) parts will not either.
+  if (most < 2 || !fitOrNull({ ...data, rows: evenParts(steps, most)[0] } as FigureData, spec, measure, render, false, false)) return null
+  for (let k = 2; k <= most; k++) {
+    const parts: FittedPart[] = []
+    for (const rows of evenParts(steps, k)) {
+      const part = { ...data, rows } as FigureData
+      const fit = fitOrNull(part, spec, measure, render, false, false)
+      if (!fit) break
+      parts.push({ rows, data: part, fit })
+    }
+    if (parts.length < k) continue
+    const note = splitNote(data, spec, parts)
+    return { ...parts[0].fit, note, parts }
+  }
+  return null
+}
+
+/**
+ * The figure as asked or the view's other way at the asked text size; else split into parts at
+ * that size; else (a view of one step, or one whose parts do not fit either: the heads' grid of a
+ * short sentence) the largest text above the floor, said in the note, never silently.
+ */
+function fitAuto(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg, split = true): FittedFigure | null {
+  const splits = split && splittable(data)
+  if (!splits) return fitOrNull(data, spec, measure, render)
+  return fitOrNull(data, spec, measure, render, false, false) ?? splitOrNull(data, spec, measure, render) ?? fitOrNull(data, spec, measure, render)
+}
+
 /** The page presets a figure refused on one page might fit on instead, in the order offered. */
 const OTHER_PAGES: Record<string, (keyof typeof SIZE_PRESETS)[]> = {
   'slide-16x9': ['paper-double'],
@@ -287,41 +375,29 @@ const OTHER_PAGES: Record<string, (keyof typeof SIZE_PRESETS)[]> = {
   custom: ['paper-double', 'slide-16x9'],
 }
 
-/** What does fit where the figure as asked does not: each one fitted, not guessed. */
+/**
+ * What does fit where the figure as asked does not, each one fitted, not guessed: smaller text
+ * (never under the size's floor, 14 pt on a slide), another page, or a larger page.
+ */
 export function fitAlternatives(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg): FitAlternative[] {
   const out: FitAlternative[] = []
-  const fits = (d: FigureData, s: FigureSpec) => fitOrNull(d, s, measure, render)
-  // Smaller text: the largest text-size preset under the size asked.
-  for (const [font, size] of Object.entries(FONT_PRESETS).sort((x, y) => y[1] - x[1])) {
-    if (size >= spec.fontSize) continue
-    const got = fits(data, { ...spec, fontSize: size })
-    if (!got) continue
-    const way = got.alternative ? `, ${alternativeName(data, spec)?.en}` : ''
-    out.push({ label: `fits at ${fmt(got.fontSize)} pt${way}`, font: font as FontPreset, options: `--font ${font}` })
-    break
+  // Smaller text: the largest size from the one asked down to the floor at which it fits whole.
+  const smaller = fitOrNull(data, spec, measure, render, false, true)
+  if (smaller && smaller.fontSize < spec.fontSize) {
+    const way = smaller.alternative ? `, ${alternativeName(data, spec)?.en}` : ''
+    const preset = Object.entries(FONT_PRESETS).find(([, size]) => size === smaller.fontSize)?.[0] as FontPreset | undefined
+    out.push({
+      label: `fits at ${fmt(smaller.fontSize)} pt${way}`,
+      ...(preset ? { font: preset } : {}),
+      fontSize: smaller.fontSize,
+      options: `--font ${preset ?? fmt(smaller.fontSize)}`,
+    })
   }
   // Another page, with its own text size.
   const here = presetOf(spec) ?? 'custom'
   for (const p of OTHER_PAGES[here]) {
     const s = { ...spec, ...SIZE_PRESETS[p], fontSize: FONT_PRESETS[fontForSize(p)] }
-    if (fits(data, s)) out.push({ label: `fits on ${p}`, size: { preset: p, ...SIZE_PRESETS[p] }, options: `--size ${p}` })
-  }
-  // The output steps in two figures.
-  const steps = (viewDef(data.view)?.steps as ((d: FigureData) => number) | undefined)?.(data) ?? 0
-  if (steps >= 4 && !('rows' in data && data.rows)) {
-    const half = Math.ceil(steps / 2)
-    const parts: [number, number][] = [
-      [0, half],
-      [half, steps],
-    ]
-    if (parts.every((rows) => fits({ ...data, rows } as FigureData, spec))) {
-      const what = here.startsWith('slide') ? 'slides' : 'figures'
-      out.push({
-        label: `split into two ${what}: steps 1–${half} and ${half + 1}–${steps}`,
-        parts,
-        options: `--rows 1-${half}, then --rows ${half + 1}-${steps}`,
-      })
-    }
+    if (fitAuto(data, s, measure, render)) out.push({ label: `fits on ${p}`, size: { preset: p, ...SIZE_PRESETS[p] }, options: `--size ${p}` })
   }
   // Where nothing else does: a larger page at the text size asked.
   for (const k of out.length ? [] : [1.5, 2, 3]) {
@@ -330,7 +406,8 @@ export function fitAlternatives(data: FigureData, spec: FigureSpec, measure: Mea
       width: Math.round(spec.width * k),
       height: Math.round((growsWithContent(spec) ? PAPER_MAX_HEIGHT : spec.height) * k),
     }
-    if (size.width > 6000 || size.height > 6000 || !fits(data, { ...spec, width: size.width, height: size.height })) continue
+    if (size.width > 6000 || size.height > 6000 || !fitOrNull(data, { ...spec, width: size.width, height: size.height }, measure, render, false, false))
+      continue
     out.push({
       label: `fits on a ${inches(size.width)} × ${inches(size.height)} in page`,
       size,
@@ -342,15 +419,17 @@ export function fitAlternatives(data: FigureData, spec: FigureSpec, measure: Mea
 }
 
 /**
- * The figure at the largest text size (preset down to the floor), the view's usual arrangement
- * before its other one at each size, and on paper the lowest page at which nothing is off the
- * page, over another text or under the floor. Throws a RefusedError naming what does fit (its
- * details: `{ alternatives }`) when nothing does.
+ * The figure fitted, adapting before anything else: as asked; the view's other arrangement at the
+ * preset's text size; the output steps split into consecutive parts at that size (`parts`, one
+ * slide each); and only for a view that cannot split (one step's figure), the largest text above
+ * the floor, said in the note. On paper each is on the lowest page that fits. Throws a
+ * RefusedError naming what does fit (its details: `{ alternatives }`) when nothing does: smaller
+ * text is one of those, never chosen silently for a figure that could split.
  */
 export function fitFigure(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg, options: FitOptions = {}): FittedFigure {
-  const fit = fitOrNull(data, spec, measure, render, options.strict)
+  const fit = options.strict ? fitOrNull(data, spec, measure, render, true) : fitAuto(data, spec, measure, render, options.split !== false)
   if (fit) return fit
-  const auto = options.strict && options.alternatives !== false ? fitOrNull(data, spec, measure, render) : null
+  const auto = options.strict && options.alternatives !== false ? fitAuto(data, spec, measure, render) : null
   const alternatives: FitAlternative[] = auto
     ? [{ label: `fits when adapted (${auto.note})`, options: '--fit auto' }]
     : options.alternatives === false

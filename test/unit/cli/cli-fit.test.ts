@@ -1,10 +1,10 @@
 /**
- * `attention-lens export` adapts, then refuses (issue 33): the note on stderr says what the fitter
- * did, --fit strict takes only the size asked, a refusal names what fits with the options that make
+ * `attention-lens export` adapts, then refuses (issues 33 and 40): the note on stderr says what the fitter
+ * did (a long sentence split into slides at the preset's text size, every file named), --fit strict takes only the size asked, a refusal names what fits with the options that make
  * it, --rows draws a part, and a paper-double figure has the page the app's export gives it.
  */
-import { spawnSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
@@ -13,7 +13,7 @@ import { renderFigure } from '../../../src/host/export/figure'
 import { figureInUnits } from '../../../src/shared/attention/word-figure'
 import { DEFAULT_FIGURE, SIZE_PRESETS } from '../../../src/shared/figure'
 import { defaultCaption } from '../../../src/shared/figure-context'
-import { popplerWords } from '../host/pdf-readback'
+import { parseBboxLayout, popplerWords } from '../host/pdf-readback'
 import { ROOT, tempDir } from '../../helpers'
 
 const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
@@ -32,20 +32,42 @@ beforeAll(() => {
 }, 300_000)
 
 describe('export adapts, then refuses', () => {
-  it('with the defaults (16:9 slide, 20 pt) a 25-word heatmap is refused naming what fits, with the options for it', () => {
-    const r = run(['export', '--model', MODEL, '--src', SENTENCE, '--out', join(tempDir(), 'h.pdf')])
-    expect(r.code).toBe(2)
-    expect(r.err).toMatch(
-      /cannot fit slide-16x9 with text of at least 14 pt; try: fits at 12 pt \(--font screen\); fits on paper-double \(--size paper-double\); split into two slides: steps 1–(\d+) and (\d+)–\d+ \(--rows 1-\1, then --rows \2-\d+\)\./,
-    )
-    const rows = /--rows (1-\d+)/.exec(r.err)![1]
-    // The first of the two slides, as named.
-    const out = join(tempDir(), 'part.pdf')
-    const part = run(['export', '--model', MODEL, '--src', SENTENCE, '--out', out, '--rows', rows])
-    expect(part.code, part.err).toBe(0)
-    const { page, words } = popplerWords(out)
+  it('with the defaults (16:9 slide, 20 pt) a 25-word heatmap is split into slides at 20 pt: one PDF page each, and --rows draws one part', () => {
+    const out = join(tempDir(), 'h.pdf')
+    const r = run(['export', '--model', MODEL, '--src', SENTENCE, '--out', out])
+    expect(r.code, r.err).toBe(0)
+    const m = /^attention-lens: note: split into (\d) slides to fit at 20 pt: steps 1–(\d+), /.exec(r.err)
+    expect(m, r.err).not.toBeNull()
+    const k = Number(m![1])
+    expect(r.out).toContain(`wrote ${out} (`)
+    expect(r.out).toMatch(new RegExp(`${k} pages: steps 1–${m![2]}, `))
+    // Read back by poppler: a 16:9 page per slide, nothing under 14 pt.
+    const pages = parseBboxLayout(execFileSync('pdftotext', ['-bbox-layout', out, '-']).toString('utf8'))
+    expect(pages).toHaveLength(k)
+    for (const p of pages) {
+      expect([p.width, p.height]).toEqual([960, 540])
+      for (const w of p.words) expect(w.size, w.text).toBeGreaterThan(14 * 0.75 - 0.05)
+    }
+    // The first of the slides, as --rows draws it.
+    const part = join(tempDir(), 'part.pdf')
+    const one = run(['export', '--model', MODEL, '--src', SENTENCE, '--out', part, '--rows', `1-${m![2]}`])
+    expect(one.code, one.err).toBe(0)
+    const { page, words } = popplerWords(part)
     expect([page.width, page.height]).toEqual([960, 540])
-    expect(words.map((w) => w.text).join(' ')).toContain(`output, steps ${rows.replace('-', '–')} of`)
+    expect(words.map((w) => w.text).join(' ')).toContain(`output, steps 1–${m![2]} of`)
+  }, 300_000)
+
+  it('as PNG, a split figure is one file per slide, -1, -2, …, and the CLI names every file it wrote', () => {
+    const dir = tempDir()
+    const out = join(dir, 'lines.png')
+    const r = run(['export', '--model', MODEL, '--src', SENTENCE, '--view', 'lines', '--out', out])
+    expect(r.code, r.err).toBe(0)
+    const k = Number(/split into (\d) slides/.exec(r.err)?.[1])
+    expect(k).toBeGreaterThan(1)
+    const wrote = [...r.out.matchAll(/^wrote (\S+) \(/gm)].map((x) => x[1])
+    expect(wrote).toEqual(Array.from({ length: k }, (_, i) => join(dir, `lines-${i + 1}.png`)))
+    for (const f of wrote) expect(readFileSync(f).subarray(1, 4).toString('latin1')).toBe('PNG')
+    expect(existsSync(out)).toBe(false)
   }, 300_000)
 
   it('auto lays the lines down the page on paper-double and says so; strict refuses, naming --fit auto', () => {

@@ -53,6 +53,10 @@ interface Drawn {
   file: string
   note: string | null
   fontSize: number
+  /** The data each PDF page draws: one, or a part per page of a figure split into parts. */
+  parts: FigureData[]
+  pages?: ReadPage[]
+  /** The first page. */
   page?: ReadPage
 }
 interface Refused {
@@ -71,7 +75,7 @@ async function draw(name: string, data: FigureData, spec: FigureSpec): Promise<v
     const fit = fitted(data, spec)
     const file = join(dir, `${String(drawn.length).padStart(3, '0')}.pdf`)
     writeFileSync(file, await renderFitted(data, fit))
-    drawn.push({ name, data, spec, file, note: fit.note, fontSize: fit.fontSize })
+    drawn.push({ name, data, spec, file, note: fit.note, fontSize: fit.fontSize, parts: fit.parts?.map((p) => p.data) ?? [data] })
   } catch (e) {
     if ((e as Error).name !== 'RefusedError') throw e
     const alternatives = ((e as LensError).details as { alternatives: FitAlternative[] }).alternatives
@@ -89,6 +93,7 @@ async function draw(name: string, data: FigureData, spec: FigureSpec): Promise<v
           file,
           note: fit.note,
           fontSize: fit.fontSize,
+          parts: fit.parts?.map((p) => p.data) ?? [x.data],
         })
       }
   }
@@ -130,7 +135,13 @@ beforeAll(async () => {
     drawn.map((d) => d.file),
     dir,
   )
-  drawn.forEach((d, i) => (d.page = pages[i]))
+  let at = 0
+  for (const d of drawn) {
+    d.pages = pages.slice(at, at + d.parts.length)
+    d.page = d.pages[0]
+    at += d.parts.length
+  }
+  expect(at).toBe(pages.length)
   const say = (d: Drawn) =>
     `${d.name}: ${(d.page!.width / 72).toFixed(2)} × ${(d.page!.height / 72).toFixed(2)} in, ${d.fontSize} pt${d.note ? ` (${d.note})` : ''}`
   console.log(drawn.map(say).join('\n'))
@@ -146,12 +157,14 @@ describe('exports adapt, then refuse: 25-word sentences on a 16:9 slide and on p
 
   it('every figure drawn, and every alternative a refusal names, reads back clean', () => {
     const problems = drawn.flatMap((d) =>
-      pageProblems(
-        d.name,
-        d.page!,
-        d.spec,
-        d.spec.width === SIZE_PRESETS['paper-double'].width && d.spec.height === SIZE_PRESETS['paper-double'].height,
-        labelsOf(d.data),
+      d.pages!.flatMap((page, k) =>
+        pageProblems(
+          `${d.name}${d.parts.length > 1 ? ` p${k + 1}` : ''}`,
+          page,
+          d.spec,
+          d.spec.width === SIZE_PRESETS['paper-double'].width && d.spec.height === SIZE_PRESETS['paper-double'].height,
+          labelsOf(d.parts[k]),
+        ),
       ),
     )
     expect(problems.slice(0, 30), `${problems.length} problems`).toEqual([])
@@ -168,27 +181,27 @@ describe('exports adapt, then refuse: 25-word sentences on a 16:9 slide and on p
       }
   })
 
-  it('says what it did: side by side stacked on paper-double, the lines down the page', () => {
-    expect(drawn.find((x) => x.name === 'sidebyside paper-double 25 words')?.note).toBe('set at 7 pt to fit; stacked')
+  it('says what it did: side by side split into two figures at 8 pt and stacked on paper-double, the lines down the page', () => {
+    // Issue 40: parts at the preset's text size come before smaller text.
+    expect(drawn.find((x) => x.name === 'sidebyside paper-double 25 words')?.note).toMatch(
+      /^split into 2 figures to fit at 8 pt: steps 1–\d+, \d+–\d+; stacked$/,
+    )
     for (const n of words) expect(drawn.find((x) => x.name === `lines paper-double ${n} words`)?.note).toBe('lines drawn down the page to fit')
   })
 
-  it('a refusal names at least one alternative, each drawn above; a long heatmap on a slide offers 12 pt, paper-double and two slides', () => {
+  it('a refusal names at least one alternative, each drawn above; a long heatmap on a slide is split into slides at 20 pt, not refused', () => {
     for (const r of refused) {
       expect(r.alternatives.length, r.message).toBeGreaterThan(0)
       for (const a of r.alternatives) expect(r.message).toContain(a.label)
       expect(drawn.some((d) => d.name.startsWith(`${r.name} → `))).toBe(true)
+      // Never smaller text than 14 pt on a slide.
+      for (const a of r.alternatives) if (a.fontSize !== undefined && r.name.includes('slide')) expect(a.fontSize, r.message).toBeGreaterThanOrEqual(14)
     }
-    // The 26-word sentence's output (33 words) is the longer side: at 12 pt it fits the slide transposed.
-    const transposed = drawn.find((d) => d.name === `heatmap slide-16x9 ${words[1]} words → fits at 12 pt, transposed`)
-    expect(transposed?.note).toBe('transposed to fit')
-    const heatmap = refused.find((r) => r.name === `heatmap slide-16x9 ${words[0]} words`)
-    if (heatmap) {
-      expect(heatmap.alternatives.map((a) => a.label)).toEqual([
-        expect.stringMatching(/^fits at 12 pt$/),
-        'fits on paper-double',
-        expect.stringMatching(/^split into two slides: steps 1–\d+ and \d+–\d+$/),
-      ])
+    for (const n of words) {
+      const heatmap = drawn.find((d) => d.name === `heatmap slide-16x9 ${n} words`)
+      expect(heatmap?.fontSize).toBe(20)
+      expect(heatmap?.note).toMatch(/^split into \d slides to fit at 20 pt: steps 1–\d+, /)
+      expect(heatmap?.pages?.length).toBe(heatmap?.parts.length)
     }
   })
 })

@@ -189,8 +189,11 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
       a: { ...data.a, srcTokens: src10, tgtTokens: tgt13, attention: map10(0) },
       b: { ...data.b, srcTokens: src10, tgtTokens: tgt13, attention: map10(1) },
     }
-    const boxes = (d: FigureData) => textBoxes(renderSvg(d, spec))
-    const grids = (d: FigureData) => (figureOption(d, spec).grid as unknown[]).length
+    // One figure (as an animation asks for it): the largest text above the floor. By default a
+    // figure that can split is split at the preset's size instead (issue 40), and says so.
+    const whole = (d: FigureData) => fitted(d, spec, { split: false })
+    const boxes = (d: FigureData) => textBoxes(whole(d).svg)
+    const grids = (d: FigureData) => (whole(d).option.grid as unknown[]).length
     for (const d of [data, mid, tall]) {
       const texts = boxes(d).map((b) => b.text)
       for (const t of [...d.a.srcTokens, ...d.a.tgtTokens, ...d.b.tgtTokens]) expect(texts, t).toContain(t)
@@ -198,7 +201,10 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     // The sample sentence (12 tokens): three maps; the 10-token one: three maps at 15 pt before two at 17.
     expect(grids(data)).toBe(3)
     expect(grids(mid)).toBe(3)
-    expect(fitted(mid, spec).note).toBe('set at 15 pt to fit')
+    expect(whole(mid).note).toBe('set at 15 pt to fit')
+    const split = fitted(mid, spec)
+    expect(split.fontSize).toBe(FONT_PRESETS.lecture)
+    expect(split.note).toMatch(/^split into \d slides to fit at 20 pt: steps 1–\d+, /)
     expect(boxes(mid).find((b) => b.text === 'regarder')?.size).toBeCloseTo(15, 5)
     // The tall one: A and B at the floor (14 pt), and the line that says where A − B is.
     expect(grids(tall)).toBe(2)

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FONT_PRESETS, fontForSize, SIZE_PRESETS, DEFAULT_FIGURE, type FigureData, type FigureSpec } from '../../../src/shared/figure'
-import { renderFigure } from '../../../src/host/export/figure'
+import { fitted, renderFitted } from '../../../src/host/export/figure'
 import { figureInUnits } from '../../../src/shared/attention/word-figure'
 import { InferenceService } from '../../../src/engine/service'
 import { LoadedModel } from '../../../src/engine/model'
@@ -50,6 +50,8 @@ interface Case {
   file?: string
   refused?: string
   page?: ReadPage
+  /** A figure split into parts (issue 40): each part's page and the labels it must carry. */
+  parts?: { page?: ReadPage; labels: Map<string, number> }[]
   ms?: number
 }
 
@@ -140,9 +142,11 @@ beforeAll(async () => {
       const c: Case = { view: d.data.view, size, lang: d.lang, n: d.n, spec, labels: labelsOf(d.data) }
       const t0 = performance.now()
       try {
-        const pdf = await renderFigure(d.data, spec)
+        const fit = fitted(d.data, spec)
+        const pdf = await renderFitted(d.data, fit)
         c.file = join(dir, `${String(i++).padStart(4, '0')}-${c.view}-${size}-${d.lang}-${d.n ?? 0}.pdf`)
         writeFileSync(c.file, pdf)
+        c.parts = (fit.parts?.map((p) => p.data) ?? [d.data]).map((x) => ({ labels: labelsOf(x) }))
       } catch (e) {
         if ((e as Error).name !== 'RefusedError') throw e
         c.refused = (e as Error).message
@@ -155,8 +159,12 @@ beforeAll(async () => {
     drawn.map((c) => c.file!),
     dir,
   )
-  expect(pages).toHaveLength(drawn.length)
-  drawn.forEach((c, k) => (c.page = pages[k]))
+  let at = 0
+  for (const c of drawn) {
+    for (const part of c.parts!) part.page = pages[at++]
+    c.page = c.parts![0].page
+  }
+  expect(pages).toHaveLength(at)
   seconds = (performance.now() - start) / 1000
   if (process.env.AL_KEEP_FIGURES) console.log(`read-back figures kept in ${dir}`)
 }, 1_200_000)
@@ -181,7 +189,7 @@ function problemsOf(c: Case): string[] {
     if (c.refused.includes('\n') || !/; try: fits|; try: split/.test(c.refused)) out.push(`${name}: refusal names nothing that fits: ${c.refused}`)
     return out
   }
-  return pageProblems(name, c.page!, c.spec, c.size.startsWith('paper'), c.labels)
+  return c.parts!.flatMap((p, k) => pageProblems(c.parts!.length > 1 ? `${name} p${k + 1}` : name, p.page!, c.spec, c.size.startsWith('paper'), p.labels))
 }
 
 describe('exported figures read back with pdftotext: every label, nothing off the page, nothing overlapping, nothing under the floor', () => {

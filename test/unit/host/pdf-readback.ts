@@ -13,6 +13,7 @@ import { ASCENT, DESCENT } from '../../../src/shared/charts/frame'
 import { measureText, textRuns } from '../../../src/host/export/fonts'
 import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
 import type { Translation } from '../../../src/shared/api'
+import { sourceSpan } from '../../../src/shared/charts/views/lines'
 import type { FigureData } from '../../../src/shared/figure'
 
 export interface ReadWord {
@@ -163,23 +164,29 @@ const both = (t: Translation) => [...t.srcTokens, ...t.tgtTokens]
 
 /** The token labels a figure must carry, with how often each occurs. */
 export function labelsOf(data: FigureData): Map<string, number> {
+  // A part of a split figure (issue 40): its own output steps.
+  const cut = <T extends { tgtTokens: string[] }>(t: T): T => ('rows' in data && data.rows ? { ...t, tgtTokens: t.tgtTokens.slice(...data.rows) } : t)
   switch (data.view) {
     case 'heatmap':
-    case 'lines':
-      // A part of a split figure: its own output steps.
-      return counted([...data.translation.srcTokens, ...data.translation.tgtTokens.slice(...(data.rows ?? [0]))])
+      return counted([...data.translation.srcTokens, ...cut(data.translation).tgtTokens])
+    case 'lines': {
+      // A part of the lines draws the source words its steps read (and those between parts).
+      const [s0, s1] = data.rows ? sourceSpan(data.translation.attention, data.translation.srcTokens.length, data.rows) : [0, data.translation.srcTokens.length]
+      return counted([...data.translation.srcTokens.slice(s0, s1), ...cut(data.translation).tgtTokens])
+    }
     case 'positions':
-    case 'heads':
       return counted(both(data.translation))
+    case 'heads':
+      return counted(both(cut(data.translation)))
     case 'local':
     case 'step':
       return counted(data.translation.srcTokens)
     case 'comparison':
       return counted(...data.translations.map((t) => t.tgtTokens))
     case 'whatif':
-      return counted(data.result.original.tgtTokens, data.result.modified.tgtTokens, both(data.result.modified))
+      return counted(cut(data.result.original).tgtTokens, cut(data.result.modified).tgtTokens, both(cut(data.result.modified)))
     case 'sidebyside':
-      return counted(both(data.a), both(data.b))
+      return counted(both(cut(data.a)), both(cut(data.b)))
     case 'beam':
       // Pruned hypotheses are drawn only where the page has room for them.
       return counted(data.translation.beamTree!.nodes.filter((n) => n.status !== 'pruned').map((n) => n.token))

@@ -1,5 +1,5 @@
 import { buildSideBySideFigure } from '../sidebyside'
-import { always, defineView } from './view'
+import { always, defineView, someRowsClamped } from './view'
 
 /** Two attention maps of one sentence on one fixed 0–1 scale, and their difference A − B. */
 export const sidebyside = defineView({
@@ -11,5 +11,8 @@ export const sidebyside = defineView({
   export: { colormap: always },
   // A over B, the difference beside or under them: a portrait page, or a paper column grown taller.
   alternative: { names: { en: 'stacked', zh: '上下排列' } },
-  figure: ({ a, b, names }, spec, frame) => buildSideBySideFigure({ a, b, names, colormap: spec.colormap, colorScale: spec.legend, frame }),
+  // A part of a long sentence: the same output steps of both (the shorter output may end sooner).
+  steps: (d) => Math.max(d.a.tgtTokens.length, d.b.tgtTokens.length),
+  figure: ({ a, b, names, rows }, spec, frame) =>
+    buildSideBySideFigure({ a: someRowsClamped(a, rows), b: someRowsClamped(b, rows), names, colormap: spec.colormap, colorScale: spec.legend, frame }),
 })

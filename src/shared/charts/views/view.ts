@@ -65,7 +65,15 @@ export function someRows(t: Translation, rows: readonly [number, number] | undef
     attention: t.attention.slice(a, b),
     positions: t.positions?.slice(a, b) ?? null,
     windows: t.windows?.slice(a, b) ?? null,
+    ...(t.crossAttention ? { crossAttention: t.crossAttention.slice(a, b) } : {}),
   }
+}
+
+/** Rows [first, end) of a translation that may be shorter than the longest one split (side by side): clamped to its own steps. */
+export function someRowsClamped(t: Translation, rows: readonly [number, number] | undefined): Translation {
+  if (!rows) return t
+  const n = t.tgtTokens.length
+  return someRows(t, [Math.min(rows[0], n), Math.min(rows[1], n)])
 }
 
 /** The frame of a figure of some rows: the highlighted row counted from the first shown, or none. */

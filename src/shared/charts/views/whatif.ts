@@ -4,7 +4,7 @@ import { differing } from '../../differing'
 import { FIGURE_TEXT } from '../figure-text'
 import { keyElements, keyHeight, tokenRowElements, type Frame, type KeyItem } from '../frame'
 import { buildHeatmapOption } from '../heatmap'
-import { always, defineView, type ViewData } from './view'
+import { always, defineView, someRowsClamped, type ViewData } from './view'
 import { graphicElements, type FigureOption } from '../echarts-parts'
 
 /** What-if: the sentence decoded again with forced weights, before and after. */
@@ -15,6 +15,8 @@ export const whatif = defineView({
   tab: { selection: 'keep' },
   cli: 'whatif',
   export: { colormap: always, translation: (d) => d.result.modified },
+  // A part of a long sentence: those output steps of the run before and after, and their weights.
+  steps: (d) => Math.max(d.result.original.tgtTokens.length, d.result.modified.tgtTokens.length),
   figure: whatIfFigure,
 })
 
@@ -33,16 +35,17 @@ function whatIfFigure(data: ViewData<'whatif'>, spec: FigureSpec, f: Frame): Fig
   // A Transformer's override or silence names its head.
   const mode = data.head ? `${named} (${L.heads.name(data.head.layer + 1, data.head.head + 1)})` : named
   const at = data.at === 'all' ? L.everyStep : L.stepN(data.at + 1, original.tgtTokens[data.at] ?? '')
+  const [r0, r1] = data.rows ?? [0, Infinity]
   const rows = [
-    { head: L.before, tokens: original.tgtTokens.map((text, i) => ({ text, mark: marks.original[i] })) },
-    { head: L.after, tokens: modified.tgtTokens.map((text, i) => ({ text, mark: marks.modified[i] })) },
+    { head: L.before, tokens: original.tgtTokens.map((text, i) => ({ text, mark: marks.original[i] })).slice(r0, r1) },
+    { head: L.after, tokens: modified.tgtTokens.map((text, i) => ({ text, mark: marks.modified[i] })).slice(r0, r1) },
   ]
   const key: KeyItem[] = [{ label: `${L.override(mode, at)} · ${L.changed(marks.modified.filter(Boolean).length)}`, symbol: 'underline', color: f.ink.accent }]
   const keyH = keyHeight(key, f.width, fs, f.measure)
   const words = tokenRowElements(rows, f.x, f.y, f.width, f.height * 0.5 - keyH, f)
   const below = words.height + fs * 0.2 + keyH + fs * 0.6
   const k = keyElements(key, f.x, f.y + words.height + fs * 0.2, f.width, f, 'left')
-  const t = modified
+  const t = someRowsClamped(modified, data.rows)
   const heat = buildHeatmapOption({
     srcTokens: t.srcTokens,
     tgtTokens: t.tgtTokens,
@@ -50,6 +53,7 @@ function whatIfFigure(data: ViewData<'whatif'>, spec: FigureSpec, f: Frame): Fig
     colormap: spec.colormap,
     colorScale: spec.legend,
     labels: 'auto',
+    outputTitle: data.rows ? L.outputRows(data.rows[0] + 1, Math.min(data.rows[1], modified.tgtTokens.length), modified.tgtTokens.length) : undefined,
     frame: { ...f, y: f.y + below, height: f.height - below },
   })
   const own = graphicElements(heat)
