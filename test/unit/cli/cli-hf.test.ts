@@ -57,7 +57,7 @@ describe('the CLI on Hugging Face folders', () => {
     expect(ok.code).toBe(0)
     const bad = run(['translate', '--model', join(HF, 'm2m100'), '--src-lang', 'en', '--tgt-lang', 'xx'], 'A dog runs.\n')
     expect(bad.code).toBe(2)
-    expect(bad.err).toMatch(/The model has no language "xx": it knows en, fr, de/)
+    expect(bad.err).toMatch(/m2m100 has no target language "xx"; it knows 3 languages \(English \(en\), French \(fr\), German \(de\)\), by code/)
     const half = run(['translate', '--model', join(HF, 'm2m100'), '--src-lang', 'en'], 'A dog runs.\n')
     expect(half.err).toMatch(/--src-lang and --tgt-lang go together/)
   })

@@ -73,7 +73,7 @@ export function resolveLanguage(asked: string, codes: readonly string[], side: '
     `${model} has no ${side} language "${shown(asked)}"${
       near.length
         ? `; the codes that match it: ${near.slice(0, 12).map(languageLabel).join(', ')}${near.length > 12 ? ` and ${near.length - 12} more` : ''}`
-        : `; it knows ${codes.length} languages (${codes.slice(0, 6).map(languageLabel).join(', ')}…), by code, ISO code (en, fr, zh) or English name`
+        : `; it knows ${codes.length} languages (${codes.slice(0, 6).map(languageLabel).join(', ')}${codes.length > 6 ? '…' : ''}), by code, ISO code (en, fr, zh) or English name`
     }.`,
   )
 }
