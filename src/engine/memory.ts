@@ -51,9 +51,11 @@ export function memoryShortfall(bytes: number, free = freeMemoryBytes()): string
   return need <= free ? null : `needs about ${sizeText(need)}, ${sizeText(free)} free`
 }
 
+/** A model refused because it will not fit the memory free. */
+export class MemoryError extends ContractError {}
+
 /** Refuses a model of `bytes` that will not fit, naming it, its size and the memory. */
 export function checkMemory(name: string, bytes: number, free = freeMemoryBytes()): void {
   const short = memoryShortfall(bytes, free)
-  if (short)
-    throw new ContractError(`${name} (${sizeText(bytes)} of files) ${short}: close other programs, or open a smaller variant (q8 is about 4× smaller).`)
+  if (short) throw new MemoryError(`${name} (${sizeText(bytes)} of files) ${short}: close other programs, or open a smaller variant (q8 is about 4× smaller).`)
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContractError, shown, type ModelSpec } from '../../contract'
-import { checkMemory, sizeText } from '../../memory'
+import { checkMemory, MemoryError, memoryShortfall, sizeText } from '../../memory'
 import { concatBytes, editedModelPieces } from '../../onnx-graph'
 import type { GraphProto } from '../../onnx-proto'
 import type { HfSpec } from '../../tokenizer'
@@ -30,7 +30,7 @@ export const hfFolder: ModelFormat = {
   id: 'hf-seq2seq',
   match: async (path) => (await folderOf(path)) !== null,
   describe: async (path, opts) => (await readFolder(path, opts)).spec,
-  open: openFolder,
+  open: openChosen,
 }
 
 /** The folder a path belongs to: a folder holding config.json, or one of such a folder's .onnx files (beside it or in its onnx/). */
@@ -292,11 +292,35 @@ async function readParts(f: Folder, pastFile: string | null): Promise<{ encoder:
     checkMemory(`The folder's ${f.variant.dtype} model`, total)
   } catch (e) {
     if (!(e instanceof ContractError) || !others.length) throw e
-    throw new ContractError(
+    throw new MemoryError(
       `${e.message.replace(/ \(q8 is about 4× smaller\)\.$/, '.')} The folder also has ${others.map((v) => `${v.dtype} (${sizeText(v.bytes)})`).join(', ')}.`,
     )
   }
   return { encoder, first, past }
+}
+
+/**
+ * The default variant opened, or, where its files turn out larger than memory allows once its
+ * graphs are read (external data whose names do not carry the file's, as torch writes one file per
+ * tensor: choosing counted only the files named after each part), the next most precise one that
+ * fits. A variant asked for (--dtype, or a file of the folder) is refused instead.
+ */
+async function openChosen(path: string, provider: string, opts: OpenOptions = {}): Promise<OpenedModel & { sourceEncoder: SourceEncoder }> {
+  try {
+    return await openFolder(path, provider, opts)
+  } catch (e) {
+    if (!(e instanceof MemoryError) || opts.dtype || PART_FILE.test(basename(path))) throw e
+    const all = folderVariants((await folderOf(path))!)
+    const tried = all.findIndex((v) => memoryShortfall(v.bytes) === null)
+    for (const v of all.slice(tried + 1)) {
+      try {
+        return await openFolder(path, provider, { ...opts, dtype: v.dtype })
+      } catch (next) {
+        if (!(next instanceof MemoryError)) throw next
+      }
+    }
+    throw e
+  }
 }
 
 async function openFolder(path: string, provider: string, opts: OpenOptions = {}): Promise<OpenedModel & { sourceEncoder: SourceEncoder }> {

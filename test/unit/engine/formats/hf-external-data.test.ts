@@ -191,6 +191,28 @@ describe('model size: memory, not a per-file cap', () => {
     }
   })
 
+  it('falls back to the next precision when the default one, once its graphs are read, needs more memory than is free (external data named by tensor, not by file)', async () => {
+    const dir = join(work, 'by-tensor')
+    // fp32 with its weights in files whose names do not carry the .onnx file's (as torch writes one file per tensor), and the q8 variant.
+    externalise(join(HF, 'marian'), dir, { dataName: (f) => `weights-of-${f.replace('.onnx', '')}` })
+    cpSync(join(HF, 'marian-q8', 'onnx'), join(dir, 'onnx'), { recursive: true })
+    const size = (f: string) => statSync(join(dir, 'onnx', f)).size
+    const fp32 = size('encoder_model.onnx') + size('decoder_model_merged.onnx') + size('weights-of-encoder_model') + size('weights-of-decoder_model_merged')
+    const q8 = size('encoder_model_quantized.onnx') + size('decoder_model_merged_quantized.onnx')
+    process.env.AL_FREE_MEMORY_BYTES = String(Math.round(((fp32 + q8) / 2) * 1.3))
+    try {
+      const m = await LoadedModel.open(dir)
+      expect(m.spec.dtype).toBe('q8')
+      await m.release()
+      // Asked for by --dtype, fp32 is refused instead, with the memory it needs.
+      await expect(LoadedModel.open(dir, 'cpu', { dtype: 'fp32' })).rejects.toThrow(
+        /The folder's fp32 model \(7 MB of files\) needs about 9 MB, \d MB free.* The folder also has q8/,
+      )
+    } finally {
+      delete process.env.AL_FREE_MEMORY_BYTES
+    }
+  })
+
   it("reads a tokenizer of NLLB's size (256,206 pieces) without overflowing the stack", async () => {
     const dir = join(work, 'big-vocab')
     cpSync(join(HF, 'marian'), dir, { recursive: true })
