@@ -18,7 +18,7 @@
  * Encoders: gifenc (GIF: LZW and the frame layout; the palette is built here) and upng-js (APNG,
  * lossless RGBA, each frame stored as the rectangle that changed), its deflate done by node's zlib.
  */
-import { applyPalette, GIFEncoder, quantize, type Palette } from 'gifenc'
+import { GIFEncoder, type Palette } from 'gifenc'
 import { deflateSync } from 'node:zlib'
 import UPNG from 'upng-js'
 import { RefusedError } from '../../shared/errors'
@@ -26,6 +26,7 @@ import { COLORMAPS, colorAt } from '../../shared/charts/colormaps'
 import { composeFigure } from '../../shared/charts/figure'
 import { growsWithContent, type FittedFigure } from '../../shared/charts/fit'
 import { INKS } from '../../shared/charts/frame'
+import { wordSteps } from '../../shared/charts/figure-text'
 import { PT_MARKER, WINDOW_STROKE } from '../../shared/charts/heatmap'
 import type { ChartOption } from '../../shared/charts/echarts-parts'
 import type { AnimatedData, AnimationFormat } from '../../shared/animation'
@@ -33,6 +34,7 @@ import { pngPixels, type FigureSpec } from '../../shared/figure'
 import type { BeamNode, BeamTree } from '../../shared/teaching'
 import { fitted, optionSvg, rasterise } from './figure'
 import { fontFiles, measureText, textRuns } from './fonts'
+import { textsAsPaths } from './text-paths'
 
 export { ANIMATED_VIEWS, ANIMATION_FORMATS, isAnimated, type AnimatedData, type AnimationFormat } from '../../shared/animation'
 
@@ -76,6 +78,30 @@ export function stepCaption(step: number, token: string, lang: FigureSpec['lang'
   return lang === 'zh' ? `第 ${step + 1} 步：« ${word} »` : `step ${step + 1}: « ${word} »`
 }
 
+/**
+ * The caption of decoder step `step` (from 0) in a heatmap drawn in words: the step, and the word
+ * it is a piece of, "step 6 · word 5 of 29 (pieces 6–7): « jeune »".
+ */
+export function wordStepCaption(step: number, k: number, words: readonly (readonly [number, number])[], token: string, lang: FigureSpec['lang']): string {
+  const word = token.trim() || token
+  const which = wordSteps(k, words.length, words[k], lang)
+  return lang === 'zh' ? `第 ${step + 1} 步 · ${which}：« ${word} »` : `step ${step + 1} · ${which}: « ${word} »`
+}
+
+/**
+ * The decoder steps of a heatmap drawn in words: for each step (a piece), the word it belongs to;
+ * null where the rows are the steps themselves (pieces, or words of one piece each are still words).
+ */
+function wordOfStep(data: AnimatedData): number[] | null {
+  const spans = data.view === 'heatmap' ? data.translation.words?.tgt : undefined
+  if (!spans?.length) return null
+  const of: number[] = []
+  spans.forEach(([a, b], k) => {
+    for (let p = a; p <= b; p++) of[p] = k
+  })
+  return of
+}
+
 /** The token each frame's caption names: the output's, or in a beam search the best hypothesis' at that step. */
 function stepTokens(data: AnimatedData): string[] {
   if (data.view !== 'beam') return data.translation.tgtTokens
@@ -117,21 +143,25 @@ function check(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw Object.assign(new Error('The animation was cancelled.'), { name: 'AbortError' })
 }
 
-/** Frame t of the heatmap filling: rows up to t drawn, the rest blank; the local window on row t. */
-function heatmapFrame(option: ChartOption, t: number, accent: string): ChartOption {
+/**
+ * A frame of the heatmap filling: rows 0 … filled − 1 drawn, the rest blank; row `now` labelled in
+ * the accent colour and the rows after it unlabelled; the local window on row `now`. In pieces a
+ * step's row is filled at once (filled = now + 1); in words a word's row is filled at its last piece.
+ */
+function heatmapFrame(option: ChartOption, now: number, filled: number, accent: string): ChartOption {
   const series = (option.series as Record<string, unknown>[]).map((s, i) => {
     const data = s.data as { value?: number[] }[] | number[][]
-    if (i === 0) return { ...s, data: (data as { value: number[] }[]).filter((c) => c.value[1] <= t) }
+    if (i === 0) return { ...s, data: (data as { value: number[] }[]).filter((c) => c.value[1] < filled) }
     // The local overlay: [row, p_t, first, last] per row; only the newest row's window.
-    return { ...s, data: (data as number[][]).filter((d) => d[0] === t) }
+    return { ...s, data: (data as number[][]).filter((d) => d[0] === now) }
   })
   const yAxis = option.yAxis as Record<string, unknown> & { axisLabel: Record<string, unknown> & { formatter: (v: string) => string; rich?: object } }
   const label = yAxis.axisLabel
   const formatter = (v: string) => {
     const row = Number(v)
-    if (row > t) return ''
+    if (row > now) return ''
     const text = label.formatter(v)
-    return row === t ? `{now|${text.replace(/^\{sel\|(.*)\}$/, '$1')}}` : text
+    return row === now ? `{now|${text.replace(/^\{sel\|(.*)\}$/, '$1')}}` : text
   }
   return {
     ...option,
@@ -147,10 +177,15 @@ export function planAnimation(
   opts: Pick<AnimationOptions, 'captions' | 'stepMs' | 'holdMs' | 'signal'> = {},
 ): AnimationPlan {
   const tokens = stepTokens(data)
-  const T = tokens.length
+  // One frame per decoder step: in a heatmap drawn in words, a frame per piece of each word.
+  const wordOf = wordOfStep(data)
+  const T = wordOf ? wordOf.length : tokens.length
   if (T === 0) throw new RefusedError('There is nothing to animate: the translation has no output steps.')
   const captions = opts.captions !== false
-  const lines = tokens.map((tok, t) => (captions ? stepCaption(t, tok, spec.lang) : null))
+  const spans = data.view === 'heatmap' ? data.translation.words?.tgt : undefined
+  const lines = Array.from({ length: T }, (_, t) =>
+    !captions ? null : wordOf && spans ? wordStepCaption(t, wordOf[t], spans, tokens[wordOf[t]], spec.lang) : stepCaption(t, tokens[t], spec.lang),
+  )
   const grows = growsWithContent(spec)
   const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
   let frames: AnimationFrame[]
@@ -164,13 +199,16 @@ export function planAnimation(
       null,
     )
     fittedWith = { ...spec, caption: captionFor(spec.caption, widest) }
-    const fit = fitted(data, fittedWith)
+    // One figure whose rows fill in: never split into slides (issue 40's split is for still figures).
+    const fit = fitted(data, fittedWith, { split: false })
     page = fit.spec
     fontSize = fit.fontSize
     frames = lines.map((line, t) => {
       check(opts.signal)
       const { option } = composeFigure(data, { ...page, caption: captionFor(spec.caption, line) }, measureText, fontSize, grows)
-      return { step: t, caption: line, svg: optionSvg(heatmapFrame(option, t, ink.accent), page.width, page.height) }
+      const now = wordOf ? wordOf[t] : t
+      const filled = wordOf && spans ? (spans[now][1] === t ? now + 1 : now) : t + 1
+      return { step: t, caption: line, svg: optionSvg(heatmapFrame(option, now, filled, ink.accent), page.width, page.height) }
     })
   } else {
     // A still figure per step, fitted on its own; then all at the smallest text and the tallest page.
@@ -197,20 +235,13 @@ export function planAnimation(
 
 const hex = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16))
 
-/**
- * The GIF's one palette, in this order: the colour map at 128 evenly spaced values (in the map's
- * order, so a cell's colour is the map's nearest value, never a cluster's mean), a ramp from the
- * background to the text colour (anti-aliased text), the figure's own colours (inks, the local
- * window, p_t), then what the frames still hold (anti-aliased edges on coloured cells, other
- * colours a view uses) by gifenc's quantiser over the first and last frame. Index 0 is the
- * "unchanged" colour and is never chosen for a pixel.
- */
-export function gifPalette(spec: Pick<FigureSpec, 'colormap' | 'theme'>, samples: Uint8Array[]): Palette {
+/** The colours a figure is drawn in, as the view's builders name them: they go into the GIF's palette exactly. */
+function viewColours(spec: Pick<FigureSpec, 'colormap' | 'theme'>): number[][] {
   const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
   const own: number[][] = []
-  for (let i = 0; i < 128; i++) own.push(colorAt(spec.colormap, i / 127))
+  for (let i = 0; i < 64; i++) own.push(colorAt(spec.colormap, i / 63))
   const [bg, fg] = [hex(ink.background), hex(ink.text)]
-  for (let i = 0; i < 24; i++) own.push(bg.map((b, k) => Math.round(b + ((fg[k] - b) * i) / 23)))
+  for (let i = 0; i < 16; i++) own.push(bg.map((b, k) => Math.round(b + ((fg[k] - b) * i) / 15)))
   for (const c of [
     ink.muted,
     ink.axis,
@@ -224,32 +255,104 @@ export function gifPalette(spec: Pick<FigureSpec, 'colormap' | 'theme'>, samples
     ...COLORMAPS[spec.colormap],
   ])
     own.push(hex(c))
-  const seen = new Set<string>()
-  const palette: number[][] = [[...bg]]
-  for (const c of own) {
-    const key = c.join()
-    if (!seen.has(key)) {
-      seen.add(key)
+  return own
+}
+
+/** A colour as one number, 0xRRGGBB. */
+const rgbKey = (r: number, g: number, b: number) => (r << 16) | (g << 8) | b
+/** How far apart two colours look, roughly: channels weighted as the eye weighs them (green most). */
+function distance(a: number, b: number): number {
+  const dr = ((a >> 16) & 255) - ((b >> 16) & 255)
+  const dg = ((a >> 8) & 255) - ((b >> 8) & 255)
+  const db = (a & 255) - (b & 255)
+  return 2 * dr * dr + 4 * dg * dg + 3 * db * db
+}
+
+/**
+ * How often each colour occurs over every frame (the frames flattened, 0xRRGGBB per pixel): the
+ * colours seen, most frequent first, each with its count.
+ */
+export function colourCounts(frames: Uint32Array[]): { colours: Uint32Array; counts: Uint32Array } {
+  const count = new Uint32Array(1 << 24)
+  const seen: number[] = []
+  for (const px of frames)
+    for (let i = 0; i < px.length; i++) {
+      const c = px[i]
+      if (count[c]++ === 0) seen.push(c)
+    }
+  // Most frequent first; ties by colour, so the same frames give the same palette.
+  seen.sort((a, b) => count[b] - count[a] || a - b)
+  return { colours: Uint32Array.from(seen), counts: Uint32Array.from(seen, (c) => count[c]) }
+}
+
+/**
+ * The GIF's one palette, built from the colours the frames hold (issue 40: the old palette, the
+ * colour map plus a few clusters of the first and last frames, turned the step-through's pale
+ * encoder cells white). Index 0 is the "unchanged" colour and is never chosen for a pixel. Where
+ * the frames hold at most 255 colours, they are the palette and the GIF is exact. Otherwise, in
+ * this order: the view's own colours (the colour map, a ramp from background to text, the inks,
+ * the local window and p_t) where the frames use them; then, one at a time, the colour the frames
+ * hold whose pixels are worst served (its count times its distance to the nearest colour already
+ * in), until 255. A pixel then takes its nearest colour.
+ */
+export function gifPalette(spec: Pick<FigureSpec, 'colormap' | 'theme'>, colours: Uint32Array, counts: Uint32Array): Palette {
+  const bg = hex(INKS[spec.theme === 'dark' ? 'dark' : 'light'].background)
+  const palette: number[] = []
+  const inPalette = new Set<number>()
+  const add = (c: number) => {
+    if (palette.length < 255 && !inPalette.has(c)) {
+      inPalette.add(c)
       palette.push(c)
     }
   }
-  // The rest from the pixels the fixed colours are furthest from.
-  const free = 256 - palette.length
-  if (free > 0 && samples.length) {
-    const far: number[] = []
-    for (const px of samples) {
-      const idx = applyPalette(px, palette.slice(1))
-      for (let i = 0; i < idx.length; i += 7) {
-        const c = palette[idx[i] + 1]
-        const d = Math.abs(c[0] - px[4 * i]) + Math.abs(c[1] - px[4 * i + 1]) + Math.abs(c[2] - px[4 * i + 2])
-        if (d > 24) far.push(px[4 * i], px[4 * i + 1], px[4 * i + 2], 255)
+  if (colours.length <= 255) colours.forEach(add)
+  else {
+    // Each colour's distance to its nearest palette entry, kept up to date as entries come in.
+    const near = new Float64Array(colours.length).fill(Infinity)
+    const take = (c: number) => {
+      if (palette.length >= 255 || inPalette.has(c)) return
+      add(c)
+      for (let i = 0; i < colours.length; i++) {
+        const d = distance(colours[i], c)
+        if (d < near[i]) near[i] = d
       }
     }
-    if (far.length) for (const c of quantize(new Uint8Array(far), free)) palette.push([c[0], c[1], c[2]])
+    const used = new Set(colours)
+    for (const [r, g, b] of viewColours(spec)) {
+      const c = rgbKey(r, g, b)
+      if (used.has(c)) take(c)
+    }
+    // Then, one at a time, the colour whose pixels are worst served: its count times its distance to the nearest entry.
+    while (palette.length < 255) {
+      let worst = -1
+      let cost = 0
+      for (let i = 0; i < colours.length; i++) {
+        const e = counts[i] * near[i]
+        if (e > cost) [worst, cost] = [i, e]
+      }
+      if (worst < 0) break
+      take(colours[worst])
+    }
   }
-  return palette
+  return [bg, ...palette.map((c) => [(c >> 16) & 255, (c >> 8) & 255, c & 255])]
 }
 
+/** Each colour's palette index (the nearest entry, index 0 never), in a table over every 24-bit colour the frames hold. */
+function paletteIndex(palette: Palette, colours: Uint32Array): Uint8Array {
+  const keys = palette.map(([r, g, b]) => rgbKey(r, g, b))
+  const index = new Uint8Array(1 << 24)
+  for (const c of colours) {
+    let best = 1
+    let bestD = Infinity
+    for (let k = 1; k < keys.length; k++) {
+      const d = distance(c, keys[k])
+      if (d < bestD) [best, bestD] = [k, d]
+      if (d === 0) break
+    }
+    index[c] = best
+  }
+  return index
+}
 /**
  * The font files the frames need: the CJK ones (two large collections, which resvg reads again
  * for every frame, a third of a frame's time) only where some text has a CJK run.
@@ -262,13 +365,18 @@ function framesFonts(frames: AnimationFrame[]): string[] {
   return cjk || latin.length === 0 ? all : latin
 }
 
-/** RGBA over the page's background (a GIF has no partial transparency). */
-function flatten(px: Uint8Array, bg: number[]): Uint8Array {
-  const out = new Uint8Array(px.length)
-  for (let i = 0; i < px.length; i += 4) {
-    const a = px[i + 3] / 255
-    for (let k = 0; k < 3; k++) out[i + k] = Math.round(px[i + k] * a + bg[k] * (1 - a))
-    out[i + 3] = 255
+/** RGBA over the page's background (a GIF has no partial transparency), as one 0xRRGGBB number a pixel. */
+function flatten(px: Uint8Array, bg: number[]): Uint32Array {
+  const out = new Uint32Array(px.length / 4)
+  const under = rgbKey(bg[0], bg[1], bg[2])
+  for (let i = 0, j = 0; j < out.length; i += 4, j++) {
+    const a = px[i + 3]
+    if (a === 255) out[j] = (px[i] << 16) | (px[i + 1] << 8) | px[i + 2]
+    else if (a === 0) out[j] = under
+    else {
+      const u = 255 - a
+      out[j] = rgbKey(Math.round((px[i] * a + bg[0] * u) / 255), Math.round((px[i + 1] * a + bg[1] * u) / 255), Math.round((px[i + 2] * a + bg[2] * u) / 255))
+    }
   }
   return out
 }
@@ -291,35 +399,39 @@ export async function renderAnimation(data: AnimatedData, spec: FigureSpec, opts
   const [width, height] = pngPixels(page)
   const total = frames.length + 1
   const pixels: Uint8Array[] = []
+  const flat: Uint32Array[] = []
   const bg = hex(INKS[page.theme === 'dark' ? 'dark' : 'light'].background)
   const files = framesFonts(frames)
   for (const f of frames) {
     check(opts.signal)
-    const img = rasterise(f.svg, page, files)
+    const img = rasterise(textsAsPaths(f.svg), page, files)
     if (img.width !== width || img.height !== height) throw new Error(`frame ${f.step + 1} came out ${img.width}×${img.height}, not ${width}×${height}`)
-    // A copy of its own: gifenc reads the pixels as 32-bit words from offset 0.
-    const px = new Uint8Array(img.pixels)
-    pixels.push(opts.format === 'gif' ? flatten(px, bg) : px)
-    opts.onProgress?.(pixels.length, total)
+    if (opts.format === 'gif') flat.push(flatten(img.pixels, bg))
+    else pixels.push(new Uint8Array(img.pixels))
+    opts.onProgress?.(pixels.length + flat.length, total)
     // Let a cancel and other work in.
     await new Promise((r) => setImmediate(r))
   }
   check(opts.signal)
-  const bytes = opts.format === 'gif' ? encodeGif(pixels, width, height, delays, page) : encodeApng(pixels, width, height, delays)
+  const bytes = opts.format === 'gif' ? encodeGif(flat, width, height, delays, page) : encodeApng(pixels, width, height, delays)
   opts.onProgress?.(total, total)
   return { bytes, frames: frames.length, width, height, delays, plan }
 }
 
-function encodeGif(pixels: Uint8Array[], width: number, height: number, delays: number[], spec: FigureSpec): Buffer {
-  const palette = gifPalette(spec, [pixels[0], pixels[pixels.length - 1]])
+/**
+ * The GIF: one palette from every frame's colours (gifPalette), each pixel its nearest entry by a
+ * table made once; from the second frame on, a pixel that did not change since the last frame is
+ * index 0, transparent, so the frame is mostly long runs that LZW packs to little.
+ */
+function encodeGif(frames: Uint32Array[], width: number, height: number, delays: number[], spec: FigureSpec): Buffer {
+  const { colours, counts } = colourCounts(frames)
+  const palette = gifPalette(spec, colours, counts)
+  const index = paletteIndex(palette, colours)
   const gif = GIFEncoder()
-  let prev: Uint8Array | null = null
-  pixels.forEach((px, i) => {
-    const idx = applyPalette(px, palette.slice(1))
-    for (let k = 0; k < idx.length; k++) idx[k] += 1
-    // What did not change since the last frame is index 0, transparent: long runs LZW packs to little.
-    const out = prev ? idx.map((v, k) => (v === prev![k] ? 0 : v)) : idx
-    prev = idx
+  const out = new Uint8Array(width * height)
+  frames.forEach((px, i) => {
+    const prev = i > 0 ? frames[i - 1] : null
+    for (let k = 0; k < px.length; k++) out[k] = prev && prev[k] === px[k] ? 0 : index[px[k]]
     gif.writeFrame(
       out,
       width,

@@ -7,7 +7,15 @@ declare module 'fontkit' {
     ascent: number
     descent: number
     hasGlyphForCodePoint(codePoint: number): boolean
-    layout(text: string): { advanceWidth: number }
+    layout(text: string): {
+      advanceWidth: number
+      glyphs: { path: Path }[]
+      positions: { xAdvance: number; yAdvance: number; xOffset: number; yOffset: number }[]
+    }
+  }
+  export interface Path {
+    translate(x: number, y: number): Path
+    toSVG(): string
   }
   export interface FontCollection {
     fonts: Font[]

@@ -62,8 +62,36 @@ const NOTES: Record<FigureLang, Record<'words' | 'pieces' | 'steps', string>> = 
   },
 }
 
-/** One sentence for the figure's metadata (PDF subject, SVG description, PNG text): what its rows and columns are. */
+/**
+ * What the rows of the figure's weights sum to, where that is not 1 (issue 40 #5): local-p
+ * multiplies the softmax by a Gaussian, so its rows sum to less (0.32–0.99 on a 25-word sentence).
+ * Null where every row sums to 1 (within 0.01), or the figure has no single matrix of weights.
+ */
+function rowSums(data: FigureData): [number, number] | null {
+  const t = 'translation' in data ? data.translation : data.view === 'whatif' ? data.result.modified : null
+  if (!t || t.attention.length === 0) return null
+  const sums = t.attention.map((r) => r.reduce((a, b) => a + b, 0))
+  const [lo, hi] = [Math.min(...sums), Math.max(...sums)]
+  return lo < 0.99 || hi > 1.01 ? [lo, hi] : null
+}
+
+const SUMS: Record<FigureLang, { words: string; other: (lo: string, hi: string) => string }> = {
+  en: {
+    words: "Units: words. A source word receives the sum of the weights of its subword pieces; an output word's row is the mean of its pieces' rows.",
+    other: (lo, hi) => ` The weights are the softmax times local-p's Gaussian, so a row sums to less than 1: here ${lo} to ${hi}.`,
+  },
+  zh: {
+    words: '单位：词。源语言词得到其各子词片段权重之和；输出词的一行是其各片段行的平均。',
+    other: (lo, hi) => `权重是 softmax 乘以 local-p 的高斯因子，因此每行之和小于 1：这里为 ${lo} 到 ${hi}。`,
+  },
+}
+
+/** One sentence for the figure's metadata (PDF subject, SVG description, PNG text): what its rows and columns are, and what a row sums to. */
 export function unitsNote(data: FigureData, lang: FigureLang = 'en'): string | null {
   const u = figureUnits(data)
-  return u && NOTES[lang][u]
+  if (!u) return null
+  const sums = rowSums(data)
+  if (!sums) return NOTES[lang][u]
+  const [lo, hi] = sums.map((x) => x.toFixed(2))
+  return (u === 'words' ? SUMS[lang].words : NOTES[lang][u]) + SUMS[lang].other(lo, hi)
 }

@@ -26,6 +26,8 @@ export interface FigureText {
   sourceLength: string
   bleu: string
   scores: string
+  /** After the scores' title where some positions are masked: their score is −∞ before the softmax. */
+  masked: string
   softmax: string
   gaussianStage: string
   context: string
@@ -89,6 +91,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     sourceLength: 'source length (tokens; sentences)',
     bleu: 'BLEU',
     scores: 'scores eₜⱼ',
+    masked: '−∞: masked',
     softmax: 'softmax αₜⱼ',
     gaussianStage: 'Gaussian × softmax = final aₜⱼ',
     context: 'context cₜ = Σⱼ aₜⱼ hⱼ',
@@ -142,6 +145,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     sourceLength: '源句长度（词元；句数）',
     bleu: 'BLEU',
     scores: '打分 eₜⱼ',
+    masked: '−∞：被屏蔽',
     softmax: 'softmax αₜⱼ',
     gaussianStage: '高斯 × softmax = 最终权重 aₜⱼ',
     context: '上下文向量 cₜ = Σⱼ aₜⱼ hⱼ',
@@ -173,4 +177,15 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
       best: '最一致',
     },
   },
+}
+
+/**
+ * A word of a translation in words, named by its decoder steps (issue 40: one count of steps, the
+ * decoder's, which writes one piece a step): "word 5 of 29 (pieces 6–7)", "word 4 of 29 (piece 5)".
+ * `k` counts from 0, `span` is the word's first and last piece, from 0.
+ */
+export function wordSteps(k: number, words: number, span: readonly [number, number], lang: FrameLang = 'en'): string {
+  const [a, b] = [span[0] + 1, span[1] + 1]
+  if (lang === 'zh') return `第 ${k + 1} / ${words} 个词（${a === b ? `片段 ${a}` : `片段 ${a}–${b}`}）`
+  return `word ${k + 1} of ${words} (${a === b ? `piece ${a}` : `pieces ${a}–${b}`})`
 }

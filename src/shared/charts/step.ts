@@ -55,6 +55,23 @@ export function softmax(scores: number[]): number[] {
 }
 
 /**
+ * The source positions a step masks (issue 40 #5): the model computed a score for them but set it
+ * to −∞ before the softmax (a Bahdanau model masks its source's </s>), so their weight is exactly 0
+ * although their score would have given them weight. A position outside a local window is not
+ * masked (it is outside), nor is one whose score is so low that the softmax gives it nothing anyway.
+ * `weights` are the softmax's (for a local model, the in-window softmax).
+ */
+export function maskedPositions(scores: readonly number[], weights: readonly number[], window: [number, number] | null = null): boolean[] {
+  const S = weights.length
+  const [lo, hi] = usedRange(S, window)
+  const inside = scores.filter((e, j) => j >= lo && j <= hi && Number.isFinite(e))
+  if (scores.length < S || inside.length === 0) return weights.map(() => false)
+  const top = Math.max(...inside)
+  // exp(−30) ≈ 1e-13: a weight float32 still holds, so a 0 there is the mask's, not the softmax's.
+  return weights.map((w, j) => j >= lo && j <= hi && w === 0 && Number.isFinite(scores[j]) && scores[j] - top > -30)
+}
+
+/**
  * The context vector over the first `dims` dimensions: c[d] = Σ_j weights[j] · states[j][d].
  * Rows missing from `states` (or short rows) count as zeros; `dims` is capped at the widest row.
  */
@@ -186,13 +203,28 @@ const barItem = (v: number, color: string, j: number, selectedCol: number | null
 export interface ScoresInput extends StepBarsInput {
   /** e_tj, one per source token. */
   scores: number[]
+  /** The positions masked before the softmax (maskedPositions): greyed and labelled −∞. */
+  masked?: boolean[]
 }
 
 /** Stage 1: the raw scores e_tj (any sign, any size); for local models, bars outside the window are greyed. */
 export function buildScoresOption(input: ScoresInput): ChartOption {
   const S = input.srcTokens.length
   const [lo, hi] = usedRange(S, input.window)
-  const data = input.srcTokens.map((_, j) => barItem(input.scores[j] ?? 0, j >= lo && j <= hi ? COLORS.score : COLORS.outside, j, input.selectedCol))
+  const data = input.srcTokens.map((_, j) =>
+    input.masked?.[j]
+      ? {
+          ...barItem(input.scores[j] ?? 0, COLORS.outside, j, input.selectedCol),
+          label: {
+            show: true,
+            position: (input.scores[j] ?? 0) >= 0 ? ('top' as const) : ('bottom' as const),
+            formatter: '−∞',
+            fontSize: 12,
+            color: '#111827',
+          },
+        }
+      : barItem(input.scores[j] ?? 0, j >= lo && j <= hi ? COLORS.score : COLORS.outside, j, input.selectedCol),
+  )
   return barBase(
     input,
     { type: 'value', scale: false, splitNumber: 4, axisLabel: { fontSize: 11 } },
@@ -207,7 +239,7 @@ export function buildScoresOption(input: ScoresInput): ChartOption {
         markLine: { symbol: 'none', silent: true, lineStyle: { color: '#94a3b8', width: 1 }, label: { show: false }, data: [{ yAxis: 0 }] },
       },
     ],
-    (j, v) => `${escapeHtml(input.srcTokens[j])}<br/>e = <b>${fmt(v)}</b>`,
+    (j, v) => `${escapeHtml(input.srcTokens[j])}<br/>e = <b>${fmt(v)}</b>${input.masked?.[j] ? ' → −∞ (masked)' : ''}`,
   )
 }
 
@@ -573,11 +605,13 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
     : { x: f.x, y: f.y + f.height * (1 - ctxShare) + fs * 0.5, width: f.width, height: f.height * ctxShare - fs * 0.5 }
   const [lo, hi] = usedRange(S, input.window)
   const local = input.window !== null
+  const masked = maskedPositions(input.scores, input.alpha, input.window)
   type Panel = { title: string; min: number; max: number; series: (grid: number) => ChartSeries[] }
   const pick = (a: number[], j: number) => a[j] ?? 0
   const panels: Panel[] = [
     {
-      title: `1  ${L.scores}`,
+      // A masked position's bar is its raw score, greyed, and labelled −∞: the score the softmax used.
+      title: `1  ${L.scores}${masked.some(Boolean) ? `   (${L.masked})` : ''}`,
       min: Math.min(0, ...input.scores),
       max: Math.max(0, ...input.scores),
       series: (g) => [
@@ -586,7 +620,15 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
           xAxisIndex: 2 * g,
           yAxisIndex: g,
           barMaxWidth: fs * 2,
-          data: input.srcTokens.map((_, j) => ({ value: pick(input.scores, j), itemStyle: { color: j >= lo && j <= hi ? COLORS.score : COLORS.outside } })),
+          data: input.srcTokens.map((_, j) =>
+            masked[j]
+              ? {
+                  value: pick(input.scores, j),
+                  itemStyle: { color: COLORS.outside, borderColor: COLORS.score, borderType: 'dashed', borderWidth: 1 },
+                  label: { show: true, position: pick(input.scores, j) >= 0 ? 'top' : 'bottom', formatter: '−∞', fontSize: fs, color: f.ink.text },
+                }
+              : { value: pick(input.scores, j), itemStyle: { color: j >= lo && j <= hi ? COLORS.score : COLORS.outside } },
+          ),
           markArea: windowArea(input.window, S),
         },
       ],

@@ -60,6 +60,7 @@ const selection = ({ lens }: TabContext): Selection => ({
 export const TAB_COMPONENTS: Record<TabView, TabComponent> = {
   heatmap: tab(HeatmapView, (c) => ({
     translation: c.drawn,
+    pieces: c.shown,
     model: c.model,
     models: c.lens.models,
     head: c.lens.head,

@@ -22,6 +22,10 @@ table.grid thead th span { writing-mode: vertical-rl; transform: rotate(180deg);
 table.grid tbody th { text-align: right; }
 table.grid tr.now th { color: var(--accent); font-weight: bold; }
 table.grid tr.now td { border-top: 2px solid var(--accent); border-bottom: 2px solid var(--accent); }
+table.grid td.win { border-top: 2px solid #f97316; border-bottom: 2px solid #f97316; }
+table.grid td.win-first { border-left: 2px solid #f97316; } table.grid td.win-last { border-right: 2px solid #f97316; }
+table.grid td.pt { position: relative; }
+table.grid td.pt::after { content: '\\25BE'; position: absolute; left: 0; right: 0; top: -2px; text-align: center; font-size: 14px; line-height: 1; color: #111827; text-shadow: 0 0 2px #fff, 0 0 2px #fff; }
 .readout { min-height: 1.5em; font-variant-numeric: tabular-nums; }
 .tip { position: absolute; pointer-events: none; background: #111827; color: #fff; padding: .15rem .45rem; border-radius: 4px; font-size: .85rem; white-space: nowrap; }
 table.stages { border-collapse: collapse; margin: .4rem 0; }
@@ -82,12 +86,12 @@ export const HTML_CLIENT = String.raw`
   }
   var T = D.pieces.tgt.length;
   var S = D.pieces.src.length;
-  var state = { units: D.words ? D.units : 'pieces', head: null, step: 0, focus: [0, 0] };
+  var state = { units: D.words ? D.units : D.wordsOnly ? 'words' : 'pieces', head: null, step: 0, focus: [0, 0] };
 
   function current() {
     if (state.head) return { src: D.pieces.src, tgt: D.pieces.tgt, attention: D.heads.map(function (st) { return st[state.head[0]][state.head[1]]; }), steps: true };
     var m = state.units === 'words' && D.words ? D.words : D.pieces;
-    return { src: m.src, tgt: m.tgt, attention: m.attention, steps: m === D.pieces };
+    return { src: m.src, tgt: m.tgt, attention: m.attention, steps: m === D.pieces && !D.wordsOnly, spans: m === D.words ? m.spans : null, windows: m.windows, positions: m.positions };
   }
 
   // ---- the heatmap ----
@@ -105,11 +109,21 @@ export const HTML_CLIENT = String.raw`
     var body = make('tbody');
     m.tgt.forEach(function (w, t) {
       var tr = make('tr');
-      if (m.steps && t === state.step) tr.className = 'now';
+      if ((m.steps && t === state.step) || (m.spans && m.spans[t][0] <= state.step && state.step <= m.spans[t][1])) tr.className = 'now';
       tr.appendChild(make('th', { scope: 'row' }, w));
+      // A local model's window [p_t - D, p_t + D] outlined on its row, and p_t marked.
+      var win = !state.head && m.windows ? m.windows[t] : null;
+      var lo = win ? Math.ceil(win[0] - 1e-6) : -1, hi = win ? Math.floor(win[1] + 1e-6) : -2;
+      var pt = !state.head && m.positions ? Math.round(m.positions[t]) : null;
       m.attention[t].forEach(function (v, s) {
         var rgb = colour(v);
         var td = make('td', { role: 'gridcell', tabindex: t === state.focus[0] && s === state.focus[1] ? '0' : '-1', 'aria-label': say(m, t, s), 'data-t': t, 'data-s': s });
+        var cls = [];
+        if (s >= lo && s <= hi) cls.push('win');
+        if (s === lo) cls.push('win-first');
+        if (s === hi) cls.push('win-last');
+        if (s === pt) cls.push('pt');
+        if (cls.length) td.className = cls.join(' ');
         td.style.background = css(rgb);
         tr.appendChild(td);
       });
@@ -123,10 +137,12 @@ export const HTML_CLIENT = String.raw`
       row.forEach(function (v, s) { if (v > row[best]) best = s; });
       sum.appendChild(make('li', null, q(w) + ' reads ' + q(m.src[best]) + ' most (' + row[best].toFixed(2) + ')'));
     });
-    $('note').textContent = state.head ? 'Units: subword pieces (one head draws over decoder steps).' : D.notes[state.units === 'words' && D.words ? 'words' : 'pieces'] || '';
+    $('note').textContent = (state.head ? 'Units: subword pieces (one head draws over decoder steps).' : D.notes[state.units === 'words' && D.words ? 'words' : 'pieces'] || '') +
+      (!state.head && m.windows ? ' Orange outline: the local window [p\u209c \u2212 D, p\u209c + D] of each row; \u25be: p\u209c, the position the model predicted.' : '');
     $('showing').textContent = state.head ? 'Showing layer ' + (state.head[0] + 1) + ', head ' + (state.head[1] + 1) : (D.heads ? "Showing the heads' average" : '');
     $('average').hidden = !state.head;
-    document.querySelectorAll('#units input').forEach(function (r) { r.checked = r.value === (state.head ? 'pieces' : state.units); r.disabled = !D.words || !!state.head; });
+    var shown = state.head ? 'pieces' : D.wordsOnly ? 'words' : state.units === 'words' && D.words ? 'words' : 'pieces';
+    document.querySelectorAll('#units input').forEach(function (r) { r.checked = r.value === shown; r.disabled = !D.words || !!state.head; });
   }
   function cellOf(e) { var td = e.target.closest && e.target.closest('td[data-t]'); return td; }
   function show(td, where) {
@@ -148,7 +164,7 @@ export const HTML_CLIENT = String.raw`
     if (!td) return;
     var m = current(), t = +td.dataset.t, s = +td.dataset.s;
     var moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-    if (e.key === 'Enter' && m.steps) { setStep(t); $('step').focus(); e.preventDefault(); return; }
+    if (e.key === 'Enter' && (m.steps || m.spans)) { setStep(m.spans ? m.spans[t][0] : t); $('step').focus(); e.preventDefault(); return; }
     var d = moves[e.key];
     if (e.key === 'Home') d = [0, -s];
     if (e.key === 'End') d = [0, m.src.length - 1 - s];
@@ -169,7 +185,7 @@ export const HTML_CLIENT = String.raw`
   // ---- the step slider: scores -> softmax (-> x Gaussian) -> context ----
   var slider = $('step');
   slider.max = String(T);
-  function stageRow(table, name, values, scaled, window) {
+  function stageRow(table, name, values, scaled, window, masked) {
     if (!values || !values.length) return;
     var lo = Math.min.apply(null, values), hi = Math.max.apply(null, values);
     var tr = make('tr');
@@ -178,8 +194,9 @@ export const HTML_CLIENT = String.raw`
       var x = scaled ? (hi > lo ? (v - lo) / (hi - lo) : 0) : v;
       var rgb = colour(x);
       // As the figures' cells: no leading zero, so a 25-word sentence's row fits the page.
-      var td = make('td', null, Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2).replace(/^(-?)0\./, '$1.'));
-      if (window && (s < window[0] || s > window[1])) td.className = 'out';
+      var off = masked && masked.indexOf(s) >= 0;
+      var td = make('td', off ? { title: 'masked: the score is set to \u2212\u221e before the softmax' } : null, off ? '\u2212\u221e' : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2).replace(/^(-?)0\./, '$1.'));
+      if (off || (window && (s < window[0] || s > window[1]))) td.className = 'out';
       td.style.background = css(rgb);
       td.style.color = inkOn(rgb);
       tr.appendChild(td);
@@ -201,10 +218,13 @@ export const HTML_CLIENT = String.raw`
     head.appendChild(make('td', { 'aria-hidden': 'true' }));
     D.pieces.src.forEach(function (s) { var th = make('th', { scope: 'col' }); th.appendChild(make('span', null, s)); head.appendChild(th); });
     table.appendChild(head);
-    stageRow(table, '1. scores', st.scores && st.scores[state.step], true, cells);
+    var masked = st.masked && st.masked[state.step] || [];
+    stageRow(table, '1. scores', st.scores && st.scores[state.step], true, cells, masked);
     stageRow(table, '2. softmax', st.softmax[state.step], false, cells);
     if (st.gaussian) stageRow(table, '3. \u00d7 Gaussian', st.gaussian[state.step], false, cells);
     if (st.gaussian) stageRow(table, '4. weights', st.final[state.step], false, cells);
+    if (masked.length) box.appendChild(make('p', { class: 'muted', id: 'masked' }, 'Masked: ' + masked.map(function (j) { return '\u00ab ' + D.pieces.src[j] + ' \u00bb'; }).join(', ') +
+      '. The model computed a score, but sets it to \u2212\u221e before the softmax (\u03b1 = exp(e) / \u03a3 exp(e)), so its weight is exactly 0 however high the score.'));
     var wrap = make('div', { class: 'hm-wrap', tabindex: '0', role: 'region', 'aria-label': 'The stages of step ' + (state.step + 1) });
     wrap.appendChild(table);
     box.appendChild(wrap);
@@ -221,7 +241,8 @@ export const HTML_CLIENT = String.raw`
       c.forEach(function (v) { var sp = make('span'); sp.style.background = css(colour((v / big + 1) / 2)); strip.appendChild(sp); });
       box.appendChild(strip);
     }
-    if (current().steps) drawHeatmap();
+    var cur = current();
+    if (cur.steps || cur.spans) drawHeatmap();
   }
   slider.addEventListener('input', function () { setStep(+slider.value - 1); });
 

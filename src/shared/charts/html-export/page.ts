@@ -14,10 +14,11 @@
  * Plain TypeScript without Node: the CLI writes the page, and the app's export dialog makes it in
  * the renderer and saves it as text.
  */
-import type { Translation } from '../../api'
+import type { ModelInfo, Translation } from '../../api'
 import { inUnits } from '../../attention/word-translation'
 import { unitsNote } from '../../attention/word-figure'
 import { COLORMAPS, type ColormapName } from '../colormaps'
+import { maskedPositions } from '../step'
 import type { FigureData, FigureLang } from '../../figure'
 import { modelNameOf } from '../../figure-context'
 import { HTML_CLIENT, HTML_STYLE } from './client'
@@ -31,6 +32,25 @@ export interface HtmlOptions {
   model?: { name: string; card: string } | null
   /** The units the heatmap opens in (the switch offers the other). */
   units?: 'words' | 'pieces'
+  /**
+   * The translation over decoder steps (pieces) that a view's words were made from: a view drawn in
+   * words hands it over, so the page counts decoder steps and offers both units whichever dialog
+   * wrote it (issue 40 #4).
+   */
+  pieces?: Translation | null
+}
+
+/** The model's card as a few lines for the page: name, attention, languages, data, licence, test BLEU. */
+export function modelCard(info: Pick<ModelInfo, 'name' | 'attention' | 'srcLang' | 'tgtLang' | 'trainingData' | 'licence' | 'testScore'>): string {
+  const score = info.testScore ? `BLEU ${info.testScore.bleu.toFixed(2)} on ${info.testScore.set} (${info.testScore.sentences} sentences)` : null
+  return [
+    `${info.name}: ${info.attention} attention, ${info.srcLang} → ${info.tgtLang}`,
+    info.trainingData && `Trained on: ${info.trainingData}`,
+    score && `Test score: ${score}`,
+    info.licence && `Licence: ${info.licence}`,
+  ]
+    .filter(Boolean)
+    .join('\n')
 }
 
 /** The budget: a page that goes into a course page as one file. */
@@ -53,26 +73,42 @@ export function htmlTranslation(data: FigureData): Translation | null {
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 
-/** The page's data: the pieces (one per decoder step) and, where they differ, the words. */
+/**
+ * The page's data: the pieces (one per decoder step) and, where they differ, the words. `t` is the
+ * view's translation; in words (`t.words`) the pieces come from `opts.pieces`. Without them the
+ * page has words only: it says so, and counts its rows as words.
+ */
 function pageData(t: Translation, opts: HtmlOptions) {
-  const words = inUnits(t, 'words')
-  const sameUnits = words.srcTokens.length === t.srcTokens.length && words.tgtTokens.length === t.tgtTokens.length
-  const heads = t.crossAttention ? t.crossAttention.map((step) => step.map((layer) => roundRows(layer, 3)!)) : null
+  const own = t.words ? (opts.pieces ?? null) : t
+  const p = own ?? t
+  const words = own ? inUnits(own, 'words') : t
+  const sameUnits = !own || (words.srcTokens.length === p.srcTokens.length && words.tgtTokens.length === p.tgtTokens.length)
+  const heads = p.crossAttention ? p.crossAttention.map((step) => step.map((layer) => roundRows(layer, 3)!)) : null
+  const marks = (x: Translation) => ({
+    windows: x.windows?.map((w) => w.map((v) => round(v, 3))) ?? null,
+    positions: x.positions?.map((v) => round(v, 3)) ?? null,
+  })
   return {
     colormap: COLORMAPS[opts.colormap],
     units: opts.units ?? 'words',
-    pieces: { src: t.srcTokens, tgt: t.tgtTokens, attention: roundRows(t.attention) },
-    words: sameUnits ? null : { src: words.srcTokens, tgt: words.tgtTokens, attention: roundRows(words.attention) },
-    notes: { words: unitsNote({ view: 'heatmap', translation: words }, opts.lang), pieces: unitsNote({ view: 'heatmap', translation: t }, opts.lang) },
+    /** True when the page holds words and no pieces (a view in words that did not hand its pieces over). */
+    wordsOnly: !own,
+    pieces: { src: p.srcTokens, tgt: p.tgtTokens, attention: roundRows(p.attention), ...marks(p) },
+    words: sameUnits
+      ? null
+      : { src: words.srcTokens, tgt: words.tgtTokens, attention: roundRows(words.attention), spans: words.words?.tgt ?? null, ...marks(words) },
+    notes: { words: unitsNote({ view: 'heatmap', translation: words }, opts.lang), pieces: unitsNote({ view: 'heatmap', translation: p }, opts.lang) },
     steps: {
-      scores: roundRows(t.scores, 3),
-      softmax: roundRows(t.align ?? t.attention),
-      gaussian: roundRows(t.gaussian),
-      final: roundRows(t.attention),
-      windows: t.windows,
-      positions: t.positions,
+      scores: roundRows(p.scores, 3),
+      softmax: roundRows(p.align ?? p.attention),
+      gaussian: roundRows(p.gaussian),
+      final: roundRows(p.attention),
+      windows: p.windows,
+      positions: p.positions,
+      // The positions each step masks before the softmax (their score is −∞ there, their weight 0).
+      masked: p.scores.map((row, k) => maskedPositions(row, (p.align ?? p.attention)[k] ?? [], p.windows?.[k] ?? null).flatMap((x, j) => (x ? [j] : []))),
       // Three decimals hold a context vector's colour and its top contributions.
-      states: roundRows(t.encoderStates, 3),
+      states: roundRows(p.encoderStates, 3),
     },
     heads,
   }

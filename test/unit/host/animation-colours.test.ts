@@ -1,0 +1,81 @@
+/**
+ * The GIF's colours against the APNG's (issue 40 #8): the GIF has one palette of at most 255
+ * colours, the APNG is lossless, and a lecturer sees the two side by side. Both are read back by
+ * decoders that are not the encoders (omggif for the GIF, pngjs for the APNG's first frame, which
+ * is its default image) and compared pixel by pixel: the step-through's encoder panel (pale blue
+ * and red cells, the states faded by their weights) must keep its tints, not turn white or grey.
+ */
+import { join } from 'node:path'
+import { GifReader } from 'omggif'
+import { PNG } from 'pngjs'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { InferenceService } from '../../../src/engine/service'
+import { renderAnimation, type AnimatedData } from '../../../src/host/export/animation'
+import type { Translation } from '../../../src/shared/api'
+import { DEFAULT_FIGURE, FONT_PRESETS, SIZE_PRESETS, type FigureSpec } from '../../../src/shared/figure'
+import { BUNDLED_MODELS } from '../../helpers'
+
+const SENTENCE = 'Two young men in red jackets are waiting for the bus .'
+const SPEC: FigureSpec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-16x9'], dpi: 96, fontSize: FONT_PRESETS.screen }
+/** A difference a viewer does not see: at most this much on any channel (of 255). */
+const TOLERANCE = 12
+
+let t: Translation
+
+beforeAll(async () => {
+  const svc = new InferenceService()
+  t = await svc.translate(join(BUNDLED_MODELS, 'en-fr-local-p.onnx'), SENTENCE)
+  await svc.closeAll()
+}, 120_000)
+
+/** The APNG's first frame over white (a GIF has no partial transparency), by pngjs. */
+function apngFirst(bytes: Buffer): { width: number; height: number; px: Uint8Array } {
+  const png = PNG.sync.read(bytes)
+  const px = new Uint8Array(png.data.length)
+  for (let i = 0; i < px.length; i += 4) {
+    const a = png.data[i + 3] / 255
+    for (let k = 0; k < 3; k++) px[i + k] = Math.round(png.data[i + k] * a + 255 * (1 - a))
+    px[i + 3] = 255
+  }
+  return { width: png.width, height: png.height, px }
+}
+
+function gifFirst(bytes: Buffer): { width: number; height: number; px: Uint8Array } {
+  const r = new GifReader(new Uint8Array(bytes))
+  const px = new Uint8Array(r.width * r.height * 4)
+  r.decodeAndBlitFrameRGBA(0, px)
+  return { width: r.width, height: r.height, px }
+}
+
+describe('GIF colours match the APNG', () => {
+  it.each(['step', 'heatmap'] as const)(
+    '%s: every pixel of the first frame within the tolerance, tinted pixels kept tinted',
+    async (view) => {
+      const data: AnimatedData = view === 'step' ? { view, translation: t, step: 0, attention: 'local-p' } : { view, translation: t }
+      const gif = gifFirst((await renderAnimation(data, SPEC, { format: 'gif' })).bytes)
+      const png = apngFirst((await renderAnimation(data, SPEC, { format: 'apng' })).bytes)
+      expect([gif.width, gif.height]).toEqual([png.width, png.height])
+      let off = 0
+      let worst = 0
+      let tinted = 0
+      let lostTint = 0
+      for (let i = 0; i < png.px.length; i += 4) {
+        const d = Math.max(...[0, 1, 2].map((k) => Math.abs(gif.px[i + k] - png.px[i + k])))
+        worst = Math.max(worst, d)
+        if (d > TOLERANCE) off++
+        // A tint: a pale colour whose channels differ (not white, not a grey).
+        const c = [png.px[i], png.px[i + 1], png.px[i + 2]]
+        if (Math.min(...c) > 180 && Math.max(...c) - Math.min(...c) >= 12) {
+          tinted++
+          const g = [gif.px[i], gif.px[i + 1], gif.px[i + 2]]
+          if (Math.max(...g) - Math.min(...g) < 6) lostTint++
+        }
+      }
+      const pixels = png.px.length / 4
+      // Anti-aliased text edges may land a little further off; no more than 1 pixel in 1000.
+      expect(off / pixels, `${off} pixels off by more than ${TOLERANCE} (worst ${worst})`).toBeLessThan(0.001)
+      expect(lostTint, `${lostTint} of ${tinted} tinted pixels turned white or grey`).toBeLessThanOrEqual(tinted * 0.01)
+    },
+    180_000,
+  )
+})
