@@ -204,6 +204,9 @@ def merge_decoders(no_past: Path, with_past: Path, dest: Path, external: bool | 
         for n in g.node:
             nn_ = onnx.NodeProto()
             nn_.CopyFrom(n)
+            for at in nn_.attribute:  # a Constant's value can sit in an external file too (TorchScript, > 2 GB)
+                if at.type == onnx.AttributeProto.TENSOR and at.t.data_location == TensorProto.EXTERNAL:
+                    at.t.CopyFrom(_materialize(at.t, base, at.t.name))
             for i, x in enumerate(nn_.input):
                 if x in rename:
                     nn_.input[i] = rename[x]
