@@ -46,6 +46,7 @@ const handlers: RpcHandlers<EngineMethods> = {
   alignBoard: (ctx, paths, input) => service.alignBoard(paths, input, { signal: ctx.signal, onProgress: ctx.progress }),
   ablation: (ctx, p, srcs, refs) => service.ablation(p, srcs, refs, { signal: ctx.signal, onProgress: ctx.progress }),
   occlusion: (ctx, p, text) => priority.interactiveCall(() => service.occlusion(p, text, ctx.signal)),
+  contributions: (ctx, p, req) => priority.interactiveCall(() => service.contributions(p, req, ctx.signal)),
   crash: async () => {
     if (process.env.AL_ENGINE_TEST_HOOKS === '1') process.kill(process.pid, 'SIGSEGV')
     throw new Error('The crash hook is disabled')

@@ -13,7 +13,7 @@ import type {
   WhatIfRequest,
   WhatIfResult,
 } from '../shared/api'
-import { LensError } from '../shared/errors'
+import { CancelledError, LensError } from '../shared/errors'
 import { KINDS } from '../shared/attention-kinds'
 import type { AblationRow, OcclusionResult } from '../shared/alignment'
 import { ablationSet } from './align/ablation'
@@ -26,6 +26,9 @@ import { evaluateCorpus, type EvalOptions } from './evaluate'
 import { evaluateForecast, forecastAt, type SeriesInput } from './forecast'
 import { forecastWhatIf } from './forecast-whatif'
 import type { ForecastWhatIfRequest, ForecastWhatIfResult } from '../shared/teaching'
+import { CONTRIBUTIONS_NOT_OFFERED, type ContributionsRequest, type ContributionsResult } from '../shared/contributions'
+import { ContributionModel, ContributionTapError } from './contributions'
+import { lensFile } from './formats/lens-file'
 
 /** What a forecast what-if overrides: the steps and the weights. */
 export type ForecastOverrideRequest = Pick<ForecastWhatIfRequest, 'steps' | 'mode' | 'lag' | 'lags'>
@@ -261,6 +264,56 @@ export class InferenceService {
     return this.using(path, (m) => evaluateForecast(m, series, origins, batch))
   }
 
+  // The contribution methods' own sessions (src/engine/contributions), cut from the file once, by path.
+  private contributionModels = new Map<string, Promise<ContributionModel>>()
+
+  /**
+   * Every contribution method (issue 41) for one sentence: the pieces given forced through, or the
+   * greedy output, in one tapped forward pass; with that pass's raw cross-attention weights (the
+   * mean over layers and heads). The bundled Transformers' one-file format only so far: anything
+   * else is refused with a ContributionsNotOfferedError that says why.
+   */
+  async contributions(path: string, req: Omit<ContributionsRequest, 'modelId'>, signal?: AbortSignal): Promise<Omit<ContributionsResult, 'modelId'>> {
+    return this.translating(path, async (m) => {
+      const refuse = (why: string) => new LensError(why, { name: 'ContributionsNotOfferedError', code: CONTRIBUTIONS_NOT_OFFERED })
+      if (m.spec.attention !== 'transformer')
+        throw refuse(
+          `Contributions are computed for Transformers only; ${m.spec.name} is an RNN (${KINDS[m.spec.attention].displayName}) and has no residual stream or value vectors to decompose.`,
+        )
+      if (m.format !== lensFile.id)
+        throw refuse(`Contributions read the bundled Transformers' one-file graphs so far; a Hugging Face folder's graph (${m.spec.name}) is not tapped yet.`)
+      const t0 = performance.now()
+      let entry = this.contributionModels.get(path)
+      if (!entry) {
+        // A graph whose layers the taps do not recognise is refused with what they missed.
+        entry = ContributionModel.open(modelFile(path)).catch((e: unknown) => {
+          throw e instanceof ContributionTapError ? refuse(`Contributions cannot read this model's graph yet: ${e.message}`) : e
+        })
+        this.contributionModels.set(path, entry)
+        entry.catch(() => this.contributionModels.get(path) === entry && this.contributionModels.delete(path))
+      }
+      const cm = await entry
+      if (signal?.aborted) throw new CancelledError('The contributions were cancelled.')
+      const src = cm.encodeSource(req.text)
+      let target: number[] | null = null
+      if (req.pieces) {
+        const { tgtVocab, special } = cm.spec
+        const index = new Map(tgtVocab.map((w, i) => [w, i]))
+        const ids = req.pieces.map((p) => index.get(p) ?? special.unk)
+        if (ids[ids.length - 1] === special.eos) ids.pop()
+        target = [...ids, special.eos]
+      }
+      const tp = await cm.run(src.ids, target)
+      if (signal?.aborted) throw new CancelledError('The contributions were cancelled.')
+      const c = cm.contributions(tp)
+      const cells = tp.dec.length * (tp.dec[0]?.cross.length ?? 0)
+      const raw = Array.from({ length: tp.T }, (_, t) =>
+        Array.from({ length: tp.S }, (_, s) => tp.dec.reduce((a, l) => a + l.cross.reduce((b, h) => b + h[t][s], 0), 0) / Math.max(1, cells)),
+      )
+      return { ...c, forced: target !== null, raw, seconds: { run: tp.runSeconds, total: (performance.now() - t0) / 1000 } }
+    })
+  }
+
   /** The paths of the open models, least recently used first. */
   openPaths(): string[] {
     return [...this.models.keys()]
@@ -309,6 +362,11 @@ export class InferenceService {
 
   /** Releases the model's sessions (once no call is using it); the next call opens it again. */
   async close(path: string): Promise<void> {
+    const contrib = this.contributionModels.get(path)
+    if (contrib) {
+      this.contributionModels.delete(path)
+      await contrib.then((c) => c.release()).catch(() => undefined)
+    }
     const entry = this.models.get(path)
     if (!entry) return
     this.models.delete(path)

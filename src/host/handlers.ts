@@ -58,6 +58,8 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     'ablation:run': (req) => host.runAblation(req, client),
     'ablation:cancel': () => host.cancelAblation(client),
     'occlusion:run': (req) => host.occlusion(req),
+    'contributions:run': (req) => host.contributions(req, client),
+    'contributions:cancel': () => host.cancelContributions(client),
     'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
     'export:animation': async (data, spec, settings) =>
       transport.save(animationFileName(data.view, settings.format), await host.renderAnimation(data, spec, settings, client)),

@@ -22,6 +22,7 @@ import type {
 } from '../shared/api'
 import type { FigureData, FigureSpec } from '../shared/figure'
 import type { AnimationProgress, AnimationSettings } from '../shared/animation'
+import type { ContributionsRequest, ContributionsResult } from '../shared/contributions'
 import type { AblationRequest, AblationTable, AlignmentBoard, AlignmentProgress, AlignmentRequest, OcclusionResult } from '../shared/alignment'
 import { CancelledError, LensError } from '../shared/errors'
 import type { Engine } from './engine-client'
@@ -428,6 +429,26 @@ export class LensHost {
 
   async occlusion(req: { modelId: string; text: string }): Promise<OcclusionResult> {
     return this.engine.call('occlusion', this.pathOf(req.modelId), req.text)
+  }
+
+  /**
+   * Every contribution method for one sentence (issue 41), the output on show forced through or
+   * the greedy one. The same client's next request (or contributions:cancel) stops this one.
+   */
+  async contributions(req: ContributionsRequest, client: string | null = null): Promise<ContributionsResult> {
+    const path = this.pathOf(req.modelId)
+    const call = this.calls.start('contributions', client)
+    try {
+      const r = await this.engine.callWith({ signal: call.signal }, 'contributions', path, { text: req.text, ...(req.pieces ? { pieces: req.pieces } : {}) })
+      if (call.signal.aborted) throw new CancelledError('The contributions were cancelled.')
+      return { ...r, modelId: req.modelId }
+    } finally {
+      call.done()
+    }
+  }
+
+  async cancelContributions(client: string | null = null): Promise<void> {
+    this.calls.cancel('contributions', client)
   }
 
   async forecastSeries(): Promise<SeriesData> {

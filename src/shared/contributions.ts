@@ -86,3 +86,25 @@ export function methodResult(c: Contributions, method: ContributionMethod): Meth
       return { method, matrix: c.rollout.source, sourceShare: c.rollout.sourceShare, targetMatrix: c.rollout.target }
   }
 }
+
+/** What the app's `contributions:run` asks: the sentence, and the output to attribute (absent: the model's greedy output). */
+export interface ContributionsRequest {
+  modelId: string
+  text: string
+  /** The output pieces to force through (the translation on show, its `</s>` included or not); absent: greedy. */
+  pieces?: string[]
+}
+
+/** The app's answer: every method's numbers for one forward pass, and the raw cross-attention weights of the same pass. */
+export interface ContributionsResult extends Contributions {
+  modelId: string
+  /** Whether the output was forced through (the pieces asked) or the model's greedy output. */
+  forced: boolean
+  /** [T][S]: the cross-attention weights of this forward pass, the mean over layers and heads (what the heatmap shows). */
+  raw: number[][]
+  /** Seconds: the tapped forward pass in onnxruntime, and the whole call in the engine. */
+  seconds: { run: number; total: number }
+}
+
+/** The one error the route answers for a model the methods cannot read yet (an RNN, a Hugging Face folder). */
+export const CONTRIBUTIONS_NOT_OFFERED = 'contributions-not-offered'

@@ -83,6 +83,7 @@ const VIEWS = [
   'heads',
   'goldlinks',
   'occlusion',
+  'contributions',
 ] as const
 
 /** 'a, b or c' */
@@ -540,6 +541,30 @@ export const FigureDataSchema = v.variant(
           'must have one row per output token and one column per source word, in the importance and the attention',
         ),
         ['occlusion'],
+      ),
+    ),
+    /**
+     * Contributions (issue 41): one method's matrix in a translation's shape (`attention` [T][S]),
+     * the method's name and each output row's source share.
+     */
+    v.pipe(
+      obj({
+        view: v.literal('contributions'),
+        translation: TranslationSchema,
+        method: v.picklist(['norm', 'alti', 'alti+', 'rollout'], 'must be norm, alti, alti+ or rollout'),
+        sourceShare: numbers(MAX_TOKENS),
+      }),
+      v.forward(
+        v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty'),
+        ['translation', 'attention'],
+      ),
+      v.forward(
+        v.partialCheck(
+          [['translation', 'tgtTokens'], ['sourceShare']],
+          (d) => d.sourceShare.length === d.translation.tgtTokens.length,
+          'must have one share per output row',
+        ),
+        ['sourceShare'],
       ),
     ),
     /** The forecasting view: series above, attention heatmap below, a selected step or none. */

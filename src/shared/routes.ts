@@ -19,6 +19,7 @@ import type {
   WhatIfResult,
 } from './api'
 import type { AblationTable, AlignmentBoard, AlignmentProgress, OcclusionResult } from './alignment'
+import type { ContributionsResult } from './contributions'
 import type { ExampleList, ForecastWhatIfResult, SentenceScore } from './teaching'
 import { RefusedError, type Envelope } from './errors'
 import { FigureArgs } from './figure'
@@ -173,6 +174,16 @@ export const routes = {
   'ablation:cancel': call<void>()('cancelAblation', none),
   /** Leave-one-word-out importance of one sentence beside its attention. */
   'occlusion:run': call<OcclusionResult>()('occlusion', v.strictTuple([v.strictObject({ modelId: id, text })])),
+  /**
+   * Every contribution method (issue 41) for one sentence: `pieces` (the output on show) forced
+   * through, or the greedy output; a ContributionsNotOfferedError says why a model has none. The
+   * same client's next request, or contributions:cancel, stops it (a CancelledError).
+   */
+  'contributions:run': call<ContributionsResult>()(
+    'contributions',
+    v.strictTuple([v.strictObject({ modelId: id, text, pieces: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(1000))), v.maxLength(2048))) })]),
+  ),
+  'contributions:cancel': call<void>()('cancelContributions', none),
   /** Renders a figure and saves it (a save dialog); null when cancelled. Browser mode answers the figure's bytes instead. */
   'export:figure': call<string | null>()('exportFigure', figure),
   /** Renders the figure as PNG onto the clipboard. */

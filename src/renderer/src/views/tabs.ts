@@ -11,6 +11,7 @@ import type { LensState } from '../state/lens.svelte'
 import AlignmentView from './AlignmentView.svelte'
 import BeamView from './BeamView.svelte'
 import CompareView from './CompareView.svelte'
+import ContributionsView from './ContributionsView.svelte'
 import CorpusView from './CorpusView.svelte'
 import GoldLinksView from './GoldLinksView.svelte'
 import HeatmapView from './HeatmapView.svelte'
@@ -89,4 +90,11 @@ export const TAB_COMPONENTS: Record<TabView, TabComponent> = {
   whatif: tab(WhatIfView, ({ lens, model, shown }) => ({ translation: shown, model, selectedRow: lens.selectedRow, head: lens.head, guard: lens.guard })),
   corpus: tab(CorpusView, ({ lens, model }) => ({ model, models: lens.models })),
   goldlinks: tab(GoldLinksView, ({ lens, model }) => ({ model, models: lens.models, text: lens.text })),
+  contributions: tab(ContributionsView, ({ lens, model, shown }) => ({
+    model,
+    translation: shown,
+    forced: shown !== lens.translation,
+    units: lens.units,
+    style: lens.heatmapStyle,
+  })),
 }

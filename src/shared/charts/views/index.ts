@@ -10,6 +10,7 @@ import type { FigureData, FigureSpec, FigureView } from '../../figure'
 import type { Frame } from '../frame'
 import { beam } from './beam'
 import { comparison } from './comparison'
+import { contributions } from './contributions'
 import { corpus } from './corpus'
 import { forecast } from './forecast'
 import { goldlinks } from './goldlinks'
@@ -40,6 +41,7 @@ export const VIEW_REGISTRY = [
   whatif,
   corpus,
   goldlinks,
+  contributions,
   occlusion,
   heads,
   forecast,

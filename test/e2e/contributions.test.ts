@@ -1,0 +1,116 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running } from './harness'
+
+// The Contributions tab (issue 41) on the bundled en→fr Transformer, a 25-word sentence of the
+// bundled test set: the numbers it draws (read from the options it handed ECharts) against
+// `attention-lens attribute --json` for the same sentence, an independent path through the CLI.
+const MODELS = join(ROOT, 'resources/models')
+const MODEL = 'bundled:en-fr-transformer.onnx'
+const SENTENCE = readFileSync(join(ROOT, 'resources/testsets/en-fr.en'), 'utf8')
+  .split('\n')
+  .find((l) => l.split(' ').length === 25)!
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+interface Attribution {
+  tgtTokens: string[]
+  srcTokens: string[]
+  matrix: number[][]
+  sourceShare: number[]
+}
+function attribute(method: string): Attribution {
+  const out = execFileSync(
+    process.execPath,
+    [join(ROOT, 'bin/attention-lens.mjs'), 'attribute', '--model', join(MODELS, 'en-fr-transformer.onnx'), '--src', SENTENCE, '--method', method, '--json'],
+    { encoding: 'utf8', timeout: 120_000 },
+  )
+  return JSON.parse(out.trim().split('\n')[0]) as Attribution
+}
+
+let app: Running
+let browser: Browser
+let page: Page
+const attr = async (id: string, name: string) => (await page.getByTestId(id).getAttribute(name))!
+const json = async <T>(id: string, name: string) => JSON.parse(await attr(id, name)) as T
+const close = (a: number[], b: number[], tol: number) => {
+  expect(a).toHaveLength(b.length)
+  a.forEach((x, i) => expect(Math.abs(x - b[i]), `at ${i}: ${x} vs ${b[i]}`).toBeLessThan(tol))
+}
+
+describe('the Contributions tab', () => {
+  beforeAll(async () => {
+    app = await startBrowserMode({ AL_MODELS_DIR: MODELS })
+    browser = await launchChromium()
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, bypassCSP: true })
+    await page.goto(app.url)
+    await openAndType(page, MODEL, SENTENCE)
+    await page.getByTestId('units-pieces').click()
+    await page.getByTestId('tab-contributions').click()
+    await page.getByTestId('contrib-maps').waitFor({ timeout: 60_000 })
+  }, 120_000)
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('ALTI+ (the default) and value-weighted norms draw what `attribute --json` writes for the sentence', async () => {
+    for (const method of ['alti+', 'norm', 'alti', 'rollout']) {
+      await page.getByTestId('contrib-method').selectOption(method)
+      await expect.poll(() => attr('contrib-maps', 'data-method')).toBe(method)
+      const cli = attribute(method)
+      expect(await json<string[]>('contrib-maps', 'data-tgt')).toEqual(cli.tgtTokens)
+      expect(cli.tgtTokens.length).toBeGreaterThan(20)
+      close(await json<number[]>('contrib-share', 'data-bars'), cli.sourceShare, 2e-5)
+      const matrix = await json<number[][]>('contrib-maps', 'data-matrix')
+      expect(matrix).toHaveLength(cli.matrix.length)
+      matrix.forEach((row, t) => close(row, cli.matrix[t], 2e-5))
+    }
+  }, 300_000)
+
+  it('the shifted step reads output piece t at row t + 1; the threshold marks the words under it', async () => {
+    await page.getByTestId('contrib-method').selectOption('alti+')
+    const cli = attribute('alti+')
+    await page.getByTestId('contrib-step').selectOption('shifted')
+    await expect.poll(() => attr('contrib-maps', 'data-step')).toBe('shifted')
+    expect(await json<string[]>('contrib-maps', 'data-tgt')).toEqual(cli.tgtTokens.slice(0, -1))
+    close(await json<number[]>('contrib-share', 'data-bars'), cli.sourceShare.slice(1), 2e-5)
+    await page.getByTestId('contrib-step').selectOption('usual')
+    await page.getByTestId('contrib-threshold').fill('0.55')
+    await expect.poll(() => attr('contrib-share', 'data-threshold')).toBe('0.55')
+    const low = await json<boolean[]>('contrib-share', 'data-low')
+    expect(low).toEqual(cli.sourceShare.map((s) => s < 0.55))
+    expect(await page.getByTestId('contrib-prefix-words').locator('mark').count()).toBe(low.filter(Boolean).length)
+    await screenshot(page, 'contributions-pieces', { fullPage: true })
+  }, 300_000)
+
+  it('in words: one bar per output word, and the layers chart shows the residual share', async () => {
+    await page.getByTestId('units-words').click()
+    await expect.poll(() => attr('contrib-maps', 'data-units')).toBe('words')
+    const words = await json<string[]>('contrib-maps', 'data-tgt')
+    expect(words.length).toBeLessThanOrEqual((await json<number[]>('contrib-share', 'data-bars')).length)
+    expect(await json<number[]>('contrib-share', 'data-bars')).toHaveLength(words.length)
+    const residual = await json<number[]>('contrib-layers', 'data-residual')
+    expect(residual).toHaveLength(3)
+    residual.forEach((r) => expect(r).toBeGreaterThan(0.5))
+    await screenshot(page, 'contributions-words', { fullPage: true })
+  }, 120_000)
+
+  it('axe-core: nothing critical or serious on the tab', async () => {
+    await page.addScriptTag({ content: AXE })
+    const v = await page.evaluate(async () => {
+      type Axe = { run: (c?: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }
+      const r = await (window as unknown as { axe: Axe }).axe.run()
+      return r.violations.map((x) => ({ id: x.id, impact: x.impact, nodes: x.nodes.slice(0, 3).map((n) => n.target.join(' ')) }))
+    })
+    expect(v.filter((x) => x.impact === 'critical' || x.impact === 'serious')).toEqual([])
+  }, 120_000)
+
+  it('an RNN has no Contributions tab', async () => {
+    await openAndType(page, 'bundled:en-fr-bahdanau.onnx', 'A dog runs.')
+    expect(await page.getByTestId('tab-contributions').count()).toBe(0)
+  }, 120_000)
+})
