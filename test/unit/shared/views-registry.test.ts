@@ -13,7 +13,7 @@ describe('the view registry', () => {
   })
 
   it("gives the app's tabs in order and the CLI's --view names", () => {
-    expect(TAB_VIEWS).toEqual(['heatmap', 'local', 'step', 'lines', 'comparison', 'sidebyside', 'beam', 'whatif', 'corpus', 'goldlinks'])
+    expect(TAB_VIEWS).toEqual(['heatmap', 'local', 'step', 'lines', 'comparison', 'sidebyside', 'beam', 'whatif', 'corpus', 'goldlinks', 'contributions'])
     expect([...CLI_VIEWS].sort()).toEqual([
       'beam',
       'comparison',
