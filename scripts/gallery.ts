@@ -226,6 +226,40 @@ async function presentShots(page: Page): Promise<void> {
   await page.getByTestId('lang-select').selectOption('en')
 }
 
+/**
+ * The Contributions tab (issue 41) on en-fr-transformer, the 25-word sentence, in words: ALTI+
+ * beside the raw weights, the source share under each output word, the residual share per layer.
+ */
+async function contributionsShot(page: Page): Promise<void> {
+  await openAndType(page, 'bundled:en-fr-transformer.onnx', EN25)
+  await page.getByTestId('units-words').click()
+  await page.getByTestId('tab-contributions').click()
+  await page.getByTestId('contrib-maps').waitFor({ timeout: 60_000 })
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 700)))
+  // The harness's screenshot waits for the canvases to be drawn; the README shows the tab alone.
+  await screenshot(page, 'gallery-contributions', { fullPage: true })
+  await page.getByTestId('contributions-view').screenshot({ path: join(OUT, 'contributions-en-fr.png') })
+  console.log('  contributions-en-fr.png')
+  await page.getByTestId('tab-heatmap').click()
+}
+
+/** `npm run gallery -- --contributions`: that screenshot alone. */
+async function contributionsOnly(): Promise<void> {
+  const app = await startBrowserMode({ AL_MODELS_DIR: M })
+  const browser = await launchChromium()
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 940 } })
+    await page.addInitScript({ content: 'window.__name = (f) => f' })
+    await page.goto(app.url)
+    await contributionsShot(page)
+  } catch (e) {
+    failures.push(`contributions: ${(e as Error).message.split('\n')[0]}`)
+  } finally {
+    await browser.close()
+    await app.stop()
+  }
+}
+
 async function screenshots(): Promise<void> {
   console.log('app screenshots (browser mode, Chromium):')
   const app = await startBrowserMode({ AL_MODELS_DIR: M })
@@ -239,6 +273,7 @@ async function screenshots(): Promise<void> {
     await shot(page, 'heatmap-en-fr')
     await openAndType(page, 'bundled:en-fr-local-p.onnx', EN2)
     await shot(page, 'heatmap-local-p')
+    await contributionsShot(page)
 
     await page.getByTestId('lang-select').selectOption('zh')
     await openAndType(page, 'bundled:zh-en-local-p.onnx', ZH)
@@ -273,11 +308,12 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true })
   // `npm run gallery -- --screenshots` (or `-- --figures`, `-- --guided`) remakes only those.
   const only = process.argv[2]
-  if (only !== '--screenshots') {
+  if (only === '--contributions') await contributionsOnly()
+  else if (only !== '--screenshots') {
     if (only !== '--guided') figures()
     await guidedFigures()
   }
-  if (only !== '--figures' && only !== '--guided') await screenshots()
+  if (only !== '--figures' && only !== '--guided' && only !== '--contributions') await screenshots()
   if (failures.length) {
     console.error(`\n${failures.length} failed:\n${failures.map((f) => `  ${f}`).join('\n')}`)
     process.exitCode = 1
