@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running } from './harness'
+import { presenting } from './slide-helpers'
 
 // The Contributions tab (issue 41) on the bundled en→fr Transformer, a 25-word sentence of the
 // bundled test set: the numbers it draws (read from the options it handed ECharts) against
@@ -107,6 +108,19 @@ describe('the Contributions tab', () => {
       return r.violations.map((x) => ({ id: x.id, impact: x.impact, nodes: x.nodes.slice(0, 3).map((n) => n.target.join(' ')) }))
     })
     expect(v.filter((x) => x.impact === 'critical' || x.impact === 'serious')).toEqual([])
+  }, 120_000)
+
+  it('presentation mode at 1280×720: the tab is one of the slides, its charts drawn', async () => {
+    await page.setViewportSize({ width: 1280, height: 720 })
+    await presenting(page, true)
+    await page.getByTestId('tab-contributions').click()
+    await page.getByTestId('view-contributions').waitFor()
+    await page.getByTestId('contrib-maps').waitFor()
+    expect(await page.locator('[data-testid="contrib-maps"] canvas').count()).toBeGreaterThan(1)
+    expect(await page.locator('[data-testid="contrib-share"] canvas').count()).toBeGreaterThan(0)
+    await screenshot(page, 'contributions-presenting', { fullPage: false })
+    await presenting(page, false)
+    await page.setViewportSize({ width: 1400, height: 1000 })
   }, 120_000)
 
   it('an RNN has no Contributions tab', async () => {
