@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { overlap } from '../../src/shared/charts/text-boxes'
 import { ARTIFACTS, openAndType, screenshot, waitForTranslationOf } from './harness'
-import { closeSvgPage, fewLines, listed, openSvgPage, presenting as presentingOn, svgTexts, type SvgPage, type SvgText } from './slide-helpers'
+import { closeSvgPage, fewLines, listed, openSvgPage, presenting as presentingOn, settled, svgTexts, type SvgPage, type SvgText } from './slide-helpers'
 
 const LOCAL_P = 'bundled:en-fr-local-p.onnx'
 const TRANSFORMER = 'bundled:en-fr-transformer.onnx'
@@ -92,8 +92,8 @@ async function show(view: string): Promise<void> {
     await page.getByTestId('occlusion-run').click()
     await page.getByTestId('occlusion-charts').waitFor({ timeout: 60_000 })
   }
-  // Charts draw on the next frames (and some after a resize): let them settle.
-  await page.evaluate(() => new Promise((r) => setTimeout(r, 800)))
+  // Charts draw on the next frames (and some after a resize): read them once nothing changes.
+  await settled(page)
 }
 
 /** The tokens the heatmap's strips list (words, in word mode): the labels a whole-sentence view must carry. */
@@ -246,7 +246,7 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen', (
       await presenting(true)
     }, 60_000)
     it(`forecast: every text ≥ ${FLOOR} px, inside its chart, none over another`, async () => {
-      await page.evaluate(() => new Promise((r) => setTimeout(r, 800)))
+      await settled(page)
       const texts = await drawnTexts(page)
       const found = problems(texts, await page.evaluate(() => window.innerWidth))
       await page.evaluate(() => window.scrollTo(0, 0))

@@ -7,6 +7,15 @@
  * the heatmap is labelled. English→French and Chinese→English, 22–27-word sentences.
  *
  * AL_SLIDE_SIZES=1280x720 and AL_SLIDE_VIEWS=heatmap,beam narrow it down while working.
+ *
+ * What runs (issue 40, "Performance": the file took 238 s): English→French every slide at all four
+ * sizes; Chinese→English every slide at the two tightest, 1280 × 720 (the smallest 16:9: the least
+ * room at the same px floors) and 1024 × 768 (the narrowest, 4:3). 1366 × 768 and 1920 × 1080 are
+ * the same 16:9 shape with more room at the same floors, through the same fitting code (the slide
+ * fits to the window whatever the language); the English case checks that code at those sizes. The
+ * slides go view by view, each at the four sizes in turn, so a view is drawn once and then refitted
+ * by each resize (a refit is what a lecturer's projector does), not mounted anew at every size.
+ * A screenshot is kept of each slide at 1280 × 720 and of any slide that fails a check.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -14,8 +23,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { overlap, type Point } from '../../src/shared/charts/text-boxes'
 import { ARTIFACTS, openAndType, ROOT, screenshot, waitForTranslationOf } from './harness'
-import { closeSvgPage, fewLines, listed, openSvgPage, presenting as presentingOn, svgTexts, type SvgPage } from './slide-helpers'
+import { closeSvgPage, fewLines, listed, openSvgPage, presenting as presentingOn, settled, svgTexts, type SvgPage } from './slide-helpers'
 const SIZES = (process.env.AL_SLIDE_SIZES ?? '1280x720,1366x768,1920x1080,1024x768').split(',').map((s) => s.split('x').map(Number) as [number, number])
+/** The tightest windows (see above): the sizes a second language is read back at. */
+const TIGHT = ['1280x720', '1024x768']
+const tight = SIZES.filter(([w, h]) => TIGHT.includes(`${w}x${h}`))
+/** The sizes a case's slides are read back at: all four for English, the tightest two for Chinese. */
+const sizesOf = (name: string) => (name === 'en' || !tight.length ? SIZES : tight)
 /**
  * Every tab, and the parts of a tab that are slides of their own: the Alignment score tab's
  * scoreboard, one sentence's links and occlusion, and (a Transformer's) the grid of every head.
@@ -208,7 +222,8 @@ async function show(view: string, c: (typeof CASES)[number] = CASES[0]): Promise
   }
   if (view === 'heads') await page.getByTestId('heads-select').selectOption('grid')
   await page.getByTestId(READY[view]).waitFor({ timeout: 180_000 })
-  await page.evaluate(() => new Promise((r) => setTimeout(r, 700)))
+  // Charts draw on the next frames (and refit after a resize): read the slide once nothing changes.
+  await settled(page)
 }
 
 /** One slide at one window size, read back: no scrolling, every text inside the window, none over another, none under its size. */
@@ -221,18 +236,19 @@ async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h:
     return { page: [d.scrollWidth, d.scrollHeight], view: [v.scrollWidth - v.clientWidth, v.scrollHeight - v.clientHeight] }
   })
   const name = `slide-${c.name}-${view}-${w}x${h}`
-  await screenshot(page, name, { fullPage: false })
-  expect(scroll.page, 'the page scrolls').toEqual([w, h])
-  expect(scroll.view, 'the view scrolls').toEqual([0, 0])
   const { texts, cutWithoutTitle } = await textsOnShow(page, PAGE_FLOOR)
   const found = problems(texts, w, h)
   for (const t of cutWithoutTitle) found.push(`"${t}" is cut short with no title to show it whole`)
   if (view === 'heatmap') {
     const drawn = new Set(texts.map((t) => t.text))
     for (const tok of [...tokens.src, ...tokens.tgt]) if (!drawn.has(tok)) found.push(`the label "${tok}" is not drawn`)
-    expect(Number(await page.getByTestId('heatmap').getAttribute('data-rows'))).toBe(tokens.tgt.length)
   }
   writeFileSync(join(ARTIFACTS, `${name}.txt`), found.join('\n') + '\n')
+  const scrolls = scroll.page[0] !== w || scroll.page[1] !== h || scroll.view[0] !== 0 || scroll.view[1] !== 0
+  if ((w === 1280 && h === 720) || scrolls || found.length) await screenshot(page, name, { fullPage: false })
+  expect(scroll.page, 'the page scrolls').toEqual([w, h])
+  expect(scroll.view, 'the view scrolls').toEqual([0, 0])
+  if (view === 'heatmap') expect(Number(await page.getByTestId('heatmap').getAttribute('data-rows'))).toBe(tokens.tgt.length)
   expect(texts.length).toBeGreaterThan(10)
   expect(listed(found)).toBe('')
   expect(errors).toEqual([])
@@ -264,8 +280,8 @@ describe('presentation mode is a slide, read back at four window sizes', () => {
 
       it('reads a long sentence', () => expect(tokens.src.length).toBeGreaterThanOrEqual(c.name === 'en' ? 25 : 20))
 
-      for (const [w, h] of SIZES)
-        for (const view of VIEWS)
+      for (const view of VIEWS)
+        for (const [w, h] of sizesOf(c.name))
           it(
             `${w} × ${h}, ${view}: the window holds it all, every text inside it, none over another, none under its size`,
             () => checkSlide(c, view, w, h, tokens),
@@ -337,7 +353,7 @@ describe('presentation mode is a slide, read back at four window sizes', () => {
           await openAndType(page, c.transformer, c.sentence)
           await presenting(true)
         }, 120_000)
-        for (const [w, h] of SIZES)
+        for (const [w, h] of sizesOf(c.name))
           it(
             `${w} × ${h}, heads: the window holds it all, every text inside it, none over another, none under its size`,
             () => checkSlide(c, 'heads', w, h, tokens),

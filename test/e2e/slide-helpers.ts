@@ -44,6 +44,36 @@ export async function presenting(page: Page, on: boolean): Promise<void> {
   await page.locator(`[data-testid="app"][data-presenting="${on}"]`).waitFor()
 }
 
+/**
+ * Waits until the main area has settled: no change to its DOM (a chart's animation, a resize's
+ * refit, a view's late state) for `quietMs`, and at least two frames drawn. It replaces a fixed
+ * sleep: a slide that settles at once is read after 250 ms, not 700-800, and one still animating is
+ * waited for however long it takes (up to `maxMs`, then read as it is, which the checks judge).
+ */
+export async function settled(page: Page, quietMs = 250, maxMs = 5_000): Promise<void> {
+  await page.evaluate(
+    ([quietMs, maxMs]) =>
+      new Promise<void>((resolve) => {
+        const main = document.querySelector('main') ?? document.body
+        const start = performance.now()
+        let last = performance.now()
+        let frames = 0
+        const obs = new MutationObserver(() => (last = performance.now()))
+        obs.observe(main, { subtree: true, childList: true, attributes: true, characterData: true })
+        const tick = () => {
+          frames += 1
+          const now = performance.now()
+          if ((frames >= 2 && now - last >= quietMs) || now - start >= maxMs) {
+            obs.disconnect()
+            resolve()
+          } else requestAnimationFrame(tick)
+        }
+        requestAnimationFrame(tick)
+      }),
+    [quietMs, maxMs],
+  )
+}
+
 /** The first lines of a bundled test set (resources/testsets/<pair>.<lang>), so that BLEU by length draws in seconds. */
 export const fewLines = (pair: string, lang: string, lines = 12) => ({
   name: `few.${lang}`,
