@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InferenceService } from '../../src/engine/service'
 import { htmlExport, modelCard, type HtmlOptions } from '../../src/shared/charts/html-export/page'
-import type { ModelInfo, Translation } from '../../src/shared/api'
+import type { Translation } from '../../src/shared/api'
 import { inWords } from '../../src/shared/attention/word-translation'
 import { BUNDLED_MODELS, tempDir } from '../helpers'
 import { launchChromium } from './harness'
@@ -22,7 +22,7 @@ const SENTENCE = 'A firefighter sprays water on a burning building .'
 let browser: Browser
 let pieces: Translation
 let words: Translation
-let info: ModelInfo
+let info: Parameters<typeof modelCard>[0] & { name: string }
 const files: Record<'heatmap' | 'step', string> = { heatmap: '', step: '' }
 
 beforeAll(async () => {
