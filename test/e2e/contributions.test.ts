@@ -100,6 +100,15 @@ describe('the Contributions tab', () => {
     await screenshot(page, 'contributions-words', { fullPage: true })
   }, 120_000)
 
+  it('the Export button opens the export dialog on the figure of the map', async () => {
+    await page.getByTestId('contrib-export').click()
+    await page.getByTestId('export-dialog').waitFor()
+    await page.waitForTimeout(1500)
+    await screenshot(page, 'contributions-export-dialog', { fullPage: false })
+    await page.getByTestId('export-close').click()
+    await page.getByTestId('export-dialog').waitFor({ state: 'detached' })
+  }, 120_000)
+
   it('axe-core: nothing critical or serious on the tab', async () => {
     await page.addScriptTag({ content: AXE })
     const v = await page.evaluate(async () => {

@@ -237,3 +237,37 @@ export function buildResidualShareOption(input: {
     series: [series('residual', '#475569'), series('attention', '#2563eb')],
   }
 }
+
+/**
+ * The figure of what the tab shows (the method's matrix as a heatmap), as the figure schema's
+ * `contributions` data: a plain translation of the view's rows and columns, nothing per step.
+ */
+export function contributionFigure(v: ContributionView, base: { modelId: string; source: string; text: string }) {
+  return {
+    view: 'contributions' as const,
+    method: v.method,
+    sourceShare: v.sourceShare,
+    translation: {
+      ...base,
+      srcTokens: v.src,
+      srcUnknown: v.src.map(() => false),
+      tgtTokens: v.tgt,
+      attention: v.matrix,
+      scores: [],
+      encoderStates: [],
+      align: null,
+      positions: null,
+      windows: null,
+      gaussian: null,
+      tokenLogProbs: [],
+      alternatives: [],
+      tgtUnknown: null,
+      mode: 'forced' as const,
+      beam: 1,
+      logProb: 0,
+      truncated: false,
+      decodeMs: 0,
+      provider: 'cpu',
+    },
+  }
+}

@@ -6,6 +6,7 @@ import {
   buildContributionHeatmapOption,
   buildResidualShareOption,
   buildSourceShareOption,
+  contributionFigure,
   contributionView,
   fromPrefix,
   residualShares,
@@ -153,4 +154,22 @@ describe('residual share per layer', () => {
     expect(series.find((s) => s.id === 'residual')!.data).toEqual(layers.map((l) => l.residual))
     expect(series.find((s) => s.id === 'attention')!.data).toEqual(layers.map((l) => l.attention))
   })
+})
+
+describe('the figure', () => {
+  it("passes the figure schema and renders the method's matrix as an SVG with its words", async () => {
+    const { parseFigure, DEFAULT_FIGURE } = await import('../../../../src/shared/figure')
+    const { renderFigure } = await import('../../../../src/host/export/figure')
+    const v = contributionView(c, 'alti+', { units: 'pieces', step: 'usual' })
+    const { data, spec } = parseFigure(contributionFigure(v, { modelId: 'bundled:en-fr-transformer.onnx', source: 'x', text: 'y' }), {
+      ...DEFAULT_FIGURE,
+      format: 'svg',
+    })
+    expect(data.view).toBe('contributions')
+    const svg = (await renderFigure(data, spec)).toString('utf8')
+    expect(svg).toContain('<svg')
+    for (const w of ['homme', 'orange']) expect(svg).toContain(w)
+    // A figure whose shares do not match its rows is refused.
+    expect(() => parseFigure({ ...contributionFigure(v, { modelId: '', source: '', text: '' }), sourceShare: [0.5] }, DEFAULT_FIGURE)).toThrow(/share/)
+  }, 60_000)
 })
