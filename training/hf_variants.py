@@ -42,7 +42,10 @@ def save(model: onnx.ModelProto, dest: Path, external: bool | None = None) -> No
     """One file, or weights in `<name>_data` beside it (Optimum's naming) when asked or when the
     model would not fit protobuf's 2 GB."""
     if external is None:
-        external = model.ByteSize() > TWO_GB - 64 * 2**20 if not _has_external(model) else True
+        try:
+            external = _has_external(model) or model.ByteSize() > TWO_GB - 64 * 2**20
+        except Exception:  # protobuf cannot even measure a message over 2 GB
+            external = True
     dest.parent.mkdir(parents=True, exist_ok=True)
     if external:
         data = dest.with_name(dest.name + "_data")
@@ -99,8 +102,8 @@ def _op_types(graph: onnx.GraphProto) -> set[str]:
 def to_fp16(src: Path, dest: Path) -> None:
     from onnxruntime.transformers.float16 import DEFAULT_OP_BLOCK_LIST, convert_float_to_float16
 
+    big = file_bytes(src) >= TWO_GB  # ByteSize() itself fails on a proto over 2 GB
     model = onnx.load(str(src))
-    big = model.ByteSize() >= TWO_GB
     model = convert_float_to_float16(model, keep_io_types=True, disable_shape_infer=big, op_block_list=list(DEFAULT_OP_BLOCK_LIST))
     toposort(model.graph)
     save(model, dest)
