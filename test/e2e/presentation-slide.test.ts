@@ -17,7 +17,7 @@
  * by each resize (a refit is what a lecturer's projector does), not mounted anew at every size.
  * A screenshot is kept of each slide at 1280 × 720 and of any slide that fails a check.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
@@ -243,6 +243,7 @@ async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h:
     const drawn = new Set(texts.map((t) => t.text))
     for (const tok of [...tokens.src, ...tokens.tgt]) if (!drawn.has(tok)) found.push(`the label "${tok}" is not drawn`)
   }
+  mkdirSync(ARTIFACTS, { recursive: true })
   writeFileSync(join(ARTIFACTS, `${name}.txt`), found.join('\n') + '\n')
   const scrolls = scroll.page[0] !== w || scroll.page[1] !== h || scroll.view[0] !== 0 || scroll.view[1] !== 0
   if ((w === 1280 && h === 720) || scrolls || found.length) await screenshot(page, name, { fullPage: false })

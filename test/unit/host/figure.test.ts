@@ -308,7 +308,7 @@ describe('the figure schema', () => {
 
   it('each view has its own data: an unknown view, a step outside the translation, names that do not match', async () => {
     expect(refused({ view: 'pie', translation: known() }, ok).message).toBe(
-      'The figure data was refused: view: must be heatmap, local, positions, step, lines, comparison, whatif, corpus, forecast, sidebyside, beam, heads, goldlinks or occlusion.',
+      'The figure data was refused: view: must be heatmap, local, positions, step, lines, comparison, whatif, corpus, forecast, sidebyside, beam, heads, goldlinks, occlusion or contributions.',
     )
     expect(refused({ view: 'comparison', translations: [known()], names: [] }, ok).message).toMatch(/: names: must have one name per translation\.$/)
     expect(refused({ view: 'comparison', translations: [], names: [] }, ok).message).toMatch(/: translations: must have at least one translation\.$/)

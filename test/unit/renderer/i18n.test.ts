@@ -103,6 +103,16 @@ const KEEP = new Set([
   'optimum',
   'transformers',
   'shift',
+  // The Contributions tab cites its methods by their authors and names (Kobayashi et al., Ferrando
+  // et al., Abnar & Zuidema; Shift-Att), as the papers are found.
+  'kobayashi',
+  'ferrando',
+  'abnar',
+  'zuidema',
+  'shift-att',
+  'alti',
+  // The language picker searches English names too: its tip gives one as the example to type.
+  'french',
 ])
 const CJK = /[\u3000-\u9fff\uff00-\uffef]/
 

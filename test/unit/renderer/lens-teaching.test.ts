@@ -176,7 +176,7 @@ describe('LensState: history of sentences', () => {
 describe('LensState: consistent interaction', () => {
   it('views that show every step start unselected; views about one step keep the selected step', async () => {
     const lens = await opened()
-    expect(VIEWS.map(selectionOnEnter)).toEqual(['reset', 'keep', 'keep', 'reset', 'keep', 'keep', 'keep', 'keep', 'keep', 'keep'])
+    expect(VIEWS.map(selectionOnEnter)).toEqual(['reset', 'keep', 'keep', 'reset', 'keep', 'keep', 'keep', 'keep', 'keep', 'keep', 'keep'])
     lens.setView('step')
     lens.select(3, 1)
     lens.setView('local')

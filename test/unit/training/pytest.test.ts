@@ -43,8 +43,9 @@ itWithTorch(
   (ctx) => {
     const { out } = pytest()
     if (/No module named pytest/.test(out)) return ctx.skip(`no pytest for ${PY} (apt-get install python3-pytest)`)
-    expect(out.split('\n').filter((l) => l.startsWith('SKIPPED'))).toEqual([])
-    expect(out).not.toMatch(/\d+ skipped/)
+    // Only the PyTorch tests count here: a skip for another optional module (jieba, which Debian
+    // does not package) is listed by the test above and is no sign of a missing torch.
+    expect(out.split('\n').filter((l) => l.startsWith('SKIPPED') && /torch/i.test(l))).toEqual([])
   },
   150_000,
 )

@@ -196,7 +196,7 @@ describe('Hugging Face folders: refusals name their cause', () => {
 
   it('a multilingual model asked for a language it does not know', async () => {
     await expect(LoadedModel.open(join(HF, 'm2m100'), 'cpu', { tgtLang: 'xx' })).rejects.toThrow(
-      /m2m100 has no target language "xx"; it knows 3 languages \(English \(en\), French \(fr\), German \(de\)…\)/,
+      /m2m100 has no target language "xx"; it knows 3 languages \(English \(en\), French \(fr\), German \(de\)\)/,
     )
   })
 })

@@ -45,7 +45,7 @@ describe('a language asked for maps to the model’s own code', () => {
     expect(matchingCodes('e', NLLB)).toEqual(['eng_Latn', 'est_Latn', 'eus_Latn'])
     // English on a model without it: nothing matches, and the message says how codes may be given.
     expect(() => resolveLanguage('en', ['fra_Latn', 'deu_Latn'], 'target', 'x')).toThrow(
-      /x has no target language "en"; it knows 2 languages \(French \(fra_Latn\), German \(deu_Latn\)…\)/,
+      /x has no target language "en"; it knows 2 languages \(French \(fra_Latn\), German \(deu_Latn\)\)/,
     )
     expect(languageLabel('fra_Latn')).toBe('French (fra_Latn)')
     expect(languageLabel('en_XX')).toBe('English (en_XX)')
