@@ -5,7 +5,6 @@
  *   --format html                 one self-contained interactive page (see src/shared/charts/html-export/page.ts)
  */
 import { writeAtomic } from '../host/export/atomic'
-import type { ModelInfo } from '../shared/api'
 import type { FigureData, FigureSpec } from '../shared/figure'
 import { DPI_PER_SCALE } from '../shared/figure'
 import { UsageError } from './options'
@@ -80,18 +79,8 @@ export function adjustSpec(spec: FigureSpec, extra: ExtraFormat, v: Values): Fig
   return spec
 }
 
-/** The model's card as a few lines for the page: name, attention, languages, data, licence, test BLEU. */
-export function modelCard(info: Pick<ModelInfo, 'name' | 'attention' | 'srcLang' | 'tgtLang' | 'trainingData' | 'licence' | 'testScore'>): string {
-  const score = info.testScore ? `BLEU ${info.testScore.bleu.toFixed(2)} on ${info.testScore.set} (${info.testScore.sentences} sentences)` : null
-  return [
-    `${info.name}: ${info.attention} attention, ${info.srcLang} → ${info.tgtLang}`,
-    info.trainingData && `Trained on: ${info.trainingData}`,
-    score && `Test score: ${score}`,
-    info.licence && `Licence: ${info.licence}`,
-  ]
-    .filter(Boolean)
-    .join('\n')
-}
+/** The model's card, the one the app's HTML page writes (one text for both). */
+export { modelCard } from '../shared/charts/html-export/page'
 
 /** Renders and writes the animation or page, and says what was written. */
 export async function writeExtra(
