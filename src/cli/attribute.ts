@@ -3,19 +3,19 @@
  * by value-weighted norms, ALTI, ALTI+ or attention rollout (src/engine/contributions).
  *
  *   attention-lens attribute --model M.onnx --src "sentence" [--target "translation"] [--method norm|alti|alti+|rollout] [--json]
- *   attention-lens attribute --model M.onnx --input FILE [--targets FILE] [--method …] [--json]
+ *   attention-lens attribute --model M.onnx|FOLDER --input FILE [--targets FILE] [--method …] [--json]
  *
  * Without a target the model's greedy output is attributed. --json writes one object per
  * sentence (one line each), with `matrix` as [target][source] and `sourceShare` per output piece.
  */
-import { ContributionModel, ContributionTapError } from '../engine/contributions'
+import { ContributionTapError, openAttributor, type Attributor } from '../engine/contributions'
 import { detokenize } from '../engine/tokenizer'
 import { CONTRIBUTION_METHODS, methodResult, type ContributionMethod, type MethodResult } from '../shared/contributions'
 import { args, lines, modelPath, readableFile, UsageError } from './options'
 
 export const ATTRIBUTE_USAGE = [
   '       attention-lens attribute --model M.onnx --src "sentence" [--target "translation"] [--method norm|alti|alti+|rollout] [--json]',
-  '       attention-lens attribute --model M.onnx --input FILE [--targets FILE] [--method ...] [--json]   (one sentence a line; a bundled Transformer)',
+  '       attention-lens attribute --model M.onnx --input FILE [--targets FILE] [--method ...] [--json]   (one sentence a line; a bundled Transformer or a Hugging Face folder)',
 ].join('\n')
 
 /** One sentence's attribution as `--json` writes it. */
@@ -29,12 +29,7 @@ export interface Attribution extends MethodResult {
   forced: boolean
 }
 
-export async function attributeSentences(
-  model: ContributionModel,
-  sources: string[],
-  targets: (string | null)[],
-  method: ContributionMethod,
-): Promise<Attribution[]> {
+export async function attributeSentences(model: Attributor, sources: string[], targets: (string | null)[], method: ContributionMethod): Promise<Attribution[]> {
   const out: Attribution[] = []
   for (const [i, source] of sources.entries()) {
     const src = model.encodeSource(source)
@@ -90,11 +85,11 @@ export async function attribute(argv: string[]): Promise<void> {
   const targets: (string | null)[] =
     v.src !== undefined ? [v.target ?? null] : v.targets ? lines(readableFile(v.targets, '--targets')) : sources.map(() => null)
   if (targets.length !== sources.length) throw new UsageError(`--targets has ${targets.length} lines, --input ${sources.length}`)
-  let model: ContributionModel
+  let model: Attributor
   try {
-    model = await ContributionModel.open(modelPath(v.model, '--model M.onnx'))
+    model = await openAttributor(modelPath(v.model, '--model M.onnx or a Hugging Face folder'))
   } catch (e) {
-    if (e instanceof ContributionTapError) throw new Error(`attribute reads the bundled Transformers' graphs only so far: ${e.message}`)
+    if (e instanceof ContributionTapError) throw new Error(`attribute cannot read this model's graph: ${e.message}`)
     throw e
   }
   try {

@@ -218,8 +218,13 @@ export function editedModelBytes(bytes: Uint8Array, edit: GraphEdit): Uint8Array
 
 /** Pieces of a file as one array (the piece itself where there is one). */
 export function concatBytes(pieces: Uint8Array[]): Uint8Array {
+  return concatArrays(pieces, (n) => new Uint8Array(n))
+}
+
+/** Typed arrays end to end as one, made by `make` (the piece itself where there is one). */
+export function concatArrays<A extends Uint8Array | Float32Array>(pieces: A[], make: (length: number) => A): A {
   if (pieces.length === 1) return pieces[0]
-  const out = new Uint8Array(pieces.reduce((a, p) => a + p.length, 0))
+  const out = make(pieces.reduce((a, p) => a + p.length, 0))
   let at = 0
   for (const p of pieces) {
     out.set(p, at)

@@ -27,8 +27,7 @@ import { evaluateForecast, forecastAt, type SeriesInput } from './forecast'
 import { forecastWhatIf } from './forecast-whatif'
 import type { ForecastWhatIfRequest, ForecastWhatIfResult } from '../shared/teaching'
 import { CONTRIBUTIONS_NOT_OFFERED, type ContributionsRequest, type ContributionsResult } from '../shared/contributions'
-import { ContributionModel, ContributionTapError } from './contributions'
-import { lensFile } from './formats/lens-file'
+import { ContributionTapError, openAttributor, type Attributor } from './contributions'
 
 /** What a forecast what-if overrides: the steps and the weights. */
 export type ForecastOverrideRequest = Pick<ForecastWhatIfRequest, 'steps' | 'mode' | 'lag' | 'lags'>
@@ -265,13 +264,13 @@ export class InferenceService {
   }
 
   // The contribution methods' own sessions (src/engine/contributions), cut from the file once, by path.
-  private contributionModels = new Map<string, Promise<ContributionModel>>()
+  private contributionModels = new Map<string, Promise<Attributor>>()
 
   /**
    * Every contribution method (issue 41) for one sentence: the pieces given forced through, or the
    * greedy output, in one tapped forward pass; with that pass's raw cross-attention weights (the
-   * mean over layers and heads). The bundled Transformers' one-file format only so far: anything
-   * else is refused with a ContributionsNotOfferedError that says why.
+   * mean over layers and heads). Bundled Transformers and Hugging Face folders; an RNN, or a graph
+   * the taps do not recognise, is refused with a ContributionsNotOfferedError that says why.
    */
   async contributions(path: string, req: Omit<ContributionsRequest, 'modelId'>, signal?: AbortSignal): Promise<Omit<ContributionsResult, 'modelId'>> {
     return this.translating(path, async (m) => {
@@ -280,13 +279,11 @@ export class InferenceService {
         throw refuse(
           `Contributions are computed for Transformers only; ${m.spec.name} is an RNN (${KINDS[m.spec.attention].displayName}) and has no residual stream or value vectors to decompose.`,
         )
-      if (m.format !== lensFile.id)
-        throw refuse(`Contributions read the bundled Transformers' one-file graphs so far; a Hugging Face folder's graph (${m.spec.name}) is not tapped yet.`)
       const t0 = performance.now()
       let entry = this.contributionModels.get(path)
       if (!entry) {
         // A graph whose layers the taps do not recognise is refused with what they missed.
-        entry = ContributionModel.open(modelFile(path)).catch((e: unknown) => {
+        entry = openAttributor(path).catch((e: unknown) => {
           throw e instanceof ContributionTapError ? refuse(`Contributions cannot read this model's graph yet: ${e.message}`) : e
         })
         this.contributionModels.set(path, entry)

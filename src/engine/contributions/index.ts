@@ -3,27 +3,26 @@ import * as ort from 'onnxruntime-node'
 import type { Contributions } from '../../shared/contributions'
 import { checkContract, neverGenerated, type ModelSpec } from '../contract'
 import { splitStep, valueInfo } from '../graph-surgery'
-import { extractGraph, nodesFor, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
+import { concatArrays, extractGraph, nodesFor, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
 import { create, NodeProtoSchema, TensorProto_DataType, type GraphProto } from '../onnx-proto'
 import { maxTargetLength, MAX_SOURCE_TOKENS } from '../decode'
 import { sessionOptions } from '../formats/ort-sessions'
 import { tokenize } from '../tokenizer'
-import {
-  altiBlock,
-  combine,
-  crossNorms,
-  FULL,
-  headValues,
-  rolloutCross,
-  rolloutSelf,
-  tappedHeadValues,
-  valueBias,
-  type AltiOptions,
-  type BlockWeights,
-} from './math'
+import { altiBlock, crossNorms, FULL, headValues, tappedHeadValues, valueBias, type AltiOptions, type BlockWeights } from './math'
+import { folderOf } from '../formats/hf'
+import { modelFile } from '../formats'
+import { HfContributionModel } from './hf'
+import { assemble, type Attributor } from './pass'
 import { ContributionTapError, transformerTaps, type TransformerTaps } from './taps'
 
 export { ContributionTapError } from './taps'
+export { HfContributionModel } from './hf'
+export type { Attributor } from './pass'
+
+/** The contribution methods' reader for a model: a Hugging Face folder's (hf.ts), or a bundled Transformer's one file. */
+export async function openAttributor(id: string): Promise<Attributor> {
+  return (await folderOf(modelFile(id))) ? HfContributionModel.open(id) : ContributionModel.open(modelFile(id))
+}
 
 /**
  * The contribution methods (issue 41) on a bundled Transformer: the file's encoder and decoder
@@ -61,22 +60,12 @@ export interface Tapped {
   runSeconds: number
 }
 
-function concat(parts: Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
-
 function rowsOf(t: ort.Tensor, rows: number, d: number, offset = 0): Float32Array[] {
   const data = t.data as Float32Array
   return Array.from({ length: rows }, (_, i) => data.slice(offset + i * d, offset + (i + 1) * d))
 }
 
-export class ContributionModel {
+export class ContributionModel implements Attributor<Tapped> {
   private constructor(
     readonly spec: ModelSpec,
     readonly taps: TransformerTaps,
@@ -250,7 +239,10 @@ export class ContributionModel {
         }),
       ),
       cross: Array.from({ length: H }, (_, h) => perStep.map((s) => s.cross[l].slice(h * S, (h + 1) * S))),
-      selfValues: concat(perStep.map((s) => s.values[l])),
+      selfValues: concatArrays(
+        perStep.map((s) => s.values[l]),
+        (n) => new Float32Array(n),
+      ),
       crossValues: (eo[taps.decoder[l].crossValues].data as Float32Array).slice(),
     }))
     return { srcIds, tgtIds: ids.slice(0, T), S, T, enc, e, h: hEnc, dec, runSeconds }
@@ -277,35 +269,18 @@ export class ContributionModel {
     )
     // f^h(h_j) = W_O^h (W_V^h h_j + b_V^h) is what the graph computed.
     const norms = tp.dec.map((l, i) => crossNorms(l.crossValues, l.cross, taps.crossBlocks[i]))
-    const normSourceShare = Array.from({ length: tp.T }, (_, t) => {
-      let num = 0
-      let den = 0
-      tp.dec.forEach((l, i) => {
-        const out = norms[i].outNorm[t]
-        num += out
-        den += out + Math.sqrt(l.x2[t].reduce((s, v) => s + v * v, 0))
-      })
-      return den > 0 ? num / den : 0
-    })
-    const rollout = combine(
-      tp.enc.map((l) => rolloutSelf(l.a)),
-      tp.dec.map((l) => rolloutSelf(l.self)),
-      tp.dec.map((l) => rolloutCross(l.cross)),
-    )
     const tgtVocab = spec.tgtVocab
-    return {
+    return assemble({
       srcTokens: tp.srcIds.map((i) => spec.srcVocab[i]),
       tgtTokens: tp.tgtIds.map((i) => tgtVocab[i]),
       prefixTokens: [spec.special.bos, ...tp.tgtIds.slice(0, -1)].map((i) => tgtVocab[i]),
-      layers: { encoder: tp.enc.length, decoder: tp.dec.length, heads: taps.heads },
+      heads: taps.heads,
       encoderAlti,
       selfAlti,
       crossAlti,
-      crossNorms: norms.map((n) => n.perHead),
-      crossNormTotal: norms.map((n) => n.total),
-      normSourceShare,
-      altiPlus: combine(encoderAlti, selfAlti, crossAlti),
-      rollout,
-    }
+      norms,
+      crossResidual: tp.dec.map((l) => l.x2),
+      weights: { encoder: tp.enc.map((l) => l.a), self: tp.dec.map((l) => l.self), cross: tp.dec.map((l) => l.cross) },
+    })
   }
 }

@@ -117,12 +117,40 @@ function normalised(c: number[]): number[] {
 }
 
 /**
+ * A post-norm block's norm (Marian, BART: y_i = LN(z_i), z_i = x_i + the attention's output):
+ * its inputs z and γ, ε. LN is linear in each contributor once z_i's deviation is fixed, so a
+ * contributor t reaches y_i as L_i(t) = γ ⊙ (t − mean t) / √(var z_i + ε) (Kobayashi et al. 2021,
+ * Ferrando et al. 2022); what the biases and β add belongs to no token.
+ */
+export interface PostNormInput {
+  z: Vec[]
+  gamma: Float32Array
+  eps: number
+}
+
+/** L_i(t) in place: t's mean taken out, times γ / √(var z_i + ε). */
+function postNormed(t: Float64Array, zi: Vec, post: PostNormInput): void {
+  const d = t.length
+  let mz = 0
+  for (let k = 0; k < d; k++) mz += zi[k]
+  mz /= d
+  let v = 0
+  for (let k = 0; k < d; k++) v += (zi[k] - mz) ** 2
+  const inv = 1 / Math.sqrt(v / d + post.eps)
+  let mt = 0
+  for (let k = 0; k < d; k++) mt += t[k]
+  mt /= d
+  for (let k = 0; k < d; k++) t[k] = post.gamma[k] * (t[k] - mt) * inv
+}
+
+/**
  * ALTI of one attention block. `x` the block's inputs at the query positions (the residual), `y`
  * its outputs there, `values` each key's W_O^h W_V^h L_j(z_j) ([Nk][H][d], headValues or
  * tappedHeadValues), `a` the weights [H][Nq][Nk].
  * `residual`: 'diagonal' (self-attention: query i's residual is key i's token, so it adds to
  * column i) or 'column' (cross-attention: the residual is one more column after the keys).
  * Each entry is c_ij = max(0, ‖y_i‖₁ − ‖y_i − T_i(z_j)‖₁), a row divided by its sum.
+ * `post`: the block is post-norm, `y` its norm's output, and every T_i(z_j) goes through L_i.
  */
 export function altiBlock(
   x: Vec[],
@@ -132,13 +160,19 @@ export function altiBlock(
   w: BlockWeights,
   residual: 'diagonal' | 'column',
   opts: AltiOptions = FULL,
+  post: PostNormInput | null = null,
 ): number[][] {
   const { d, heads } = w
   const keys = values.length / (heads * d)
   const yi = new Float64Array(d)
+  const xo = new Float64Array(d)
+  const t = new Float64Array(d)
   const al = new Float64Array(heads)
   return x.map((xi, i) => {
-    for (let k = 0; k < d; k++) yi[k] = opts.residual ? y[i][k] : y[i][k] - xi[k]
+    // the residual as it reaches y_i
+    xo.set(xi)
+    if (post) postNormed(xo, post.z[i], post)
+    for (let k = 0; k < d; k++) yi[k] = opts.residual ? y[i][k] : y[i][k] - xo[k]
     const ny = l1(yi)
     const c = new Array<number>(keys).fill(0)
     for (let j = 0; j < keys; j++) {
@@ -151,17 +185,19 @@ export function altiBlock(
       // T = 0: ‖y − T‖₁ = ‖y‖₁, so c = 0
       if (!any && !diagonal) continue
       const base = j * heads * d
-      let dist = 0
       for (let k = 0; k < d; k++) {
-        let tk = diagonal ? xi[k] : 0
+        let tk = 0
         for (let h = 0; h < heads; h++) tk += al[h] * values[base + h * d + k]
-        dist += Math.abs(yi[k] - tk)
+        t[k] = tk
       }
+      if (post) postNormed(t, post.z[i], post)
+      let dist = 0
+      for (let k = 0; k < d; k++) dist += Math.abs(yi[k] - t[k] - (diagonal ? xo[k] : 0))
       c[j] = Math.max(0, ny - dist)
     }
     if (residual === 'column') {
       let dist = 0
-      for (let k = 0; k < d; k++) dist += Math.abs(yi[k] - (opts.residual ? xi[k] : 0))
+      for (let k = 0; k < d; k++) dist += Math.abs(yi[k] - (opts.residual ? xo[k] : 0))
       c.push(Math.max(0, ny - dist))
     }
     return normalised(c)

@@ -49,7 +49,7 @@ type Json = Record<string, unknown>
 
 const DECODER_ONLY = /gpt|llama|mistral|qwen|phi|gemma|opt|bloom|falcon|mpt|codegen|gptj|gpt_neox/i
 
-interface Folder {
+export interface Folder {
   dir: string
   name: string
   config: Json
@@ -82,7 +82,8 @@ const int = (...xs: unknown[]): number | null => {
   return null
 }
 
-async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder> {
+/** The folder's config, files, tokenizer and spec, read without opening a session. */
+export async function readFolder(path: string, opts: OpenOptions = {}): Promise<Folder> {
   const dir = await folderOf(path)
   if (!dir) throw new ContractError(`${path} is not a Hugging Face model folder (no config.json).`)
   const config = await readJson(join(dir, 'config.json'), 'config.json')

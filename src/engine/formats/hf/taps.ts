@@ -113,7 +113,7 @@ export function crossSoftmaxes(graph: GraphProto, outerConstants: ReadonlySet<st
  * the engine always gets float32 attention. On a float32 graph the Cast is a no-op (onnxruntime
  * removes it), so every variant is tapped the same way.
  */
-function tap(from: string, to: string): NodeProto {
+export function floatTap(from: string, to: string): NodeProto {
   return create(NodeProtoSchema, {
     opType: 'Cast',
     input: [from],
@@ -138,7 +138,7 @@ export function crossAttentionTaps(graph: GraphProto, layers: number): { edit: G
   const direct = crossSoftmaxes(graph)
   if (direct.length === layers) {
     return {
-      edit: { addNodes: direct.map((s, l) => tap(s, taps[l])), addOutputs: outs, replaceNodes: new Map() },
+      edit: { addNodes: direct.map((s, l) => floatTap(s, taps[l])), addOutputs: outs, replaceNodes: new Map() },
       where: `${layers} Softmax nodes (${direct[0]} …)`,
     }
   }
@@ -154,7 +154,7 @@ export function crossAttentionTaps(graph: GraphProto, layers: number): { edit: G
       const names = taps.map((t) => `${a.name}/${t}`)
       const g: GraphProto = {
         ...a.g,
-        node: [...a.g.node, ...found.map((s, l) => tap(s, names[l]))],
+        node: [...a.g.node, ...found.map((s, l) => floatTap(s, names[l]))],
         output: [...a.g.output, ...names.map((n) => valueInfo(n, TensorProto_DataType.FLOAT, null))],
       }
       return { ...a, g }

@@ -48,9 +48,18 @@ describe('InferenceService.contributions', () => {
     expect((e as LensError).message).toMatch(/Transformers only.*RNN/)
   }, 120_000)
 
-  it('a Hugging Face folder is refused, saying it is not tapped yet', async () => {
-    const e = await service.contributions(join(ROOT, 'test/fixtures/hf/marian'), { text: 'Hello world.' }).catch((x: unknown) => x)
-    expect((e as LensError).code).toBe(CONTRIBUTIONS_NOT_OFFERED)
-    expect((e as LensError).message).toMatch(/Hugging Face folder/)
+  it('a Hugging Face folder (post-norm Marian, merged decoder) is attributed: greedy, every method, raw weights its cross-attention', async () => {
+    const g = await service.contributions(join(ROOT, 'test/fixtures/hf/marian'), { text: SENTENCE })
+    expect(g.forced).toBe(false)
+    expect(g.tgtTokens[g.tgtTokens.length - 1]).toBe('</s>')
+    expect(g.layers).toEqual({ encoder: 3, decoder: 3, heads: 4 })
+    g.altiPlus.source.forEach((row, r) => {
+      const sum = row.reduce((x, y) => x + y, 0) + g.altiPlus.target[r].reduce((x, y) => x + y, 0)
+      expect(Math.abs(sum - 1)).toBeLessThan(1e-4)
+    })
+    g.raw.forEach((row) => expect(Math.abs(row.reduce((x, y) => x + y, 0) - 1)).toBeLessThan(1e-4))
+    const f = await service.contributions(join(ROOT, 'test/fixtures/hf/marian'), { text: SENTENCE, pieces: g.tgtTokens })
+    expect(f.forced).toBe(true)
+    methodResult(f, 'alti+').sourceShare.forEach((s, r) => expect(Math.abs(s - g.altiPlus.sourceShare[r])).toBeLessThan(1e-5))
   }, 120_000)
 })

@@ -1,0 +1,238 @@
+import { producers } from '../onnx-graph'
+import type { GraphProto, NodeProto, TensorProto } from '../onnx-proto'
+import { crossSoftmaxes } from '../formats/hf/taps'
+import type { BlockWeights } from './math'
+import { ContributionTapError, initializerValues } from './taps'
+
+/**
+ * Where the contribution methods read a Hugging Face encoder or decoder graph (Optimum's and
+ * transformers.js's exports of Marian, BART, T5, M2M100/NLLB). Nothing is named after the
+ * PyTorch modules there (the TorchScript exporter calls the weights onnx::MatMul_N, a merged
+ * decoder w0, w1 …), so each attention block is found from its Softmax by the shape every one of
+ * these models shares:
+ *
+ *   source ─MatMul W_V─(+ b_V)─ V ─┐
+ *   Softmax ───────────────────── MatMul ─ reshape ─MatMul W_O─(+ b_O)─ Add(x) = z ─┬─ LayerNormalization = y   (post-norm: Marian, BART)
+ *                                                                               └─ z is the output           (pre-norm: T5, M2M100)
+ *
+ * A block is post-norm where z goes only into a LayerNormalization (no later residual Add reads
+ * it). The weights are read from the graph's constants, whatever their names.
+ */
+
+export interface PostNorm {
+  /** The LayerNormalization's output: the block's output. */
+  y: string
+  gamma: Float32Array
+  eps: number
+}
+
+export interface HfBlock {
+  /** The attention probabilities [B, H, Nq, Nk] (the Softmax output). */
+  weights: string
+  /** What the values are projected from, [B, Nk, d]: the block's input (post-norm), its norm's output (pre-norm) or encoder_hidden_states. */
+  source: string
+  /** The residual: the block's input [B, Nq, d]. */
+  x: string
+  /** x plus the attention's output, [B, Nq, d]: the pre-norm block's output, the post-norm block's norm input. */
+  z: string
+  post: PostNorm | null
+  /** W_V, b_V, W_O as [out][in]; β is what the source's own norm adds (pre-norm), to take out of each value: zeros for RMSNorm and post-norm. */
+  w: BlockWeights
+  /** b_O: with Σ_j a_ij = 1 and b_V, the part of z no token contributes. */
+  bo: Float32Array
+}
+
+export interface HfDecoderLayer {
+  self: HfBlock
+  cross: HfBlock
+}
+
+/** Ops between the probabilities and P·V, and between P·V and W_O (masking NaN rows, casts, head reshapes). */
+const PASS = new Set(['Cast', 'Where', 'Identity', 'Transpose', 'Reshape', 'Squeeze', 'Unsqueeze'])
+
+interface Constant {
+  values: Float32Array
+  dims: number[]
+}
+
+class GraphReader {
+  readonly producer: Map<string, number>
+  readonly consumers = new Map<string, NodeProto[]>()
+  private readonly inits: Map<string, TensorProto>
+
+  constructor(readonly graph: GraphProto) {
+    this.producer = producers(graph)
+    for (const n of graph.node) for (const i of n.input) if (i) this.consumers.set(i, [...(this.consumers.get(i) ?? []), n])
+    this.inits = new Map(graph.initializer.map((t) => [t.name, t]))
+  }
+
+  producerOf(name: string): NodeProto | undefined {
+    const i = this.producer.get(name)
+    return i === undefined ? undefined : this.graph.node[i]
+  }
+
+  /** A weight: an initializer, a Constant node's value, or either through Identity / Cast (fp16 weights are cast to float32 or used as they are). */
+  constant(name: string): Constant | null {
+    const t = this.inits.get(name)
+    if (t) {
+      if (t.externalData.length > 0)
+        throw new ContributionTapError(`its weight ${name} is in an external data file, which the contribution taps do not read yet`)
+      return { values: initializerValues(t), dims: t.dims.map(Number) }
+    }
+    const p = this.producerOf(name)
+    if (!p) return null
+    if (p.opType === 'Constant') {
+      const v = p.attribute.find((a) => a.name === 'value')?.t
+      return v ? { values: initializerValues(v), dims: v.dims.map(Number) } : null
+    }
+    return p.opType === 'Identity' || p.opType === 'Cast' ? this.constant(p.input[0]) : null
+  }
+
+  /** The one consumer of `name` that is not a pass-through op, following pass-throughs (breadth first, a few steps). */
+  forwardTo(name: string, op: string, what: string): NodeProto {
+    let frontier = [name]
+    for (let depth = 0; depth < 6 && frontier.length; depth++) {
+      const next: string[] = []
+      for (const f of frontier)
+        for (const c of this.consumers.get(f) ?? []) {
+          if (c.opType === op) return c
+          if (PASS.has(c.opType)) next.push(c.output[0])
+        }
+      frontier = next
+    }
+    throw new ContributionTapError(`no ${op} after ${what}`)
+  }
+
+  /** Back from `name` through pass-through ops to the first node that is not one. */
+  backFrom(name: string): NodeProto | undefined {
+    let p = this.producerOf(name)
+    // a Concat of one tensor: the KV cache's, with no past
+    const passes = (n: NodeProto) => PASS.has(n.opType) || (n.opType === 'Concat' && n.input.filter(Boolean).length === 1)
+    for (let depth = 0; p && passes(p) && depth < 8; depth++) p = this.producerOf(p.input[0])
+    return p
+  }
+
+  /** A MatMul's constant right-hand side [in, out] as [out][in] (d × d). */
+  matrix(mm: NodeProto, what: string): { w: Float32Array; d: number } {
+    const c = this.constant(mm.input[1])
+    if (!c || c.dims.length !== 2 || c.dims[0] !== c.dims[1]) throw new ContributionTapError(`${what} is not a constant d × d MatMul weight`)
+    const d = c.dims[0]
+    const w = new Float32Array(d * d)
+    for (let i = 0; i < d; i++) for (let o = 0; o < d; o++) w[o * d + i] = c.values[i * d + o]
+    return { w, d }
+  }
+
+  /** `node`'s constant input (a bias) and its other input, where `node` is an Add with one. */
+  biasAdd(node: NodeProto | undefined): { bias: Float32Array; other: string } | null {
+    if (node?.opType !== 'Add') return null
+    for (const k of [0, 1]) {
+      const c = this.constant(node.input[k])
+      if (c) return { bias: c.values, other: node.input[1 - k] }
+    }
+    return null
+  }
+}
+
+function epsilonOf(n: NodeProto): number {
+  const a = n.attribute.find((x) => x.name === 'epsilon')
+  return a ? a.f : 1e-5
+}
+
+/** One attention block from its Softmax output. `sourceBeta`: the β of the norm behind encoder_hidden_states (cross-attention, pre-norm). */
+function blockAt(g: GraphReader, softmax: string, heads: number, what: string, sourceBeta: Float32Array | null): HfBlock {
+  const pv = g.forwardTo(softmax, 'MatMul', `${what}'s attention probabilities`)
+  // V = (source · W_V^T) + b_V, then split into heads
+  const vNode = g.backFrom(pv.input[1])
+  const vBias = g.biasAdd(vNode)
+  const vMatMul = vBias ? g.producerOf(vBias.other) : vNode
+  if (vMatMul?.opType !== 'MatMul') throw new ContributionTapError(`${what}'s values are not a MatMul with a weight (plus a bias)`)
+  const { w: wv, d } = g.matrix(vMatMul, `${what}'s value projection`)
+  if (d % heads !== 0) throw new ContributionTapError(`${what}'s width ${d} is not a multiple of ${heads} heads`)
+  const oMatMul = g.forwardTo(pv.output[0], 'MatMul', `${what}'s heads`)
+  const { w: wo } = g.matrix(oMatMul, `${what}'s output projection`)
+  // then + b_O (not in T5), then + x, the residual
+  const next = (name: string) => {
+    const cs = g.consumers.get(name) ?? []
+    if (cs.length !== 1) throw new ContributionTapError(`${what}'s output goes to ${cs.length} nodes, not to one residual Add`)
+    return cs[0]
+  }
+  let attnOut = oMatMul.output[0]
+  let add = next(attnOut)
+  const oBias = g.biasAdd(add)
+  if (oBias) {
+    attnOut = add.output[0]
+    add = next(attnOut)
+  }
+  if (add.opType !== 'Add' || g.biasAdd(add)) throw new ContributionTapError(`${what}'s output is not added to a residual`)
+  const x = add.input[add.input[0] === attnOut ? 1 : 0]
+  const z = add.output[0]
+  const after = g.consumers.get(z) ?? []
+  const ln = after.find((n) => n.opType === 'LayerNormalization')
+  const zeros: Float32Array = new Float32Array(d)
+  let post: PostNorm | null = null
+  let beta: Float32Array = zeros
+  if (ln && !after.some((n) => n.opType === 'Add')) {
+    const gamma = g.constant(ln.input[1])
+    if (!gamma) throw new ContributionTapError(`${what}'s post-norm has no constant γ`)
+    post = { y: ln.output[0], gamma: gamma.values, eps: epsilonOf(ln) }
+  } else {
+    // pre-norm: the values read LN(x_j) = L_j(x_j) + β; β goes with the biases
+    const norm = g.producerOf(vMatMul.input[0])
+    if (norm?.opType === 'LayerNormalization') beta = (norm.input[2] ? g.constant(norm.input[2])?.values : null) ?? zeros
+    else if (vMatMul.input[0] === 'encoder_hidden_states' && sourceBeta) beta = sourceBeta
+  }
+  return {
+    weights: softmax,
+    source: vMatMul.input[0],
+    x,
+    z,
+    post,
+    w: { d, heads, wv, bv: vBias?.bias ?? zeros, wo, gamma: zeros, beta, eps: 0 },
+    bo: oBias?.bias ?? zeros,
+  }
+}
+
+const softmaxes = (graph: GraphProto) => graph.node.filter((n) => n.opType === 'Softmax').map((n) => n.output[0])
+
+/** The encoder's blocks, lowest layer first, and the β of its final norm (pre-norm: M2M100's layer_norm; null where there is none with a β). */
+export function hfEncoderTaps(graph: GraphProto, heads: number, layers: number): { blocks: HfBlock[]; finalBeta: Float32Array | null } {
+  const g = new GraphReader(graph)
+  const found = softmaxes(graph)
+  if (found.length !== layers) throw new ContributionTapError(`its encoder has ${found.length} Softmax nodes, not one per layer (${layers})`)
+  const blocks = found.map((s, l) => blockAt(g, s, heads, `encoder layer ${l}`, null))
+  const out = graph.output[0]?.name ?? ''
+  const last = g.backFrom(out) ?? g.producerOf(out)
+  const finalBeta = last?.opType === 'LayerNormalization' && last.input[2] ? (g.constant(last.input[2])?.values ?? null) : null
+  return { blocks, finalBeta }
+}
+
+/** The decoder's blocks, lowest layer first: in each layer the self-attention, then the cross-attention (hf/taps.ts tells them apart). */
+export function hfDecoderTaps(graph: GraphProto, heads: number, layers: number, encoderBeta: Float32Array | null): HfDecoderLayer[] {
+  const g = new GraphReader(graph)
+  const cross = crossSoftmaxes(graph)
+  const self = softmaxes(graph).filter((s) => !cross.includes(s))
+  if (cross.length !== layers || self.length !== layers)
+    throw new ContributionTapError(
+      `its decoder has ${self.length} self- and ${cross.length} cross-attention Softmax nodes, not one of each per layer (${layers})`,
+    )
+  return self.map((s, l) => ({
+    self: blockAt(g, s, heads, `decoder layer ${l}'s self-attention`, null),
+    cross: blockAt(g, cross[l], heads, `decoder layer ${l}'s cross-attention`, encoderBeta),
+  }))
+}
+
+/**
+ * A merged decoder (decoder_model_merged.onnx: one If on use_cache_branch) as the plain graph of
+ * its no-cache branch: the branch's nodes read the main graph's inputs and weights by name, so
+ * they run as the main graph once put there. Returns the graph and what its `logits` is called.
+ */
+export function unmerged(graph: GraphProto): { graph: GraphProto; logits: string } {
+  const ifNode = graph.node.find((n) => n.opType === 'If')
+  const branch = ifNode?.attribute.find((a) => a.name === 'else_branch')?.g
+  if (!ifNode || !branch) return { graph, logits: 'logits' }
+  const at = ifNode.output.indexOf('logits')
+  return {
+    graph: { ...graph, node: [...graph.node.filter((n) => n !== ifNode), ...branch.node], initializer: [...graph.initializer, ...branch.initializer] },
+    logits: branch.output[at].name,
+  }
+}
