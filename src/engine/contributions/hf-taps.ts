@@ -231,6 +231,8 @@ export function unmerged(graph: GraphProto): { graph: GraphProto; logits: string
   const branch = ifNode?.attribute.find((a) => a.name === 'else_branch')?.g
   if (!ifNode || !branch) return { graph, logits: 'logits' }
   const at = ifNode.output.indexOf('logits')
+  // an fp16 conversion casts the If's outputs after it: not read yet
+  if (at < 0) throw new ContributionTapError("its merged decoder's If does not output logits itself (an fp16 conversion's casts after it are not read yet)")
   return {
     graph: { ...graph, node: [...graph.node.filter((n) => n !== ifNode), ...branch.node], initializer: [...graph.initializer, ...branch.initializer] },
     logits: branch.output[at].name,
