@@ -9,6 +9,11 @@ export interface Transport {
   pickModel(folder?: boolean): Promise<string | null>
   /** Saves bytes or text under a suggested name (a save dialog); the path, or null when cancelled. */
   save(name: string, content: Buffer | string): Promise<string | null>
+  /**
+   * Saves a figure split into parts (issue 40): one save dialog for the name, then each part
+   * beside it with its suffix ("fig-1.png", "fig-2.png"); the paths written, or null when cancelled.
+   */
+  saveParts(name: string, parts: { suffix: string; bytes: Buffer }[]): Promise<string[] | null>
   /** Puts a PNG on the clipboard. */
   copyPng(png: Buffer): Promise<void>
 }
@@ -43,6 +48,7 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     // Browser mode only: the server passes the folder it wrote once the last file is in.
     'models:open-dropped-folder': (path) => host.openPath(path),
     'models:set-languages': (src, tgt) => host.setLanguages(src, tgt),
+    'models:set-variant': (dtype) => host.setVariant(dtype),
     'translate:run': (req) => host.translate(req, client),
     'translate:cancel': () => host.cancelTranslate(client),
     'compare:run': (req) => host.compare(req),
@@ -60,7 +66,12 @@ export function lensHandlers(host: LensHost, transport: Transport): (caller: Cal
     'occlusion:run': (req) => host.occlusion(req),
     'contributions:run': (req) => host.contributions(req, client),
     'contributions:cancel': () => host.cancelContributions(client),
-    'export:figure': async (data, spec) => transport.save(figureFileName(data.view, spec.format), await host.renderFigure(data, spec)),
+    'export:figure': async (data, spec) => {
+      const files = await host.renderFigureFiles(data, spec)
+      const name = figureFileName(data.view, spec.format)
+      if (files.length === 1) return transport.save(name, files[0].bytes)
+      return (await transport.saveParts(name, files))?.join(', ') ?? null
+    },
     'export:animation': async (data, spec, settings) =>
       transport.save(animationFileName(data.view, settings.format), await host.renderAnimation(data, spec, settings, client)),
     'export:animation-bytes': (data, spec, settings) => host.renderAnimation(data, spec, settings, client),

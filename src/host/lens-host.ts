@@ -1,4 +1,4 @@
-import { withLanguages } from '../shared/model-id'
+import { modelDtype, modelFile, withDtype, withLanguages } from '../shared/model-id'
 import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
@@ -28,7 +28,7 @@ import { CancelledError, LensError } from '../shared/errors'
 import type { Engine } from './engine-client'
 import { FigureWorker } from './export/pool'
 import type { ModelDescription } from '../engine/service'
-import { MAX_GONE, SettingsStore, type StoredSettings } from './settings-store'
+import { MAX_GONE, MAX_VARIANTS, SettingsStore, type StoredSettings } from './settings-store'
 import { parseSeriesCsv } from '../shared/series'
 import { BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from './paths'
 import type { ExampleList, ExampleQuery, ForecastWhatIfRequest, ForecastWhatIfResult, SentenceScore } from '../shared/teaching'
@@ -113,8 +113,12 @@ export class LensHost {
   /** A path the host itself obtained: from a dialog, a drop or an upload. */
   async openPath(path: string): Promise<ModelInfo> {
     await this.ready
-    const info = await this.open(this.idFor(path, false), path)
-    this.settings.recent = [resolve(path), ...this.settings.recent.filter((p) => p !== resolve(path))].slice(0, MAX_RECENT)
+    const asked = this.withChosenVariant(path)
+    const id = this.idFor(asked, false)
+    const info = await this.open(id, asked)
+    // One recent entry per model and language pair: the one in another precision gives way.
+    const opened = resolve(this.paths.get(id) ?? asked)
+    this.settings.recent = [opened, ...this.settings.recent.filter((p) => withDtype(p, undefined) !== withDtype(opened, undefined))].slice(0, MAX_RECENT)
     await this.store.save(this.settings)
     return info
   }
@@ -125,6 +129,25 @@ export class LensHost {
     return this.openPath(withLanguages(this.current.path, src, tgt))
   }
 
+  /**
+   * The open Hugging Face folder again, in another of its precisions (ModelInfo.variants): the
+   * choice is remembered for the folder, which opens in it from then on.
+   */
+  async setVariant(dtype: string): Promise<ModelInfo> {
+    if (!this.current) throw new LensError('Open a model first.', { name: 'UnknownModelError', code: 'unknown-model' })
+    await this.ready
+    const folder = resolve(modelFile(this.current.path))
+    const kept = Object.entries(this.settings.variants ?? {}).filter(([f]) => f !== folder)
+    this.settings.variants = Object.fromEntries([...kept, [folder, dtype]].slice(-MAX_VARIANTS))
+    return this.openPath(withDtype(this.current.path, dtype))
+  }
+
+  /** A path in the precision chosen for its folder, where one was (setVariant); else as it is. */
+  private withChosenVariant(path: string): string {
+    const chosen = this.settings.variants?.[resolve(modelFile(path))]
+    return chosen ? withDtype(path, chosen) : path
+  }
+
   private current: { id: string; path: string } | null = null
   /** The name of each model opened, by path: an upload deleted at stop is remembered by it. */
   private names = new Map<string, string>()
@@ -132,15 +155,26 @@ export class LensHost {
   /** The path of the latest open asked for: an earlier open that finishes after it changes nothing. */
   private wanted: string | null = null
 
-  private async open(id: string, path: string): Promise<ModelInfo> {
+  private async open(id: string, asked: string): Promise<ModelInfo> {
+    await this.ready
+    const path = this.withChosenVariant(asked)
     this.wanted = path
     let d
     try {
       d = await this.engine.call('open', path)
     } catch (e) {
+      // A precision chosen for the folder that its files no longer have: forgotten, and the folder opens in its default.
+      const chosen = modelDtype(path)
+      if (chosen && chosen === this.settings.variants?.[resolve(modelFile(path))] && /has no \S+ variant/.test((e as Error).message)) {
+        delete this.settings.variants![resolve(modelFile(path))]
+        await this.store.save(this.settings)
+        return this.open(id, withDtype(path, undefined))
+      }
       if (this.wanted === path) this.wanted = this.current?.path ?? null
       throw e
     }
+    // The id stands for the folder in the precision it opened in (a choice made since included).
+    this.paths.set(id, path)
     this.names.set(path, d.name)
     if (this.wanted !== path) return { ...d, id, bundled: id.startsWith('bundled:') }
     const previous = this.current
@@ -481,6 +515,11 @@ export class LensHost {
   /** Renders a figure from data the renderer sent; the worker checks it against the figure schema first (a RefusedError). */
   async renderFigure(data: FigureData, spec: FigureSpec): Promise<Buffer> {
     return this.figures.render(data, spec)
+  }
+
+  /** A figure's files: a figure split into parts is one file per part as PNG or SVG (suffixes "-1", "-2", …), one PDF of a page per part. */
+  async renderFigureFiles(data: FigureData, spec: FigureSpec): Promise<{ suffix: string; bytes: Buffer }[]> {
+    return this.figures.renderFiles(data, spec)
   }
 
   /**

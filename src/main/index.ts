@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { encodeError, envelope, LensError } from '../shared/errors'
 import { dispatch, routes, type EventChannel, type Handlers, type Payload } from '../shared/routes'
+import { withSuffix } from '../shared/figure'
 import { writeAtomic } from '../host/export/atomic'
 import { EngineClient, type EngineChannel } from '../host/engine-client'
 import { forwardEvents, lensHandlers, type Caller, type Transport } from '../host/handlers'
@@ -112,6 +113,16 @@ export function electronTransport(win: () => BrowserWindow | null): Transport {
       if (r.canceled || !r.filePath) return null
       await writeAtomic(r.filePath, content)
       return r.filePath
+    },
+    saveParts: async (name, parts) => {
+      const ext = name.split('.').pop() ?? ''
+      const options = { defaultPath: name, filters: [{ name: ext.toUpperCase(), extensions: [ext] }] }
+      const w = parent()
+      const r = w ? await dialog.showSaveDialog(w, options) : await dialog.showSaveDialog(options)
+      if (r.canceled || !r.filePath) return null
+      const paths = parts.map((p) => withSuffix(r.filePath, p.suffix))
+      for (const [i, p] of parts.entries()) await writeAtomic(paths[i], p.bytes)
+      return paths
     },
     copyPng: async (png) => {
       await clipboard.write([new ClipboardItem({ 'image/png': new Blob([new Uint8Array(png)], { type: 'image/png' }) })])

@@ -553,6 +553,8 @@ export const FigureDataSchema = v.variant(
         translation: TranslationSchema,
         method: v.picklist(['norm', 'alti', 'alti+', 'rollout'], 'must be norm, alti, alti+ or rollout'),
         sourceShare: numbers(MAX_TOKENS),
+        /** A part of a figure split into slides: output steps [first, end). */
+        rows: v.optional(rowsSchema),
       }),
       v.forward(
         v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty'),
@@ -566,6 +568,7 @@ export const FigureDataSchema = v.variant(
         ),
         ['sourceShare'],
       ),
+      v.forward(v.partialCheck([['translation', 'tgtTokens'], ['rows']], rowsInside, ROWS_INSIDE), ['rows']),
     ),
     /** The forecasting view: series above, attention heatmap below, a selected step or none. */
     v.pipe(
@@ -620,6 +623,12 @@ export function matrixCsv(srcTokens: string[], tgtTokens: string[], attention: n
   const head = ['target \\ source', ...srcTokens].map(q).join(',')
   return [head, ...tgtTokens.map((t, i) => [q(t), ...(attention[i] ?? []).map((w) => w.toPrecision(6))].join(','))].join('\n') + '\n'
 }
+
+/** Browser mode's answer to export:figure for a figure split into parts as PNG or SVG: `{ type, parts: [{ suffix, base64 }] }`. */
+export const FIGURE_PARTS_TYPE = 'application/vnd.attention-lens.figure-parts+json'
+
+/** A file name with a part's suffix before its extension: "fig.png", "-2" → "fig-2.png". */
+export const withSuffix = (name: string, suffix: string) => (suffix ? name.replace(/(\.[^./\\]+)?$/, (ext) => `${suffix}${ext}`) : name)
 
 export function figureFileName(view: string, format: string): string {
   return `attention-lens-${view}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${format}`

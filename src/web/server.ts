@@ -22,6 +22,7 @@ import { LensHost } from '../host/lens-host'
 import { defaultCacheDir, defaultConfigDir, SettingsStore } from '../host/settings-store'
 import { appPaths } from '../host/paths'
 import { bodyLimit, sizeText } from './limits'
+import { FIGURE_PARTS_TYPE } from '../shared/figure'
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -181,6 +182,9 @@ const browserTransport: Transport = {
   save: async () => {
     throw new LensError('In browser mode the page saves files as downloads.', { name: 'UnsupportedError', code: 'unsupported' })
   },
+  saveParts: async () => {
+    throw new LensError('In browser mode the page saves files as downloads.', { name: 'UnsupportedError', code: 'unsupported' })
+  },
   copyPng: async () => {
     throw new LensError('In browser mode the page copies figures itself.', { name: 'UnsupportedError', code: 'unsupported' })
   },
@@ -302,9 +306,15 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
       // The figure's bytes themselves; the page turns them into a download or a clipboard item.
       try {
         const [data, spec] = parseArgs(channel, JSON.parse((await body(req, channel)).toString('utf8')))
-        const bytes = await host.renderFigure(data, spec)
+        const files = await host.renderFigureFiles(data, spec)
+        if (files.length > 1) {
+          // A figure split into parts as PNG or SVG: every part, each with its suffix, for the page to download.
+          const parts = files.map((f) => ({ suffix: f.suffix, base64: f.bytes.toString('base64') }))
+          res.writeHead(200, { 'content-type': FIGURE_PARTS_TYPE, 'cache-control': 'no-store' })
+          return void res.end(JSON.stringify({ type: FIGURE_TYPES[spec.format], parts }))
+        }
         res.writeHead(200, { 'content-type': FIGURE_TYPES[spec.format] ?? 'application/octet-stream', 'cache-control': 'no-store' })
-        return void res.end(bytes)
+        return void res.end(files[0].bytes)
       } catch (e) {
         return sendError(res, e)
       }

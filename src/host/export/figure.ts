@@ -176,7 +176,9 @@ export async function renderPdfPages(pages: { svg: string; spec: Pick<FigureSpec
     for (const weight of ['regular', 'bold'] as const) {
       const f = face(script, weight)
       if (f) {
-        doc.registerFont(`${script}-${weight}`, f.path, f.postscriptName ?? '')
+        // The face fontkit has already read (fonts.ts keeps it), not its path: PDFKit would read
+        // and parse the file again for every PDF, 20 MB for each CJK collection.
+        doc.registerFont(`${script}-${weight}`, f.font as unknown as string)
         registered.add(`${script}-${weight}`)
       }
     }
@@ -272,5 +274,9 @@ export async function renderFittedFiles(data: FigureData, fit: FittedFigure): Pr
   return out
 }
 
-/** A file name with a part's suffix before its extension: "fig.png", "-2" → "fig-2.png". */
-export const withSuffix = (name: string, suffix: string) => (suffix ? name.replace(/(\.[^./\\]+)?$/, (ext) => `${suffix}${ext}`) : name)
+/** A figure's files as asked: fitted, then renderFittedFiles. */
+export async function renderFigureFiles(data: FigureData, asked: FigureSpec): Promise<{ suffix: string; bytes: Buffer }[]> {
+  return renderFittedFiles(data, fitted(data, asked))
+}
+
+export { withSuffix } from '../../shared/figure'

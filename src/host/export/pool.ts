@@ -34,6 +34,9 @@ export function spawnFigureWorker(): Worker {
   return new Worker(built)
 }
 
+/** The worker's bytes as a Buffer over the same memory (they were moved here, not copied). */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
 const workerError = (message: string) => new LensError(message, { name: 'FigureWorkerError', code: 'figure-worker' })
 
 export class FigureWorker {
@@ -47,19 +50,31 @@ export class FigureWorker {
     return this.call((rpc) => rpc.call('render', data, spec))
   }
 
+  /**
+   * A figure's files: one, or a figure split into parts as PNG or SVG one per part, each with its
+   * suffix ("-1", "-2", …); a PDF keeps its parts as pages.
+   */
+  async renderFiles(data: FigureData, spec: FigureSpec): Promise<{ suffix: string; bytes: Buffer }[]> {
+    const files = await this.run((rpc) => rpc.call('renderFiles', data, spec))
+    return files.map((f) => ({ suffix: f.suffix, bytes: asBuffer(f.bytes) }))
+  }
+
   /** An animated GIF or APNG's bytes (issue 34); the worker checks the settings too. `opts` reports each frame drawn, and stops it. */
   async animate(data: FigureData, spec: FigureSpec, settings: AnimationSettings, opts: CallOptions = {}): Promise<Buffer> {
     return this.call((rpc) => rpc.callWith(opts, 'animate', data, spec, settings))
   }
 
   private async call(send: (rpc: RpcClient<FigureMethods>) => Promise<Uint8Array>): Promise<Buffer> {
+    return asBuffer(await this.run(send))
+  }
+
+  private async run<T>(send: (rpc: RpcClient<FigureMethods>) => Promise<T>): Promise<T> {
     const rpc = this.rpc ?? this.start()
     const w = this.worker!
     // A figure in progress keeps the process alive (the CLI and tests wait for it).
     w.ref()
     try {
-      const bytes = await send(rpc)
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      return await send(rpc)
     } finally {
       if (rpc.waiting().length === 0) w.unref()
     }
@@ -75,7 +90,7 @@ export class FigureWorker {
   private start(): RpcClient<FigureMethods> {
     const w = this.spawn()
     const rpc = new RpcClient<FigureMethods>((req) => w.postMessage(req))
-    w.on('message', (m: Response<Uint8Array>) => rpc.receive(m))
+    w.on('message', (m: Response) => rpc.receive(m))
     // 'error' (an exception the worker did not catch) comes before 'exit'; whichever is first reports.
     w.on('error', (e) => this.fail(w, workerError(`The figure renderer failed: ${e.message}`)))
     w.on('exit', (code) => this.fail(w, workerError(`The figure renderer stopped (exit code ${code}).`)))

@@ -10,13 +10,15 @@ import { parseFigure } from '../../shared/figure'
 import { AnimationSettingsSchema, isAnimated } from '../../shared/animation'
 import { RefusedError } from '../../shared/errors'
 import * as v from 'valibot'
-import { renderFigure } from './figure'
+import { renderFigure, renderFigureFiles } from './figure'
 import { renderAnimation } from './animation'
 
 /** The calls the figure worker answers (src/shared/rpc.ts, as the engine's). */
 export type FigureMethods = {
   /** One figure file's bytes; data and spec are checked against the figure schema first (a RefusedError). */
   render(data: unknown, spec: unknown): Promise<Uint8Array>
+  /** A figure's files (a split PNG or SVG: one per part, with its suffix), checked as render's. */
+  renderFiles(data: unknown, spec: unknown): Promise<{ suffix: string; bytes: Uint8Array }[]>
   /** An animated GIF or APNG of a view over its decoder steps (issue 34); checked as render's, and the settings too. */
   animate(data: unknown, spec: unknown, settings: unknown): Promise<Uint8Array>
 }
@@ -30,6 +32,10 @@ const serve = rpcServer<FigureMethods>(
       // A copy with an ArrayBuffer of its own (Buffers of a few KB share a pool), so it can be moved, not cloned.
       return new Uint8Array(await renderFigure(data, spec))
     },
+    renderFiles: async (_ctx, rawData, rawSpec) => {
+      const { data, spec } = parseFigure(rawData, rawSpec)
+      return (await renderFigureFiles(data, spec)).map(({ suffix, bytes }) => ({ suffix, bytes: new Uint8Array(bytes) }))
+    },
     animate: async (ctx, rawData, rawSpec, rawSettings) => {
       const { data, spec } = parseFigure(rawData, rawSpec)
       const settings = v.safeParse(AnimationSettingsSchema, rawSettings)
@@ -41,6 +47,9 @@ const serve = rpcServer<FigureMethods>(
     },
   },
   (msg: Response, transfer) => port.postMessage(msg, transfer),
-  { transfer: (bytes) => [(bytes as Uint8Array).buffer as ArrayBuffer] },
+  {
+    transfer: (result) =>
+      Array.isArray(result) ? result.map((f: { bytes: Uint8Array }) => f.bytes.buffer as ArrayBuffer) : [(result as Uint8Array).buffer as ArrayBuffer],
+  },
 )
 port.on('message', (req: FigureRequest) => serve(req))

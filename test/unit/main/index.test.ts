@@ -260,6 +260,7 @@ describe('Electron main', () => {
     const { clipboard, dialog } = await import('electron')
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3])
     const render = vi.spyOn(lensHost.LensHost.prototype, 'renderFigure').mockResolvedValue(png)
+    const files = vi.spyOn(lensHost.LensHost.prototype, 'renderFigureFiles').mockResolvedValue([{ suffix: '', bytes: png }])
     const data = { view: 'corpus', corpus: { pair: 'en-fr', testSet: 'Multi30K', results: [] } }
     const spec = { ...DEFAULT_FIGURE, format: 'svg' }
     const target = join(mkdtempSync(join(tmpdir(), 'al-figure-')), 'figure.svg')
@@ -273,6 +274,25 @@ describe('Electron main', () => {
     expect(blob.type).toBe('image/png')
     expect(Buffer.from(await blob.arrayBuffer())).toEqual(png)
     render.mockRestore()
+    files.mockRestore()
+  })
+
+  it('a figure split into parts as PNG or SVG: one save dialog, and every part written beside the name chosen with its suffix', async () => {
+    const { dialog } = await import('electron')
+    const parts = [Buffer.from('<svg>1</svg>'), Buffer.from('<svg>2</svg>'), Buffer.from('<svg>3</svg>')]
+    const files = vi.spyOn(lensHost.LensHost.prototype, 'renderFigureFiles').mockResolvedValue(parts.map((bytes, i) => ({ suffix: `-${i + 1}`, bytes })))
+    const dir = mkdtempSync(join(tmpdir(), 'al-parts-'))
+    const dialogs = vi.mocked(dialog.showSaveDialog).mock.calls.length
+    vi.mocked(dialog.showSaveDialog).mockResolvedValueOnce({ canceled: false, filePath: join(dir, 'lecture.svg') })
+    const data = { view: 'corpus', corpus: { pair: 'en-fr', testSet: 'Multi30K', results: [] } }
+    const written = [1, 2, 3].map((k) => join(dir, `lecture-${k}.svg`))
+    expect(await invoke('export:figure', data, { ...DEFAULT_FIGURE, format: 'svg' })).toEqual({ result: written.join(', ') })
+    expect(vi.mocked(dialog.showSaveDialog).mock.calls.length).toBe(dialogs + 1)
+    expect(written.map((p) => readFileSync(p, 'utf8'))).toEqual(['<svg>1</svg>', '<svg>2</svg>', '<svg>3</svg>'])
+    // Cancelled: nothing written.
+    vi.mocked(dialog.showSaveDialog).mockResolvedValueOnce({ canceled: true, filePath: '' })
+    expect(await invoke('export:figure', data, { ...DEFAULT_FIGURE, format: 'svg' })).toEqual({ result: null })
+    files.mockRestore()
   })
 
   it('the menu: File ▸ Open Model… tells the page', () => {

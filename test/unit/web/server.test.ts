@@ -2,7 +2,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
 import type { Channel } from '../../../src/shared/routes'
+import { DEFAULT_FIGURE, FIGURE_PARTS_TYPE } from '../../../src/shared/figure'
 import { startWebServer, type WebServer } from '../../../src/web/server'
 import { BUNDLED_MODELS, FIXTURE_MODELS, tempDir, tiny } from '../../helpers'
 
@@ -269,6 +271,45 @@ describe('browser mode with several clients at once', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => translate(`A cat number ${i} sleeps.`)))
     expect(answers.filter((a) => a.result).length).toBe(20)
   }, 60_000)
+
+  it('a 25-word heatmap at the defaults (16:9 slide, lecture text) is split: every part as its own SVG, every page of one PDF', async () => {
+    const sentence = 'A little girl in a pink dress is running on the beach while her older brother and their dog are chasing the seagulls near the water .'
+    const r = await fetch(`${server.url}api/translate:run`, {
+      method: 'POST',
+      headers: { 'x-al-token': server.token },
+      body: JSON.stringify([{ modelId: MODEL, text: sentence }]),
+    })
+    const translation = ((await r.json()) as { result: { tgtTokens: string[] } }).result
+    const figure = (format: string) =>
+      fetch(`${server.url}api/export:figure`, {
+        method: 'POST',
+        headers: { 'x-al-token': server.token },
+        body: JSON.stringify([
+          { view: 'heatmap', translation },
+          { ...DEFAULT_FIGURE, format },
+        ]),
+      })
+    const svg = await figure('svg')
+    expect(svg.status).toBe(200)
+    expect(svg.headers.get('content-type')).toBe(FIGURE_PARTS_TYPE)
+    const { type, parts } = (await svg.json()) as { type: string; parts: { suffix: string; base64: string }[] }
+    expect(type).toBe('image/svg+xml')
+    expect(parts.length).toBeGreaterThanOrEqual(2)
+    expect(parts.map((p) => p.suffix)).toEqual(parts.map((_, i) => `-${i + 1}`))
+    // Each part is a whole SVG file, and the parts are different slides.
+    const files = parts.map((p) => Buffer.from(p.base64, 'base64').toString('utf8'))
+    for (const f of files) {
+      expect(f.slice(0, 300)).toMatch(/<svg[\s>]/)
+      expect(f.trimEnd().endsWith('</svg>')).toBe(true)
+    }
+    expect(new Set(files).size).toBe(parts.length)
+    // The PDF holds the same parts as its pages (poppler counts them).
+    const pdf = await figure('pdf')
+    expect(pdf.headers.get('content-type')).toBe('application/pdf')
+    const path = join(tempDir(), 'split.pdf')
+    writeFileSync(path, Buffer.from(await pdf.arrayBuffer()))
+    expect(execFileSync('pdfinfo', [path], { encoding: 'utf8' })).toMatch(new RegExp(`Pages:\\s+${parts.length}\\n`))
+  }, 120_000)
 
   it('refuses a client id that is not a short token', async () => {
     const r = await fetch(`${server.url}api/translate:run`, {

@@ -1,9 +1,38 @@
 import { animationFileName } from '../../../shared/animation'
 import { decodeError, unwrap, type EncodedError, type Envelope } from '../../../shared/errors'
-import { figureFileName, type FigureData, type FigureSpec } from '../../../shared/figure'
+import { FIGURE_PARTS_TYPE, figureFileName, withSuffix, type FigureData, type FigureSpec } from '../../../shared/figure'
 import { callsOver, type Channel, type EventChannel, type LensApi, type Payload } from '../../../shared/routes'
 import { folderFilesToSend } from '../../../shared/hf-folder-files'
 import type { ModelInfo } from '../../../shared/api'
+import { uploadFiles } from '../../../shared/upload-progress'
+
+const FORBIDDEN: EncodedError = {
+  name: 'ForbiddenError',
+  code: 'forbidden',
+  message: 'This page is not signed in: open the link the terminal printed (http://127.0.0.1:…/?token=…).',
+}
+
+/**
+ * One POST whose body's bytes are reported as they go up (fetch reports none): XMLHttpRequest's
+ * upload progress. Answers the status and the text of the answer.
+ */
+function postWithProgress(
+  url: string,
+  body: Blob,
+  headers: Record<string, string>,
+  onBytes: (sent: number) => void,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open('POST', url)
+    for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v)
+    xhr.upload.onprogress = (e) => onBytes(e.loaded)
+    xhr.onload = () => resolve({ status: xhr.status, text: xhr.responseText })
+    xhr.onerror = () => reject(new Error('The upload stopped: the connection to the server was lost.'))
+    xhr.onabort = () => reject(new Error('The upload was cancelled.'))
+    xhr.send(body)
+  })
+}
 
 /**
  * The browser-mode transport: the same API as the preload, over HTTP to 127.0.0.1. The page
@@ -16,12 +45,7 @@ export function createHttpApi(): LensApi {
   async function post(channel: Channel, init: RequestInit): Promise<Response> {
     const headers = { ...(init.headers as Record<string, string>), 'x-al-client': client }
     const res = await fetch(`/api/${channel}`, { method: 'POST', credentials: 'same-origin', ...init, headers })
-    if (res.status === 403)
-      throw decodeError({
-        name: 'ForbiddenError',
-        code: 'forbidden',
-        message: 'This page is not signed in: open the link the terminal printed (http://127.0.0.1:…/?token=…).',
-      })
+    if (res.status === 403) throw decodeError(FORBIDDEN)
     return res
   }
   const call = async <T>(channel: Channel, init: RequestInit): Promise<T> => unwrap((await (await post(channel, init)).json()) as Envelope<T>)
@@ -33,7 +57,14 @@ export function createHttpApi(): LensApi {
     if (!res.ok) throw decodeError(((await res.json()) as { error: EncodedError }).error)
     return res.blob()
   }
-  const figure = (data: FigureData, spec: FigureSpec) => file('export:figure', [data, spec])
+  /** A figure's files: one, or a figure split into parts as PNG or SVG one per part, with its suffix. */
+  async function figureFiles(data: FigureData, spec: FigureSpec): Promise<{ suffix: string; blob: Blob }[]> {
+    const blob = await file('export:figure', [data, spec])
+    if (blob.type !== FIGURE_PARTS_TYPE) return [{ suffix: '', blob }]
+    const { type, parts } = JSON.parse(await blob.text()) as { type: string; parts: { suffix: string; base64: string }[] }
+    return parts.map((p) => ({ suffix: p.suffix, blob: new Blob([Uint8Array.from(atob(p.base64), (c) => c.charCodeAt(0))], { type }) }))
+  }
+  const figure = async (data: FigureData, spec: FigureSpec) => (await figureFiles(data, spec))[0].blob
 
   function download(name: string, blob: Blob): void {
     const a = document.createElement('a')
@@ -57,25 +88,37 @@ export function createHttpApi(): LensApi {
     transport: 'browser',
     // The file itself goes up; the server saves it and opens it by its own path.
     openDroppedFile: (file) => call('models:open-dropped', { body: file, headers: { 'x-file-name': encodeURIComponent(file.name) } }),
-    // A folder goes up file by file (only those the engine reads), each under the same upload id;
-    // the server opens the folder when the last one is in.
-    openDroppedFolder: async (files) => {
+    // A folder goes up file by file (only those the engine reads), each under the same upload id,
+    // its bytes reported as they go; the server opens the folder when the last one is in.
+    openDroppedFolder: async (files, onProgress) => {
       const send = folderFilesToSend(files.map((f) => f.path))
       if (!send.length) throw new Error('The folder holds no file of a model this app opens (config.json, a tokenizer, encoder_model.onnx…).')
       const byPath = new Map(files.map((f) => [f.path, f.file]))
       const id = crypto.randomUUID()
-      let info: ModelInfo | null = null
-      for (const path of send) {
-        const headers = { 'x-file-name': encodeURIComponent(path), 'x-upload-id': id, 'x-upload-count': String(send.length) }
-        info = (await call('models:open-dropped-folder', { body: byPath.get(path)!, headers })) as ModelInfo | null
-      }
+      const info = await uploadFiles(
+        send.map((path) => ({ path, size: byPath.get(path)!.size })),
+        async (path, onBytes) => {
+          const headers = { 'x-file-name': encodeURIComponent(path), 'x-upload-id': id, 'x-upload-count': String(send.length), 'x-al-client': client }
+          const res = await postWithProgress('/api/models:open-dropped-folder', byPath.get(path)!, headers, onBytes)
+          if (res.status === 403) throw decodeError(FORBIDDEN)
+          let answer: Envelope<ModelInfo | null>
+          try {
+            answer = JSON.parse(res.text) as Envelope<ModelInfo | null>
+          } catch {
+            throw new Error(`The server answered ${res.status} to ${path}.`)
+          }
+          return unwrap(answer)
+        },
+        onProgress,
+      )
       if (!info) throw new Error('The server did not open the folder.')
       return info
     },
     exportFigure: async (data, spec) => {
       const name = figureFileName(data.view, spec.format)
-      download(name, await figure(data, spec))
-      return name
+      const files = await figureFiles(data, spec)
+      for (const f of files) download(withSuffix(name, f.suffix), f.blob)
+      return files.map((f) => withSuffix(name, f.suffix)).join(', ')
     },
     exportAnimation: async (data, spec, settings) => {
       const name = animationFileName(data.view, settings.format)
