@@ -1,6 +1,7 @@
 /**
  * `attention-lens export --animate --format gif|apng` and `--format html` (issue 34), run from
- * source (tsx) on the tiny fixture models: what is written, what is refused, and how it is said.
+ * the build (bin/attention-lens.mjs, as the other CLI tests: tsx would compile the CLI from source
+ * again for every run) on the tiny fixture models: what is written, what is refused, and how it is said.
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { ROOT, tempDir, tiny } from '../../helpers'
 
 const run = (args: string[]) => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'index.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'attention-lens.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
   return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() }
 }
 const SRC = 'A dog runs in the park.'
