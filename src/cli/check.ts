@@ -4,6 +4,8 @@
  * why, one line each. Exit 0 when the app can use every feature (a feature the model's format
  * cannot offer, such as what-if on a Hugging Face folder, is listed as not offered and does not
  * count), 1 when some will not work, 2 when a file cannot be opened at all (the worst file decides).
+ * A multilingual folder that names no language pair opens (the app asks for one): it is checked
+ * with a stand-in pair, and the report asks for the pair with its codes without counting it.
  */
 import { basename } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -26,6 +28,8 @@ function describe(r: CheckReport, verbose = false): string {
       : `the app can use every feature${unoffered ? ' this format offers' : ''}`
   const lines = [`${head} — ${verdict}`]
   for (const d of r.details ?? []) lines.push(`  · ${d}`)
+  // A folder that names no language pair: it opens, and the pair is asked for (exit 0 all the same).
+  if (r.pairNeeded) lines.push(`  ? language pair: ${r.pairNeeded}`)
   for (const m of r.fatal) lines.push(`  ✗ ${m}`)
   for (const f of r.findings) {
     // What the format cannot offer is no fault of the model: said so, and it does not count (exit 0).
@@ -72,6 +76,7 @@ export async function check(argv: string[]): Promise<void> {
         name: r.name,
         format: r.format,
         details: r.details,
+        ...(r.pairNeeded ? { pairNeeded: r.pairNeeded } : {}),
         exitCode: exitCode(r),
         fatal: r.fatal,
         findings: r.findings,

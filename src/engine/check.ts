@@ -11,7 +11,7 @@ import { firstLine, LoadedModel } from './model'
 import { checkMemory } from './memory'
 import { readModelFile } from './formats/model-bytes'
 import { lensFile } from './formats/lens-file'
-import { formatFor } from './formats'
+import { describeModel, formatFor, withLanguages } from './formats'
 import { nodesFor, parseOnnx, type OnnxFile } from './onnx-graph'
 
 /**
@@ -47,6 +47,11 @@ export interface CheckReport {
   /** The format it was read as, and what that format says of it (where the attention comes from…). */
   format?: string
   details?: string[]
+  /**
+   * A multilingual folder that names no language pair: which to choose and how, with its codes. It
+   * opens all the same (the app asks for the pair), so this does not count in the exit code.
+   */
+  pairNeeded?: string
 }
 
 /** 0: every feature works; 1: some will not (the findings say which); 2: the file does not open. */
@@ -734,9 +739,17 @@ export async function checkFile(path: string, provider = 'cpu'): Promise<CheckRe
 /** A model of another format (a Hugging Face folder): opened as the app opens it, then probed. */
 async function checkOtherFormat(path: string, format: string, provider: string): Promise<CheckReport> {
   const report: CheckReport = { path, name: null, spec: null, fatal: [], findings: [], passed: [], format, details: [] }
+  // A folder that names no language pair opens (the app asks for one): it is checked translating
+  // the stand-in pair it opens with, and the report asks for the pair (the exit code does not count it).
+  let opened = path
+  const described = await describeModel(path).catch(() => null)
+  if (described?.needsLanguages) {
+    opened = withLanguages(path, described.srcLang, described.tgtLang)
+    report.pairNeeded = `${pairQuestion(described.name, described.languages ?? described.targetLanguages ?? [])} Checked translating ${described.srcLang} → ${described.tgtLang}.`
+  }
   let model: LoadedModel
   try {
-    model = await LoadedModel.open(path, provider)
+    model = await LoadedModel.open(opened, provider)
   } catch (e) {
     report.fatal.push((e as Error).message)
     return report
@@ -745,10 +758,6 @@ async function checkOtherFormat(path: string, format: string, provider: string):
     report.spec = model.spec
     report.name = model.spec.name
     report.details = model.formatDetails
-    if (model.spec.needsLanguages) {
-      report.fatal.push(pairQuestion(model.spec.name, model.spec.languages ?? model.spec.targetLanguages ?? []))
-      return report
-    }
     const probed = await probeFindings(model, [])
     report.findings = probed.findings
     report.passed = probed.passed

@@ -60,6 +60,8 @@ function describeSpec(path: string, spec: ModelSpec): ModelDescription {
     ...(spec.targetLanguages ? { targetLanguages: spec.targetLanguages } : {}),
     ...(spec.needsLanguages ? { needsLanguages: true } : {}),
     ...(spec.generation ? { defaultGuard: { ...spec.generation.guard } } : {}),
+    ...(spec.variants ? { variants: spec.variants.map((v) => ({ ...v })) } : {}),
+    ...(spec.dtype ? { dtype: spec.dtype } : {}),
     srcVocabSize: spec.srcVocab.length,
     tgtVocabSize: spec.tgtVocab.length,
     trainingData: spec.trainingData,

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { homedir } from 'node:os'
+import { DTYPE } from '../shared/model-id'
 
 export interface StoredSettings {
   recent: string[]
@@ -11,10 +12,18 @@ export interface StoredSettings {
    * whose saved session names one is told that model is gone instead of being shown another.
    */
   gone?: Record<string, string>
+  /**
+   * The precision chosen for each Hugging Face folder (fp32, fp16, q8…), by the folder's resolved
+   * path, oldest first: the folder opens in it next time (src/engine/formats/hf/variants.ts).
+   */
+  variants?: Record<string, string>
 }
 
 /** How many deleted uploads are remembered by name. */
 export const MAX_GONE = 20
+
+/** How many folders' precision choices are remembered. */
+export const MAX_VARIANTS = 50
 
 const EMPTY: StoredSettings = { recent: [] }
 
@@ -40,7 +49,12 @@ export class SettingsStore {
     try {
       const parsed = JSON.parse(raw) as Partial<StoredSettings>
       const recent = Array.isArray(parsed.recent) ? parsed.recent.filter((p) => typeof p === 'string') : []
-      return { settings: { ...parsed, recent } }
+      const settings: StoredSettings = { ...parsed, recent }
+      // A folder's precision is a dtype (src/shared/model-id.ts DTYPE); anything else is dropped.
+      if (parsed.variants && typeof parsed.variants === 'object' && !Array.isArray(parsed.variants))
+        settings.variants = Object.fromEntries(Object.entries(parsed.variants).filter(([, d]) => typeof d === 'string' && DTYPE.test(d)))
+      else delete settings.variants
+      return { settings }
     } catch {
       const aside = `${this.file}.corrupt-${Date.now()}`
       await rename(this.file, aside).catch(() => undefined)

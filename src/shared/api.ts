@@ -80,6 +80,19 @@ export interface ModelInfo extends ModelSummary {
   defaultGuard?: { noRepeatNgram: number; maxRepeat: number }
   /** What the checks at opening found (`attention-lens check` reports the same): features that will not work, and why. */
   findings?: CheckFinding[]
+  /**
+   * A Hugging Face folder's precisions (fp32, fp16, q8…), most precise first, each with the size
+   * of its files (encoder and decoder, external data included) and one line on what it is; and the
+   * one open. The picker offers the others where there are several (src/engine/formats/hf/variants.ts).
+   */
+  variants?: ModelVariant[]
+  dtype?: string
+}
+
+export interface ModelVariant {
+  dtype: string
+  bytes: number
+  note: string
 }
 
 export type LocalScore = 'dot' | 'general' | 'concat'

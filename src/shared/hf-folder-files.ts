@@ -50,3 +50,20 @@ export function folderFilesToSend(paths: string[], dtype?: string): string[] {
   const data = paths.filter((p) => !PART.test(p) && sent.some((s) => p.startsWith(s) && /^[._]/.test(p.slice(s.length))))
   return [...side, ...sent, ...data]
 }
+
+/**
+ * A picked or dropped folder's precisions that this app names, most precise first, each with the
+ * bytes browser mode would send for its ONNX files (external data included): the page offers them
+ * before any goes up, as the engine's ModelInfo.variants does for a folder it reads from disk.
+ */
+export function folderVariantsOf(files: readonly { path: string; size: number }[]): { dtype: string; bytes: number }[] {
+  const paths = files.map((f) => f.path)
+  const size = new Map(files.map((f) => [f.path, f.size]))
+  const present = new Set(paths.flatMap((p) => (PART.exec(p)?.[1] === 'encoder_model' ? [PART.exec(p)![2] ?? ''] : [])))
+  return VARIANT_SUFFIXES.filter(([, s]) => present.has(s)).map(([dtype]) => ({
+    dtype,
+    bytes: folderFilesToSend(paths, dtype)
+      .filter((p) => !SIDE_FILES.has(p.split('/').at(-1)!))
+      .reduce((n, p) => n + (size.get(p) ?? 0), 0),
+  }))
+}

@@ -4,7 +4,7 @@
  * server) and the type it answers. The preload, the HTTP client, Electron main and browser mode
  * all read this table, so adding a call is one entry here and one handler in src/host/handlers.ts.
  */
-import { LANGUAGE_CODE } from './model-id'
+import { DTYPE, LANGUAGE_CODE } from './model-id'
 import * as v from 'valibot'
 import type {
   CorpusProgress,
@@ -26,6 +26,7 @@ import { FigureArgs } from './figure'
 import { AnimationArgs, type AnimationProgress } from './animation'
 import { MAX_SERIES_ROWS } from './series'
 import { MAX_GUARD_SETTING } from './repeat-guard'
+import type { UploadProgress } from './upload-progress'
 
 type Args = v.GenericSchema<unknown[]>
 
@@ -92,6 +93,8 @@ export const routes = {
     'setModelLanguages',
     v.strictTuple([v.pipe(v.string(), v.regex(LANGUAGE_CODE)), v.pipe(v.string(), v.regex(LANGUAGE_CODE))]),
   ),
+  /** A Hugging Face folder with several precisions (ModelInfo.variants): the open folder again in another one, remembered for the folder. */
+  'models:set-variant': call<ModelInfo>()('setModelVariant', v.strictTuple([v.pipe(v.string(), v.regex(DTYPE))])),
   'translate:run': call<Translation>()('translate', v.strictTuple([v.strictObject({ modelId: id, text, ...decode, ...guard })])),
   /** Stops the translation in progress; its call then fails with a CancelledError. */
   'translate:cancel': call<void>()('cancelTranslate', none),
@@ -286,8 +289,11 @@ export type LensApi = Omit<Calls, 'openDroppedFile' | 'openDroppedFolder'> &
   Subscriptions & {
     /** A file dropped on the window (or picked with the file input); in Electron a dropped folder too. */
     openDroppedFile(file: File): Promise<ModelInfo>
-    /** Browser mode: a folder's files (picked or dropped), each with its path inside the folder. */
-    openDroppedFolder(files: FolderFile[]): Promise<ModelInfo>
+    /**
+     * Browser mode: a folder's files (picked or dropped), each with its path inside the folder; the
+     * bytes sent reported as they go up. `dtype`: the precision to send (default: the most precise).
+     */
+    openDroppedFolder(files: FolderFile[], onProgress?: (p: UploadProgress) => void, dtype?: string): Promise<ModelInfo>
     /** 'electron' or 'browser': the renderer hides what a transport cannot do. */
     readonly transport: 'electron' | 'browser'
   }

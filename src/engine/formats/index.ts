@@ -2,7 +2,7 @@ import type { ModelSpec } from '../contract'
 import { hfFolder } from './hf'
 import { lensFile } from './lens-file'
 import type { ModelFormat, OpenOptions } from './types'
-import { modelFile, modelLanguages } from '../../shared/model-id'
+import { modelDtype, modelFile, modelLanguages } from '../../shared/model-id'
 
 /**
  * The model formats the engine opens, asked in order: the first whose `match` claims a path owns
@@ -23,6 +23,8 @@ export async function describeModel(id: string): Promise<ModelSpec> {
 
 export { modelFile, withLanguages } from '../../shared/model-id'
 
+/** What a path asks for after its `?` (src/shared/model-id.ts): the language pair, the precision. */
 export function modelOptions(id: string): OpenOptions {
-  return modelLanguages(id)
+  const dtype = modelDtype(id)
+  return { ...modelLanguages(id), ...(dtype ? { dtype } : {}) }
 }

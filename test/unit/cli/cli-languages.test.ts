@@ -40,15 +40,30 @@ describe('the language pair on check, align and occlusion', () => {
     expect(report.details.join('\n')).toMatch(/first token forced to \d+ \("__de__"\)/)
   })
 
-  it('check: a folder whose tokenizer_config names no pair is refused with the options to give and its codes', async () => {
+  it('check: a folder whose tokenizer_config names no pair opens: checked with a stand-in pair, the pair to give listed with its codes, exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'al-cli-langs-'))
     temps.push(dir)
     cpSync(join(HF, 'm2m100'), dir, { recursive: true })
     writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ src_lang: null, tgt_lang: null, tokenizer_class: 'M2M100Tokenizer' }))
-    const out = printed()
+    let out = printed()
     await check([dir])
-    expect(out()).toMatch(/names no language pair .* --src-lang and --tgt-lang .*English \(en\), French \(fr\), German \(de\)/)
-    expect(process.exitCode).toBe(2)
+    expect(out()).toMatch(/the app can use every feature this format offers/)
+    expect(out()).toMatch(
+      /\? language pair: .* names no language pair .* --src-lang and --tgt-lang .*English \(en\), French \(fr\), German \(de\)\. Checked translating en → fr\./,
+    )
+    expect(out()).not.toMatch(/cannot open|✗/)
+    expect(process.exitCode).toBe(0)
+    vi.restoreAllMocks()
+    out = printed()
+    await check([dir, '--json'])
+    const report = JSON.parse(out()) as { exitCode: number; fatal: string[]; pairNeeded?: string }
+    expect([report.exitCode, report.fatal]).toEqual([0, []])
+    expect(report.pairNeeded).toMatch(/names no language pair/)
+    // Given the pair, nothing is asked.
+    vi.restoreAllMocks()
+    out = printed()
+    await check([dir, '--src-lang', 'en', '--tgt-lang', 'fr', '--json'])
+    expect((JSON.parse(out()) as { pairNeeded?: string }).pairNeeded).toBeUndefined()
   })
 
   it('occlusion --src-lang en --tgt-lang de: the output is forced into German, its first token the language tag', async () => {

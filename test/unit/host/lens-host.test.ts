@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import type { Engine } from '../../../src/host/engine-client'
 import { LensHost } from '../../../src/host/lens-host'
-import { SettingsStore } from '../../../src/host/settings-store'
+import { SettingsStore, type StoredSettings } from '../../../src/host/settings-store'
 import type { EngineMethod, EngineMethods } from '../../../src/engine/protocol'
 import type { ArgsOf, ResultOf } from '../../../src/shared/rpc'
 import type { ModelDescription } from '../../../src/engine/service'
@@ -44,6 +44,9 @@ class FakeEngine {
       const path = String(args[0])
       if (method === 'describe' || (method === 'open' && !this.holdOpens)) {
         if (path.includes('broken')) return reject(new LensError('The file is not an ONNX model.', { name: 'ContractError', code: 'contract' }))
+        // A precision the folder does not have (src/engine/formats/hf/variants.ts chooseVariant).
+        if (path.endsWith('dtype=gone'))
+          return reject(new LensError('The folder has no gone variant: it has fp32 (1 MB).', { name: 'ContractError', code: 'contract' }))
         return resolve(method === 'open' ? { ...description(path), provider: 'cpu', providerNote: null } : description(path))
       }
       if (method === 'translate' || method === 'evaluate' || method === 'ablation' || method === 'open') {
@@ -279,5 +282,59 @@ describe('LensHost', () => {
     await first
     expect(host.currentPath).toBe(join(models, 'en-fr-b.onnx'))
     expect(engine.closed()).toEqual([])
+  })
+
+  it("a folder's precision chosen in the picker reopens it in that dtype, is remembered in the settings, and is used the next time the folder opens", async () => {
+    const { host, engine, models, settings } = setup()
+    const folder = join(tempDir(), 'opus-mt-en-fr')
+    const opens = (e: FakeEngine) => e.log.filter(([m]) => m === 'open').map(([, p]) => p)
+    await host.openPath(folder)
+    const q8 = await host.setVariant('q8')
+    expect(opens(engine)).toEqual([folder, `${folder}?dtype=q8`])
+    expect(host.currentPath).toBe(`${folder}?dtype=q8`)
+    expect(engine.closed()).toEqual([folder])
+    let saved = JSON.parse(readFileSync(settings, 'utf8')) as StoredSettings
+    expect(saved.variants).toEqual({ [folder]: 'q8' })
+    // One recent entry for the folder, in the precision chosen.
+    expect(saved.recent).toEqual([`${folder}?dtype=q8`])
+    // The model's id works for the variant open: a translation goes to the q8 files.
+    void host.translate({ modelId: q8.id, text: 'A dog.' }).catch(() => undefined)
+    await vi.waitFor(() => expect(engine.next('translate').args[0]).toBe(`${folder}?dtype=q8`))
+
+    // Another run of the app: the folder opened again (a dialog, a drop) opens in q8, a language pair kept with it.
+    const engine2 = new FakeEngine()
+    const host2 = new LensHost(engine2 satisfies Engine, { models, testsets: tempDir(), series: tempDir(), cache: tempDir() }, new SettingsStore(settings))
+    await host2.openPath(folder)
+    expect(opens(engine2)).toEqual([`${folder}?dtype=q8`])
+    await host2.setLanguages('en', 'de')
+    expect(host2.currentPath).toBe(`${folder}?src_lang=en&tgt_lang=de&dtype=q8`)
+    // Back to fp32: remembered too, and the recent entry of that pair follows.
+    await host2.setVariant('fp32')
+    expect(host2.currentPath).toBe(`${folder}?src_lang=en&tgt_lang=de&dtype=fp32`)
+    saved = JSON.parse(readFileSync(settings, 'utf8')) as StoredSettings
+    expect(saved.variants).toEqual({ [folder]: 'fp32' })
+    expect(saved.recent).toEqual([`${folder}?src_lang=en&tgt_lang=de&dtype=fp32`, `${folder}?dtype=q8`])
+    // An entry of the list opens in the precision last chosen for its folder.
+    const listed = (await host2.listModels()).filter((m) => !m.bundled)
+    await host2.openModel(listed[1].id)
+    expect(opens(engine2).at(-1)).toBe(`${folder}?dtype=fp32`)
+  })
+
+  it('a remembered precision the folder no longer has is forgotten, and the folder opens in its default', async () => {
+    const { settings } = setup()
+    const folder = join(tempDir(), 'opus-mt-en-fr')
+    writeFileSync(settings, JSON.stringify({ recent: [], variants: { [folder]: 'gone', '/elsewhere': 'not a dtype!' } }))
+    const engine = new FakeEngine()
+    const host = new LensHost(
+      engine satisfies Engine,
+      { models: tempDir(), testsets: tempDir(), series: tempDir(), cache: tempDir() },
+      new SettingsStore(settings),
+    )
+    await host.openPath(folder)
+    expect(engine.log.filter(([m]) => m === 'open').map(([, p]) => p)).toEqual([`${folder}?dtype=gone`, folder])
+    expect(host.currentPath).toBe(folder)
+    const saved = JSON.parse(readFileSync(settings, 'utf8')) as StoredSettings
+    expect(saved.variants).toEqual({})
+    expect(saved.recent).toEqual([folder])
   })
 })

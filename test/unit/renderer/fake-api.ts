@@ -132,6 +132,8 @@ export function fakeApi() {
   const scoreSentence = waiting<SentenceScore>()
   const forecastWhatIf = waiting<ForecastWhatIfResult<ForecastResult>>()
   const compare = waiting<Translation[]>()
+  const setModelVariant = waiting<ModelInfo>()
+  const openDroppedFolder = waiting<ModelInfo>()
   const statusListeners: ((s: { state: 'ready' | 'restarted'; message: string }) => void)[] = []
   let models: ModelSummary[] = []
   let cancels = 0
@@ -142,6 +144,8 @@ export function fakeApi() {
     openModel: openModel.fn,
     openModelDialog: async () => null,
     openDroppedFile: unused,
+    openDroppedFolder: openDroppedFolder.fn,
+    setModelVariant: setModelVariant.fn,
     translate: translate.fn,
     cancelTranslate: async () => {
       cancels++
@@ -185,6 +189,8 @@ export function fakeApi() {
     scoreSentence: scoreSentence.calls,
     forecastWhatIf: forecastWhatIf.calls,
     compare: compare.calls,
+    setModelVariant: setModelVariant.calls,
+    openDroppedFolder: openDroppedFolder.calls,
     setModels(list: ModelSummary[]) {
       models = list
     },

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { cancelled, fakeApi, info, memoryStorage, summary, translation } from './fake-api'
 import { LensError } from '../../../src/shared/errors'
+import type { UploadProgress } from '../../../src/shared/upload-progress'
 
 const fake = vi.hoisted(() => ({ current: null as ReturnType<typeof import('./fake-api').fakeApi> | null }))
 vi.mock('../../../src/renderer/src/lib/api', () => ({
@@ -447,5 +448,76 @@ describe('LensState: words or pieces', () => {
     expect(lens.drawn!.attention[0][2]).toBeCloseTo(2 / 5, 12)
     lens.setUnits('pieces')
     expect(lens.drawn).toBe(lens.current)
+  })
+})
+
+describe("LensState: a Hugging Face folder's precision, and a folder going up", () => {
+  const variants = [
+    { dtype: 'fp32', bytes: 424e6, note: 'exact' },
+    { dtype: 'q8', bytes: 107e6, note: '8-bit' },
+  ]
+
+  it('choosing another precision reopens the folder in it (the host remembers it); the one open asks nothing', async () => {
+    const lens = await opened('opus', (m) => info(m, { variants, dtype: 'fp32' }))
+    await lens.setVariant('fp32')
+    expect(f.setModelVariant).toHaveLength(0)
+    const done = lens.setVariant('q8')
+    expect(f.setModelVariant.map((c) => c.args)).toEqual([['q8']])
+    expect(lens.loading).toBe(true)
+    f.setModelVariant[0].resolve(info('opus', { variants, dtype: 'q8' }))
+    await done
+    expect([lens.model?.dtype, lens.loading]).toEqual(['q8', false])
+  })
+
+  it('a dropped folder shows the bytes sent of the file going up and of them all, and nothing once it is open', async () => {
+    const lens = new LensState()
+    const done = lens.openFolder([{ path: 'opus/config.json', file: new File(['{}'], 'config.json') }])
+    expect(lens.upload).toBeNull()
+    const call = f.openDroppedFolder[0]
+    const report = call.args[1] as (p: UploadProgress) => void
+    const p: UploadProgress = { file: 'opus/onnx/encoder_model.onnx_data', index: 3, count: 5, fileSent: 8e8, fileBytes: 1.6e9, sent: 1.2e9, total: 3.4e9 }
+    report(p)
+    expect(lens.upload).toEqual(p)
+    call.resolve(info('opus'))
+    await done
+    expect([lens.upload, lens.model?.id]).toEqual([null, 'opus'])
+    // A failed upload leaves no progress behind either.
+    const failed = lens.openFolder([{ path: 'opus/config.json', file: new File(['{}'], 'config.json') }])
+    ;(f.openDroppedFolder[1].args[1] as (p: UploadProgress) => void)({ ...p, index: 1, sent: 10 })
+    expect(lens.upload?.sent).toBe(10)
+    f.openDroppedFolder[1].reject(new Error('The upload stopped: the connection to the server was lost.'))
+    await failed
+    expect([lens.upload, lens.error]).toEqual([null, 'The upload stopped: the connection to the server was lost.'])
+  })
+
+  it('browser mode: a dropped folder with several precisions offers them from its files; the one chosen goes up and is remembered by the folder name', async () => {
+    const file = (path: string, size: number) => ({ path, file: new File([new Uint8Array(size)], path.split('/').at(-1)!) })
+    const files = [
+      file('opus/config.json', 10),
+      file('opus/onnx/encoder_model.onnx', 400),
+      file('opus/onnx/decoder_model_merged.onnx', 600),
+      file('opus/onnx/encoder_model_quantized.onnx', 100),
+      file('opus/onnx/decoder_model_merged_quantized.onnx', 150),
+    ]
+    const lens = new LensState()
+    const done = lens.openFolder(files)
+    expect(f.openDroppedFolder[0].args[2]).toBeUndefined()
+    // The server read the one precision that went up.
+    f.openDroppedFolder[0].resolve(info('upload-1', { variants: [{ dtype: 'fp32', bytes: 1000, note: 'exact' }], dtype: 'fp32' }))
+    await done
+    expect(lens.model?.variants).toEqual([
+      { dtype: 'fp32', bytes: 1000, note: 'exact' },
+      { dtype: 'q8', bytes: 250, note: '' },
+    ])
+    const q8 = lens.setVariant('q8')
+    expect(f.setModelVariant).toHaveLength(0)
+    expect(f.openDroppedFolder[1].args[0]).toBe(files)
+    expect(f.openDroppedFolder[1].args[2]).toBe('q8')
+    f.openDroppedFolder[1].resolve(info('upload-2', { variants: [{ dtype: 'q8', bytes: 250, note: '8-bit' }], dtype: 'q8' }))
+    await q8
+    expect([lens.model?.id, lens.model?.dtype, lens.model?.variants?.map((v) => v.note)]).toEqual(['upload-2', 'q8', ['', '8-bit']])
+    // The same folder dropped again, on a later visit: q8 goes up.
+    void new LensState().openFolder(files)
+    expect(f.openDroppedFolder[2].args[2]).toBe('q8')
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { folderFilesToSend } from '../../../src/shared/hf-folder-files'
+import { folderFilesToSend, folderVariantsOf } from '../../../src/shared/hf-folder-files'
 
 describe('the files of a Hugging Face folder that browser mode sends up', () => {
   it('sends the configs, the tokenizer and one precision of the ONNX files (fp32 where there is one), the merged decoder alone', () => {
@@ -65,6 +65,24 @@ describe('precisions and external data (issue 39)', () => {
       'nllb/encoder_model.onnx_data',
       'nllb/decoder_model.onnx_data',
       'nllb/decoder_with_past_model.onnx_data',
+    ])
+  })
+
+  it("lists a folder's precisions, most precise first, with the bytes each would send (external data included, the configs not)", () => {
+    const files = [
+      { path: 'm/config.json', size: 5 },
+      { path: 'm/tokenizer.json', size: 7 },
+      { path: 'm/onnx/encoder_model_quantized.onnx', size: 100 },
+      { path: 'm/onnx/decoder_model_merged_quantized.onnx', size: 200 },
+      { path: 'm/onnx/encoder_model.onnx', size: 10 },
+      { path: 'm/onnx/encoder_model.onnx_data', size: 1000 },
+      { path: 'm/onnx/decoder_model_merged.onnx', size: 20 },
+      { path: 'm/onnx/decoder_model_merged.onnx_data', size: 2000 },
+      { path: 'm/onnx/decoder_model.onnx', size: 999 },
+    ]
+    expect(folderVariantsOf(files)).toEqual([
+      { dtype: 'fp32', bytes: 3030 },
+      { dtype: 'q8', bytes: 300 },
     ])
   })
 })

@@ -101,9 +101,9 @@ export async function readFolder(path: string, opts: OpenOptions = {}): Promise<
         : `The folder holds an encoder-only model (${shown(modelType || archs)}, no decoder): it translates nothing, so there is no cross-attention for this app to show; Attention Lens opens encoder-decoder models (Marian, BART, T5, M2M100…).`,
     )
   }
-  // The precision: the one asked for (--dtype, or the file the path names), else the most precise that fits (variants.ts).
+  // The precision: the one asked for (the app's choice or --dtype, then the file the path names), else the most precise that fits (variants.ts).
   const m = PART_FILE.exec(basename(path))
-  const chosen = chooseVariant(v, m ? { suffix: m[2] ?? '' } : { dtype: opts.dtype })
+  const chosen = chooseVariant(v, opts.dtype ? { dtype: opts.dtype } : m ? { suffix: m[2] ?? '' } : {})
   const variant = chosen?.suffix ?? (m ? (m[2] ?? '') : '')
   const files = chosen?.files ?? partFiles(dir, variant)
   if (!files || !chosen) {

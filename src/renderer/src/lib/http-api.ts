@@ -90,8 +90,11 @@ export function createHttpApi(): LensApi {
     openDroppedFile: (file) => call('models:open-dropped', { body: file, headers: { 'x-file-name': encodeURIComponent(file.name) } }),
     // A folder goes up file by file (only those the engine reads), each under the same upload id,
     // its bytes reported as they go; the server opens the folder when the last one is in.
-    openDroppedFolder: async (files, onProgress) => {
-      const send = folderFilesToSend(files.map((f) => f.path))
+    openDroppedFolder: async (files, onProgress, dtype) => {
+      const send = folderFilesToSend(
+        files.map((f) => f.path),
+        dtype,
+      )
       if (!send.length) throw new Error('The folder holds no file of a model this app opens (config.json, a tokenizer, encoder_model.onnx…).')
       const byPath = new Map(files.map((f) => [f.path, f.file]))
       const id = crypto.randomUUID()

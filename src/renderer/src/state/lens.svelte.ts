@@ -1,4 +1,6 @@
 import type { FolderFile } from '../../../shared/routes'
+import type { UploadProgress } from '../../../shared/upload-progress'
+import { folderVariantsOf } from '../../../shared/hf-folder-files'
 import { capabilitiesOf } from '../../../shared/attention-kinds'
 import { TAB_VIEWS, viewDef, viewOffered, type TabView } from '../../../shared/charts/views'
 import type { ModelInfo, ModelSummary, ProviderInfo, Translation } from '../../../shared/api'
@@ -21,6 +23,26 @@ export const MAX_HISTORY = 50
 export type ViewName = TabView
 export const VIEWS: readonly ViewName[] = TAB_VIEWS
 const SAVED_KEY = 'attention-lens:session'
+/** Browser mode: the precision chosen for each dropped folder, by its name (an upload's path on the server is new each time). */
+const FOLDER_VARIANTS_KEY = 'attention-lens:folder-variants'
+const MAX_FOLDER_VARIANTS = 50
+
+function folderVariants(): Record<string, string> {
+  try {
+    const v = JSON.parse(localStorage.getItem(FOLDER_VARIANTS_KEY) ?? '{}') as unknown
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, string>) : {}
+  } catch {
+    return {}
+  }
+}
+const folderVariant = (name: string): string | undefined => {
+  const d = folderVariants()[name]
+  return typeof d === 'string' ? d : undefined
+}
+function rememberFolderVariant(name: string, dtype: string): void {
+  const kept = Object.entries(folderVariants()).filter(([n]) => n !== name)
+  localStorage.setItem(FOLDER_VARIANTS_KEY, JSON.stringify(Object.fromEntries([...kept, [name, dtype]].slice(-MAX_FOLDER_VARIANTS))))
+}
 /** Tab ids saved by earlier versions, as they are called now. */
 const RENAMED: Record<string, ViewName> = { compare: 'comparison' }
 
@@ -63,6 +85,9 @@ export class LensState {
   history = $state.raw<string[]>([])
   /** True from start until the first model is open (or failed to open), and while any model opens. */
   loading = $state(false)
+  /** Browser mode: a dropped folder going up, the bytes sent of the file going up and of them all; null otherwise. */
+  upload = $state.raw<UploadProgress | null>(null)
+  private uploadSeq = 0
   busy = $state(false)
   error = $state<string | null>(null)
   notice = $state<string | null>(null)
@@ -234,9 +259,56 @@ export class LensState {
   setLanguages(src: string, tgt: string): Promise<void> {
     return this.adopt(api.setModelLanguages(src, tgt))
   }
-  /** Browser mode: a Hugging Face folder's files, picked or dropped. */
-  openFolder(files: FolderFile[]): Promise<void> {
-    return this.adopt(api.openDroppedFolder(files))
+  /**
+   * A Hugging Face folder with several precisions (ModelInfo.variants): the same folder in another,
+   * remembered for it (by the host, in settings.json). A folder dropped in browser mode went up in
+   * one precision: the one chosen goes up instead, and the page remembers it for the folder's name.
+   */
+  setVariant(dtype: string): Promise<void> {
+    if (!this.model || dtype === this.model.dtype) return Promise.resolve()
+    if (this.dropped && this.dropped.id === this.model.id) {
+      rememberFolderVariant(this.dropped.name, dtype)
+      return this.openFolder(this.dropped.files, dtype)
+    }
+    return this.adopt(api.setModelVariant(dtype))
+  }
+
+  /** Browser mode: the folder last dropped or picked, and the model it opened as (another of its precisions goes up from it). */
+  private dropped: { files: FolderFile[]; name: string; id: string } | null = null
+
+  /**
+   * Browser mode: a Hugging Face folder's files, picked or dropped, in precision `dtype` (default:
+   * the one last chosen for a folder of this name, else the most precise); `upload` says how far
+   * they are up. The folder's precisions are offered from its files, with the bytes each would send.
+   */
+  async openFolder(files: FolderFile[], dtype?: string): Promise<void> {
+    const name = files[0]?.path.split('/')[0] ?? ''
+    const variants = folderVariantsOf(files.map((f) => ({ path: f.path, size: f.file.size })))
+    const remembered = folderVariant(name)
+    const asked = dtype ?? (variants.some((v) => v.dtype === remembered) ? remembered : undefined)
+    // A folder dropped while another goes up: the page shows the newer one's progress.
+    const mine = ++this.uploadSeq
+    let opened: string | null = null
+    const up = api
+      .openDroppedFolder(
+        files,
+        (p) => {
+          if (mine === this.uploadSeq) this.upload = p
+        },
+        asked,
+      )
+      .then((info): ModelInfo => {
+        opened = info.id
+        if (variants.length < 2) return info
+        const note = (d: string) => info.variants?.find((v) => v.dtype === d)?.note ?? ''
+        return { ...info, variants: variants.map((v) => ({ ...v, note: note(v.dtype) })), dtype: info.dtype ?? asked ?? variants[0].dtype }
+      })
+    try {
+      await this.adopt(up)
+    } finally {
+      if (mine === this.uploadSeq) this.upload = null
+    }
+    if (opened !== null && this.model?.id === opened) this.dropped = { files, name, id: opened }
   }
 
   /** Switch execution provider; the open model reopens on it (or falls back to CPU, with a note). */

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,6 +10,9 @@ import { LoadedModel } from '../../../../src/engine/model'
 import { fromBinary, ModelProtoSchema, TensorProto_DataType, toBinary } from '../../../../src/engine/onnx-proto'
 import { floatToHalf, halfToFloat } from '../../../../src/engine/formats/hf/parts'
 import { ROOT } from '../../../helpers'
+import { InferenceService } from '../../../../src/engine/service'
+import { withDtype } from '../../../../src/shared/model-id'
+import { externalise } from './external-data'
 
 /**
  * A Hugging Face folder's precision variants (issue 39): test/fixtures/hf/marian-q8 and
@@ -149,6 +152,52 @@ describe('which variant opens', () => {
       }
       expect(existsSync(cache)).toBe(true)
     })
+  })
+})
+
+describe("the app's precision choice (issue 39 #3: the picker lists a folder's variants with their sizes)", () => {
+  let three: string
+  const bytesOf = (dir: string, test: (name: string) => boolean) =>
+    readdirSync(dir)
+      .filter(test)
+      .reduce((n, f) => n + statSync(join(dir, f)).size, 0)
+  beforeAll(() => {
+    // fp32 with its weights in .onnx_data files (Optimum's layout), beside transformers.js's _fp16 and _quantized files.
+    three = join(work, 'three')
+    externalise(join(HF, 'marian'), three)
+    for (const n of ['marian-fp16', 'marian-q8']) cpSync(join(HF, n, 'onnx'), join(three, 'onnx'), { recursive: true })
+  })
+
+  it("the model info lists every variant, most precise first, with its files' size (external data included) and one line on it", async () => {
+    const service = new InferenceService()
+    const d = await service.describe(three)
+    const onnx = join(three, 'onnx')
+    expect(d.dtype).toBe('fp32')
+    expect(d.variants).toEqual([
+      { dtype: 'fp32', bytes: bytesOf(onnx, (f) => /^(encoder_model|decoder_model_merged)\.onnx(_data)?$/.test(f)), note: expect.stringMatching(/^exact/) },
+      { dtype: 'fp16', bytes: bytesOf(onnx, (f) => f.endsWith('_fp16.onnx')), note: expect.stringMatching(/half precision/) },
+      { dtype: 'q8', bytes: bytesOf(onnx, (f) => f.endsWith('_quantized.onnx')), note: expect.stringMatching(/about 4× smaller than fp32 and faster on CPU/) },
+    ])
+    // The external data counts: the fp32 files alone are a few KB of graph.
+    expect(d.variants![0].bytes).toBeGreaterThan(bytesOf(onnx, (f) => /^(encoder_model|decoder_model_merged)\.onnx$/.test(f)) * 10)
+    expect((await service.describe(withDtype(three, 'q8'))).dtype).toBe('q8')
+  })
+
+  it("the folder's path asking for a dtype (the picker's choice) opens that variant, named by the folder or by any of its files", async () => {
+    const q = await LoadedModel.open(withDtype(three, 'q8'))
+    try {
+      expect(q.spec.dtype).toBe('q8')
+      expect((await translate(q, 'A man in an orange hat.', RAW)).tgtTokens.length).toBeGreaterThan(0)
+    } finally {
+      await q.release()
+    }
+    const h = await LoadedModel.open(withDtype(join(three, 'onnx', 'encoder_model.onnx'), 'fp16'))
+    try {
+      expect(h.spec.dtype).toBe('fp16')
+    } finally {
+      await h.release()
+    }
+    await expect(LoadedModel.open(withDtype(three, 'q4'))).rejects.toThrow(/The folder has no q4 variant: it has fp32 \(.*\), fp16 \(.*\), q8 \(/)
   })
 })
 
