@@ -24,7 +24,7 @@ import UPNG from 'upng-js'
 import { RefusedError } from '../../shared/errors'
 import { COLORMAPS, colorAt } from '../../shared/charts/colormaps'
 import { composeFigure } from '../../shared/charts/figure'
-import { growsWithContent, type FittedFigure } from '../../shared/charts/fit'
+import { fitAtSize, growsWithContent, type FittedFigure } from '../../shared/charts/fit'
 import { INKS } from '../../shared/charts/frame'
 import { wordSteps } from '../../shared/charts/figure-text'
 import { PT_MARKER, WINDOW_STROKE } from '../../shared/charts/heatmap'
@@ -211,13 +211,19 @@ export function planAnimation(
       return { step: t, caption: line, svg: optionSvg(heatmapFrame(option, now, filled, ink.accent), page.width, page.height) }
     })
   } else {
-    // A still figure per step, fitted on its own; then all at the smallest text and the tallest page.
+    // A still figure per step; then all at the smallest text and the tallest page. A step that fits
+    // at the smallest size found so far is drawn at it (one attempt, not a search): the search
+    // would find a size at least as large, so the smallest stays the same.
     const perStep = (t: number) => frameData(data, t, t === T - 1)
+    let least = Infinity
     const fits: FittedFigure[] = lines.map((line, t) => {
       check(opts.signal)
-      return fitted(perStep(t), { ...spec, caption: captionFor(spec.caption, line) })
+      const s = { ...spec, caption: captionFor(spec.caption, line) }
+      const fit = (least < spec.fontSize ? fitAtSize(perStep(t), s, measureText, optionSvg, least) : null) ?? fitted(perStep(t), s)
+      least = Math.min(least, fit.fontSize)
+      return fit
     })
-    fontSize = Math.min(...fits.map((f) => f.fontSize))
+    fontSize = least
     const height = Math.max(...fits.map((f) => f.spec.height))
     page = { ...fits[0].spec, height }
     fittedWith = { ...spec, caption: captionFor(spec.caption, lines[0]) }

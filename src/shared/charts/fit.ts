@@ -263,7 +263,15 @@ export const MOST_PARTS = 6
  * that size; (c) where `shrink`, the largest text above the floor either way. On paper each is on
  * the lowest page from the one asked up to a page's text block.
  */
-function fitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg, strict = false, shrink = !strict): FittedFigure | null {
+function fitOrNull(
+  data: FigureData,
+  spec: FigureSpec,
+  measure: Measure,
+  render: RenderSvg,
+  strict = false,
+  shrink = !strict,
+  only?: number,
+): FittedFigure | null {
   const floors = floorsFor(spec.fontSize)
   const floor = +floors.label.toFixed(3)
   const grow = growsWithContent(spec)
@@ -298,6 +306,7 @@ function fitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render:
     const tall = attempt(fontSize, tallest, alternative)
     return tall && lowest(tall)
   }
+  if (only !== undefined) return at(only, false) ?? (other ? at(only, true) : null)
   const asked = at(spec.fontSize, false) ?? (other ? at(spec.fontSize, true) : null)
   if (asked || !shrink || floor >= spec.fontSize) return asked
   // The largest size that fits, each arrangement searched by halves (a size that fits, the next
@@ -318,6 +327,15 @@ function fitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render:
     if (!best || fits.fontSize > best.fontSize) best = fits
   }
   return best && (grow ? lowest(best) : best)
+}
+
+/**
+ * The figure at one text size (either arrangement), judged by the floors of the size asked, or
+ * null. Where a figure fits at some size it fits at every smaller one the search tries, so an
+ * animation fits its other frames at the smallest size found so far with one attempt each.
+ */
+export function fitAtSize(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg, fontSize: number): FittedFigure | null {
+  return fitOrNull(data, spec, measure, render, false, false, fontSize)
 }
 
 /** The note of a split figure: how many parts, which steps, and the arrangement where it is the other one. */
