@@ -166,27 +166,37 @@ export function buildSourceShareOption(input: {
   threshold: number
   names: { axis: string; threshold: string }
   fontSize?: number
+  /** The least size of the bars' values and the threshold's label (a slide's floor); by default 2 and 1 px under the text. */
+  smallest?: number
+  /**
+   * Name the dashed line in the axis's name rather than over the plot, where it would cover a bar's
+   * value on a slide whose text is large.
+   */
+  thresholdOnAxis?: boolean
 }): FigureOption {
   const low = fromPrefix(input.sourceShare, input.threshold)
   const fontSize = input.fontSize ?? 12
+  const small = (d: number) => Math.max(input.smallest ?? 0, fontSize - d)
+  // The room around the plot is set for 12 px text and grows with it.
+  const room = (px: number) => Math.round((px * fontSize) / 12)
   const bars: BarSeriesOption = {
     type: 'bar',
     id: 'source-share',
     name: input.names.axis,
     barMaxWidth: 28,
     data: input.sourceShare.map((s, i) => ({ value: s, itemStyle: { color: low[i] ? SHARE_COLOURS.prefix : SHARE_COLOURS.source } })),
-    label: { show: input.labels.length <= 30, position: 'top', fontSize: fontSize - 2, formatter: (p) => Number(p.value).toFixed(2).replace(/^0\./, '.') },
+    label: { show: input.labels.length <= 30, position: 'top', fontSize: small(2), formatter: (p) => Number(p.value).toFixed(2).replace(/^0\./, '.') },
     markLine: {
       silent: true,
       symbol: 'none',
       lineStyle: { color: SHARE_COLOURS.threshold, type: 'dashed' },
-      label: { formatter: input.names.threshold, position: 'insideEndTop', fontSize: fontSize - 1 },
+      label: { show: !input.thresholdOnAxis, formatter: input.names.threshold, position: 'insideEndTop', fontSize: small(1) },
       data: [{ yAxis: input.threshold }],
     },
   }
   return {
     animation: false,
-    grid: { left: 40, right: 16, top: 24, bottom: 8, containLabel: true },
+    grid: { left: room(40), right: room(16), top: room(24), bottom: 8, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
     xAxis: {
       type: 'category',
@@ -198,10 +208,10 @@ export function buildSourceShareOption(input: {
       type: 'value',
       min: 0,
       max: 1,
-      name: input.names.axis,
+      name: input.thresholdOnAxis ? `${input.names.axis} (- - - ${input.names.threshold})` : input.names.axis,
       nameLocation: 'middle',
       nameRotate: 90,
-      nameGap: 34,
+      nameGap: room(34),
       nameTextStyle: { fontSize, color: '#111827' },
       axisLabel: { fontSize, color: '#374151' },
     },

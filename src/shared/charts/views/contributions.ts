@@ -1,8 +1,23 @@
-import { METHOD_NAMES } from '../contributions'
+import type { ContributionMethod } from '../../contributions'
+import { FIGURE_TEXT } from '../figure-text'
 import { buildHeatmapOption } from '../heatmap'
-import { always, defineView } from './view'
+import { always, defineView, rowsFrame, someRows } from './view'
 
-/** Contributions (issue 41): one method's matrix, the raw weights beside it and the source share; a figure of the method's matrix. */
+/** The method's name along the output axis: short, so it fits beside the rows of a short sentence or a part. */
+export const FIGURE_METHOD_NAMES: Record<ContributionMethod, { en: string; zh: string }> = {
+  norm: { en: 'value norms', zh: '值加权范数' },
+  alti: { en: 'ALTI', zh: 'ALTI' },
+  'alti+': { en: 'ALTI+', zh: 'ALTI+' },
+  rollout: { en: 'rollout', zh: '注意力展开' },
+}
+
+/**
+ * Contributions (issue 41): one method's matrix, the raw weights beside it and the source share; a
+ * figure of the method's matrix. A long sentence splits into consecutive parts of its output rows
+ * (`rows`), each at the preset's text size, as the heatmap does. It has no other arrangement: its
+ * map is scaled row by row (each output word to its largest contribution), which a transposed map
+ * would scale by source word instead.
+ */
 export const contributions = defineView({
   id: 'contributions',
   names: { en: 'Contributions', zh: '贡献' },
@@ -10,16 +25,22 @@ export const contributions = defineView({
   needs: ['translation', 'attention', 'heads'],
   tab: { selection: 'keep' },
   export: { colormap: always, translation: (d) => d.translation },
-  figure: (d, spec, frame) =>
-    buildHeatmapOption({
-      srcTokens: d.translation.srcTokens,
-      tgtTokens: d.translation.tgtTokens,
-      attention: d.translation.attention,
+  steps: (d) => d.translation.tgtTokens.length,
+  figure: ({ translation: whole, method, rows }, spec, f) => {
+    const t = someRows(whole, rows)
+    const frame = rowsFrame(f, rows)
+    const name = FIGURE_METHOD_NAMES[method][frame.lang]
+    return buildHeatmapOption({
+      srcTokens: t.srcTokens,
+      tgtTokens: t.tgtTokens,
+      attention: t.attention,
       colormap: spec.colormap,
       colorScale: spec.legend,
       norm: 'row',
       labels: 'auto',
-      outputTitle: METHOD_NAMES[d.method][frame.lang],
+      // A part names its rows as the heatmap's parts do ("ALTI+ · output, steps 1–14 of 27").
+      outputTitle: rows ? `${name} · ${FIGURE_TEXT[frame.lang].outputRows(rows[0] + 1, rows[1], whole.tgtTokens.length)}` : name,
       frame,
-    }),
+    })
+  },
 })
