@@ -14,12 +14,10 @@ import { basename, join } from 'node:path'
 import { ContributionModel } from '../src/engine/contributions'
 import { scoreSet } from '../src/engine/align/aer'
 import { wordMatrix, type PairAttention } from '../src/engine/align/attention'
+import { ALIGN_CONTRIBUTIONS, methodAttention, visitPairContributions } from '../src/engine/align/contributions'
 import { extractLinks } from '../src/engine/align/extract'
 import { readLinks, readPairs } from '../src/engine/align/gold'
-import { wordPieces } from '../src/engine/align/pieces'
-import { maxTargetLength } from '../src/engine/decode'
 import type { Link } from '../src/engine/align/pharaoh'
-import { methodResult } from '../src/shared/contributions'
 
 const ROOT = join(import.meta.dirname, '..')
 const argv = process.argv.slice(2)
@@ -35,34 +33,26 @@ async function main() {
   const pairs = allPairs.slice(...range)
   const gold = allGold.slice(...range)
   const cm = await ContributionModel.open(MODEL)
-  const { spec } = cm
-  const srcIndex = new Map(spec.srcVocab.map((w, i) => [w, i]))
-  const tgtIndex = new Map(spec.tgtVocab.map((w, i) => [w, i]))
   const readings = new Map<string, PairAttention[]>()
   const add = (name: string, p: PairAttention) => readings.set(name, [...(readings.get(name) ?? []), p])
-  for (const pair of pairs) {
-    const src = wordPieces(pair.src, spec.srcTokenizer, spec.srcVocab[spec.special.unk])
-    const tgt = wordPieces(pair.tgt, spec.tgtTokenizer, spec.tgtVocab[spec.special.unk])
-    const srcIds = [...src.pieces.map((p) => srcIndex.get(p) ?? spec.special.unk), spec.special.eos]
-    const room = maxTargetLength(srcIds.length, spec.maxTarget) - 1
-    const tgtIds = [...tgt.pieces.slice(0, room).map((p) => tgtIndex.get(p) ?? spec.special.unk), spec.special.eos]
-    const tapped = await cm.run(srcIds, tgtIds)
-    const c = cm.contributions(tapped)
+  // The gold pairs through the tapped forward pass: the code path of `align --method` and the Alignment score tab.
+  await visitPairContributions(cm, pairs, (p) => {
+    const { pass: tapped, contributions: c } = p
     const S = tapped.S
     const L = tapped.dec.length
     const H = tapped.dec[0].cross.length
-    const pa = (rows: number[][]): PairAttention => ({ srcSpans: src.spans, tgtSpans: tgt.spans, rows, cross: null })
+    const pa = (rows: number[][]): PairAttention => ({ srcSpans: p.srcSpans, tgtSpans: p.tgtSpans, rows, cross: null })
     const mean = (ms: ArrayLike<number>[][]) =>
       Array.from({ length: tapped.T }, (_, t) => Array.from({ length: S }, (_, j) => ms.reduce((a, m) => a + m[t][j], 0) / ms.length))
     add('weights (all heads)', pa(mean(tapped.dec.flatMap((l) => l.cross))))
     for (let l = 0; l < L; l++) add(`weights layer ${l + 1}`, pa(mean(tapped.dec[l].cross)))
-    for (const m of ['norm', 'alti', 'alti+', 'rollout'] as const) add(m, pa(methodResult(c, m).matrix))
+    for (const m of ALIGN_CONTRIBUTIONS) add(m, methodAttention(p, m))
     for (let l = 0; l < L; l++) {
       add(`norm layer ${l + 1}`, pa(c.crossNormTotal[l]))
       add(`alti layer ${l + 1}`, pa(c.crossAlti[l].map((r) => r.slice(0, S))))
       for (let h = 0; h < H; h++) add(`norm head ${l + 1}:${h + 1}`, pa(c.crossNorms[l][h]))
     }
-  }
+  })
   const score = (ps: PairAttention[], shifted: boolean) =>
     scoreSet(
       gold,

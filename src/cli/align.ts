@@ -2,6 +2,8 @@
  * The alignment and faithfulness commands (issue 24):
  *   attention-lens align --model M.onnx --input PAIRS.src-tgt [--head L:H | --layer L] [--shifted] [--method argmax|threshold=0.3]
  *                        [--reverse R.onnx] [--one-based] [--gold GOLD]
+ *   attention-lens align --model M.onnx --input PAIRS.src-tgt --method norm|alti|alti+|rollout[,threshold=0.3] [--shifted] …
+ *                        (a contribution method of issue 41 read as the weights are: src/engine/align/contributions.ts)
  *   attention-lens align --statistical --input PAIRS.src-tgt [--train SRC TGT | --train TATOEBA.tsv] [--pair en-fr] [--iterations 5]
  *   attention-lens aer --gold GOLD --hyp HYP [--hyp-one-based]
  *   attention-lens occlusion --model M.onnx --src "sentence" [--json]
@@ -11,18 +13,22 @@ import { LoadedModel } from '../engine/model'
 import { isKnownProvider } from '../engine/providers'
 import { ablationScore, canAblate, type Ablation } from '../engine/align/ablation'
 import { formatAer, scoreSet } from '../engine/align/aer'
-import { pairAttentions, readingName, readingsOf, wordMatrix, type Reading } from '../engine/align/attention'
+import { pairAttentions, readingName, readingsOf, wordMatrix, type PairAttention, type Reading } from '../engine/align/attention'
+import { ALIGN_CONTRIBUTIONS, contributionMethodOf, methodAttentions } from '../engine/align/contributions'
+import { ContributionTapError, openAttributor, type Attributor } from '../engine/contributions'
 import { readParallel, readTatoeba, type Language } from '../engine/align/corpus'
-import { extractLinks, intersectLinks, parseMethod, reverseLinks } from '../engine/align/extract'
+import { extractLinks, intersectLinks, parseMethod, reverseLinks, ARGMAX, type Method } from '../engine/align/extract'
 import { outOfRange, readLinks, readPairs, type WordPair } from '../engine/align/gold'
 import { occlusion } from '../engine/align/occlusion'
 import { formatPharaohLine, type Link } from '../engine/align/pharaoh'
 import { alignStatistically } from '../engine/align/statistical'
 import { args, headOption, LANG_OPTIONS, lines, modelPath, readableFile, UsageError } from './options'
+import type { ContributionMethod } from '../shared/contributions'
 
 export const ALIGN_USAGE = [
   '       attention-lens align --model M.onnx --input PAIRS.src-tgt [--head L:H | --layer L] [--shifted] [--method argmax|threshold=0.3]',
   '              [--reverse R.onnx] [--one-based] [--gold GOLD [--every-reading]]   (one Pharaoh line a pair, source word-target word, 0-based unless --one-based)',
+  '              --method norm|alti|alti+|rollout[,threshold=0.3]: a contribution method (a bundled Transformer) instead of the attention weights',
   '       attention-lens align --statistical --input PAIRS.src-tgt [--train SRC TGT | --train TATOEBA.tsv] [--pair en-fr|zh-en] [--iterations 5]',
   '       attention-lens aer --gold GOLD --hyp HYP [--hyp-one-based]   (GOLD counted from 1, as the WPT gold sets are)',
   '       attention-lens occlusion --model M.onnx --src "sentence" [--json]',
@@ -40,6 +46,36 @@ async function openModel(
   const m = await LoadedModel.open(modelPath(path, what, langs), provider)
   if (m.spec.task !== 'translation') throw new UsageError(`${m.spec.name} is a forecasting model: it has no words to align`)
   return m
+}
+
+/**
+ * `--method`: how links are drawn from a matrix (argmax, threshold=X) and which matrix (the
+ * attention weights, or a contribution method: norm, alti, alti+, rollout), one or both, with a
+ * comma between: `alti+`, `threshold=0.3`, `alti+,threshold=0.3`.
+ */
+export function parseAlignMethod(raw: string): { extract: Method; contribution: ContributionMethod | null } | null {
+  let extract: Method | null = null
+  let contribution: ContributionMethod | null = null
+  let weights = false
+  for (const part of raw.split(',').map((x) => x.trim())) {
+    const c = contributionMethodOf(part)
+    const e = parseMethod(part)
+    if (c && !contribution && !weights) contribution = c
+    else if (part === 'weights' && !contribution && !weights) weights = true
+    else if (e && !extract) extract = e
+    else return null
+  }
+  return { extract: extract ?? ARGMAX, contribution }
+}
+
+/** The contribution methods' reader of a model (a bundled Transformer), for align --method alti+. */
+async function openContributions(path: string | undefined, what: string, langs: { 'src-lang'?: string; 'tgt-lang'?: string }): Promise<Attributor> {
+  try {
+    return await openAttributor(modelPath(path, what, langs))
+  } catch (e) {
+    if (e instanceof ContributionTapError) throw new Error(`the contribution methods cannot read this model's graph: ${e.message}`)
+    throw e
+  }
 }
 
 /** `--layer 2` (counted from 1) → its reading. */
@@ -118,9 +154,15 @@ async function align(argv: string[]): Promise<void> {
     })
     process.stderr.write(`attention-lens: trained on ${training.length} + ${pairs.length} pairs in ${((performance.now() - started) / 1000).toFixed(1)} s\n`)
     links = r.links
+  } else if (parseAlignMethod(v.method!)?.contribution) {
+    const { extract: method, contribution } = parseAlignMethod(v.method!)!
+    links = await alignByContributions(v, pairs, contribution!, method)
   } else {
-    const method = parseMethod(v.method!)
-    if (!method) throw new UsageError('--method must be argmax or threshold=X with X from 0 to 1')
+    const method = parseAlignMethod(v.method!)?.extract
+    if (!method)
+      throw new UsageError(
+        `--method must be argmax, threshold=X with X from 0 to 1, or one of ${ALIGN_CONTRIBUTIONS.join(', ')} (and a threshold after a comma)`,
+      )
     const model = await openModel(v.model, v.provider!, undefined, v)
     const reading = readingOption(v.head, v.layer, model)
     const opts = { reading, shifted: !!v.shifted }
@@ -151,6 +193,76 @@ async function align(argv: string[]): Promise<void> {
   }
   process.stdout.write(links.map((l) => formatPharaohLine(l, !!v['one-based']) + '\n').join(''))
   await scoreAgainst(v.gold, pairs, links)
+}
+
+/**
+ * align --method alti+ (or norm, alti, rollout): the method's matrix over each gold pair's words,
+ * read as the weights are (wordMatrix, the usual step or --shifted), links drawn by the extraction
+ * asked; --every-reading scores every method at both steps, --reverse intersects with the reverse
+ * model's same method.
+ */
+async function alignByContributions(
+  v: {
+    model?: string
+    reverse?: string
+    head?: string
+    layer?: string
+    shifted?: boolean
+    gold?: string
+    'every-reading'?: boolean
+    'src-lang'?: string
+    'tgt-lang'?: string
+  },
+  pairs: WordPair[],
+  contribution: ContributionMethod,
+  method: Method,
+): Promise<Link[][]> {
+  if (v.head !== undefined || v.layer !== undefined)
+    throw new UsageError(`--head and --layer pick a reading of the attention weights; --method ${contribution} reads the whole model: give one or the other`)
+  if (v['every-reading'] && !v.gold) throw new UsageError('--every-reading scores each reading: it needs --gold GOLD')
+  const shifted = !!v.shifted
+  const model = await openContributions(v.model, '--model M.onnx', v)
+  let forward: Map<ContributionMethod, PairAttention[]>
+  try {
+    forward = await methodAttentions(model, pairs, v['every-reading'] ? ALIGN_CONTRIBUTIONS : [contribution], {
+      onProgress: (done, total) => done % 50 === 0 && done < total && process.stderr.write(`attention-lens: ${done}/${total} pairs\n`),
+    })
+  } finally {
+    await model.release()
+  }
+  let links = forward.get(contribution)!.map((p) => extractLinks(wordMatrix(p, { shifted }), method))
+  if (v['every-reading']) {
+    const gold = await readLinks(readableFile(v.gold, '--gold'), true)
+    for (const s of [false, true])
+      for (const [name, ps] of forward)
+        console.error(
+          `${(name + (s ? ' shifted' : '')).padEnd(18)} ${formatAer(
+            scoreSet(
+              gold,
+              ps.map((p) => extractLinks(wordMatrix(p, { shifted: s }), method)),
+            ).set,
+          )}`,
+        )
+  }
+  if (v.reverse) {
+    const rev = await openContributions(v.reverse, '--reverse R.onnx', { 'src-lang': v['tgt-lang'], 'tgt-lang': v['src-lang'] })
+    try {
+      const back = (
+        await methodAttentions(
+          rev,
+          pairs.map((p) => ({ src: p.tgt, tgt: p.src })),
+          [contribution],
+        )
+      ).get(contribution)!
+      links = links.map((l, n) => intersectLinks(l, reverseLinks(wordMatrix(back[n], { shifted }), method)))
+    } finally {
+      await rev.release()
+    }
+  }
+  process.stderr.write(
+    `attention-lens: ${model.spec.name}, ${contribution}${shifted ? ' (shifted)' : ''}, ${method.kind === 'argmax' ? 'argmax' : `threshold=${method.value}`}${v.reverse ? ', intersected with the reverse model' : ''}\n`,
+  )
+  return links
 }
 
 async function aer(argv: string[]): Promise<void> {

@@ -34,6 +34,12 @@ export interface BoardModel extends ScoredLinks {
   matrices: (number[] | null)[][]
   /** Transformer: per head, [layer][head], over the gold set; null for one attention. */
   heads: { aer: number[][]; entropy: number[][]; diagonality: number[][]; layerAer: number[] } | null
+  /**
+   * A bundled Transformer: each contribution method (issue 41: value-weighted norms, ALTI, ALTI+,
+   * rollout) read as the weights are, its argmax links at the usual step and their AER, and its AER
+   * read at the shifted step; absent where the methods cannot read the model (an RNN, a Hugging Face folder).
+   */
+  contributions?: (ScoredLinks & { method: 'norm' | 'alti' | 'alti+' | 'rollout'; shifted: AerScore })[]
 }
 
 export interface AlignmentBoard {

@@ -72,7 +72,8 @@ describe('the Alignment score panel: corpus ablation and progress', () => {
     const running = page.getByTestId('gold-running')
     await expect.poll(() => running.textContent(), { timeout: 60_000, interval: 50 }).toMatch(/\d of 4 models aligned, \d+ of 10 EM iterations/)
     await screenshot(page, 'goldlinks-progress')
-    await expect.poll(() => page.getByTestId('gold-board').locator('tbody tr').count(), { timeout: 120_000 }).toBe(5)
+    // 4 models and the statistical aligner, and the Transformer's four contribution methods (issue 41).
+    await expect.poll(() => page.getByTestId('gold-board').locator('tbody tr').count(), { timeout: 120_000 }).toBe(9)
   })
 
   it('exports the occlusion figure (both maps, τ and top-1 in the caption) from the panel', async () => {

@@ -34,10 +34,15 @@ describe('the Alignment score panel', () => {
     await page.getByTestId('gold-awesome').setInputFiles(file('tiny.hyp'))
     await page.getByTestId('gold-run').click()
     const rows = page.getByTestId('gold-board').locator('tbody tr')
-    // The fixture's en→fr models with attention (Bahdanau, local-m, local-p, Transformer), the statistical aligner, awesome-align's file.
-    await expect.poll(() => rows.count(), { timeout: 120_000 }).toBe(6)
+    // The fixture's en→fr models with attention (Bahdanau, local-m, local-p, Transformer), the Transformer's four
+    // contribution methods (issue 41), the statistical aligner, awesome-align's file.
+    await expect.poll(() => rows.count(), { timeout: 120_000 }).toBe(10)
     const keys = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key')))
-    expect(keys.filter((k) => k?.startsWith('bundled:')).sort()).toEqual([
+    expect(keys.filter((k) => k?.includes('|')).sort()).toEqual(['alti', 'alti+', 'norm', 'rollout'].map((m) => `bundled:tiny-transformer.onnx|${m}`))
+    expect(await page.locator('[data-key="bundled:tiny-transformer.onnx|alti+"]').innerText()).toMatch(
+      /tiny-transformer · ALTI\+.*read at the shifted step: AER \d+\.\d\d/s,
+    )
+    expect(keys.filter((k) => k?.startsWith('bundled:') && !k.includes('|')).sort()).toEqual([
       'bundled:tiny-bahdanau.onnx',
       'bundled:tiny-local-m.onnx',
       'bundled:tiny-local-p.onnx',

@@ -3,6 +3,10 @@ import { AttentionStats } from '../evaluate'
 import type { LoadedModel } from '../model'
 import { aerCounts, aerOf, addCounts } from './aer'
 import { pairAttentions, wordMatrix, type ForceOptions } from './attention'
+import { ALIGN_CONTRIBUTIONS, methodAttentionsOf } from './contributions'
+import { ContributionTapError } from '../contributions'
+import { folderOf } from '../formats/hf'
+import { modelFile } from '../formats'
 import { corpusPairs } from './corpus'
 import { extractLinks } from './extract'
 import { outOfRange, parsePairs, type WordPair } from './gold'
@@ -72,6 +76,42 @@ export async function boardModel(model: LoadedModel, pairs: WordPair[], gold: Li
 }
 
 /**
+ * A bundled Transformer's contribution methods on the gold pairs (src/engine/align/contributions.ts,
+ * the code path of `align --method` and bench/contributions-aer.ts): each method's argmax links at
+ * the usual step, scored, and its AER at the shifted step. Null for an RNN and a Hugging Face
+ * folder (whose own tokens are not mapped to the gold's words).
+ */
+export async function boardContributions(
+  path: string,
+  attention: string,
+  pairs: WordPair[],
+  gold: Link[][],
+  opts: { signal?: AbortSignal } = {},
+): Promise<NonNullable<BoardModel['contributions']> | null> {
+  if (attention !== 'transformer' || (await folderOf(modelFile(path)))) return null
+  let by: Awaited<ReturnType<typeof methodAttentionsOf>>
+  try {
+    by = await methodAttentionsOf(path, pairs, ALIGN_CONTRIBUTIONS, opts)
+  } catch (e) {
+    // A graph whose layers the taps do not recognise has no contribution rows; the weights are scored all the same.
+    if (e instanceof ContributionTapError) return null
+    throw e
+  }
+  return ALIGN_CONTRIBUTIONS.map((method) => {
+    const ps = by.get(method)!
+    const usual = scored(
+      gold,
+      ps.map((p) => extractLinks(wordMatrix(p))),
+    )
+    const shifted = scored(
+      gold,
+      ps.map((p) => extractLinks(wordMatrix(p, { shifted: true }))),
+    ).score
+    return { ...usual, method, shifted }
+  })
+}
+
+/**
  * The statistical aligner on the gold pairs, trained on them plus a parallel corpus given as two
  * sides of raw sentences (the app passes its pair's bundled test set), brought to the gold's
  * conventions first.
@@ -122,7 +162,9 @@ export async function buildBoard(
   const total = paths.length + 10
   const models: Omit<BoardModel, 'modelId'>[] = []
   for (const p of paths) {
-    models.push(await using(p, (m) => boardModel(m, pairs, gold, { signal: opts.signal })))
+    const row = await using(p, (m) => boardModel(m, pairs, gold, { signal: opts.signal }))
+    const contributions = await boardContributions(p, row.attention, pairs, gold, { signal: opts.signal })
+    models.push(contributions ? { ...row, contributions } : row)
     opts.onProgress?.({ done: models.length, total })
   }
   let iterations = 0

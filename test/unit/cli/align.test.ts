@@ -69,6 +69,36 @@ describe('attention-lens align', () => {
     })
   })
 
+  it('--method alti+ (norm, alti, rollout): a contribution method aligns as the weights do, scored against --gold; --every-reading scores each method', async () => {
+    const { methodAttentions } = await import('../../../src/engine/align/contributions')
+    const { ContributionModel } = await import('../../../src/engine/contributions')
+    const { readPairs } = await import('../../../src/engine/align/gold')
+    const { wordMatrix } = await import('../../../src/engine/align/attention')
+    const { extractLinks } = await import('../../../src/engine/align/extract')
+    const { formatPharaohLine } = await import('../../../src/engine/align/pharaoh')
+    const model = join(ROOT, 'resources', 'models', 'en-fr-transformer.onnx')
+    const r = run(['align', '--model', model, '--input', join(FIX, 'tiny.src-tgt'), '--method', 'alti+', '--gold', join(FIX, 'tiny.gold'), '--every-reading'])
+    expect(r.code, r.err).toBe(0)
+    // The engine's own path (bench/contributions-aer.ts's) gives the same links.
+    const cm = await ContributionModel.open(model)
+    const by = await methodAttentions(cm, await readPairs(join(FIX, 'tiny.src-tgt')), ['alti+'])
+    await cm.release()
+    expect(r.out).toBe(
+      by
+        .get('alti+')!
+        .map((p) => formatPharaohLine(extractLinks(wordMatrix(p)), false) + '\n')
+        .join(''),
+    )
+    for (const m of ['norm', 'alti', 'alti+', 'rollout']) expect(r.err).toMatch(new RegExp(`^${m.replace('+', '\\+')} +AER \\d+\\.\\d\\d`, 'm'))
+    expect(r.err).toMatch(/en-fr-transformer.*, alti\+, argmax\n/)
+    expect(r.err).toMatch(/AER \d+\.\d\d P \d+\.\d\d R \d+\.\d\d$/)
+    expect(run(['align', '--model', model, '--input', join(FIX, 'tiny.src-tgt'), '--method', 'alti+', '--head', '1:1'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--method alti\+ reads the whole model/),
+    })
+    expect(run(['align', '--model', model, '--input', join(FIX, 'tiny.src-tgt'), '--method', 'alti++'])).toMatchObject({ code: 2 })
+  }, 120_000)
+
   it('aligns statistically, with progress on stderr', () => {
     const r = run(['align', '--statistical', '--input', join(FIX, 'tiny.src-tgt'), '--iterations', '3'])
     expect(r.code).toBe(0)
