@@ -196,7 +196,7 @@ def reference(model, src_ids, tgt_ids, start):
     hidden = o.encoder_last_hidden_state[0]
     enc_norm = getattr(model.model.encoder, "layer_norm", None) if cfg.model_type == "m2m_100" else None
     enc_beta = enc_norm.bias.detach().to(D) if enc_norm is not None else torch.zeros(hidden.shape[-1], dtype=D)
-    S, Tn = len(src_ids), len(tgt_ids)
+    Tn = len(tgt_ids)
     res = {"enc": [], "self": [], "cross": []}
     nores = {"enc": [], "self": [], "cross": []}
     norms, totals = [], []
