@@ -7,7 +7,9 @@
  *   average, each also shifted (32 alignments from one forced decoding);
  * - occlusion of 20-word sentences (the test set's first five of exactly 20 words) by an RNN and
  *   by the Transformer;
- * - the statistical aligner on Multi30K train + the 200 pairs, 5 EM iterations each direction.
+ * - the statistical aligner on Multi30K train + the 200 pairs, 5 EM iterations each direction;
+ * - the Alignment score tab's board for a model of 12 × 16 = 192 heads (test/fixtures/hf/many-heads)
+ *   on the 200 pairs: every head, each layer's average and the all-heads average (issue 39).
  *
  * The tasks run in rotation, repeat by repeat, so a busy moment slows all of them alike. Each is
  * reported as wall time and as this process's CPU time (the engine runs onnxruntime with one
@@ -24,6 +26,7 @@ import { extractLinks } from '../src/engine/align/extract'
 import { readLinks, readPairs } from '../src/engine/align/gold'
 import { occlusion } from '../src/engine/align/occlusion'
 import { alignStatistically } from '../src/engine/align/statistical'
+import { boardModel } from '../src/engine/align/board'
 import { LoadedModel } from '../src/engine/model'
 import { tokenize } from '../src/engine/tokenizer'
 import { wordSpans } from '../src/shared/attention/words'
@@ -57,6 +60,7 @@ async function main(): Promise<void> {
   const gold = await readLinks(join(DATASETS, 'alignment-gold', 'enfr.gold'), true)
   const rnn = await LoadedModel.open(join(MODELS, 'en-fr-luong-dot.onnx'))
   const transformer = await LoadedModel.open(join(MODELS, 'en-fr-transformer.onnx'))
+  const manyHeads = await LoadedModel.open(join(ROOT, 'test', 'fixtures', 'hf', 'many-heads'))
   const corpus = (await trainingCorpus(DATASETS, 'en-fr', pairs))!
   const test = readFileSync(join(ROOT, 'resources', 'testsets', 'en-fr.en'), 'utf8')
     .trim()
@@ -89,6 +93,9 @@ async function main(): Promise<void> {
     'statistical aligner, 29,000 + 200 pairs, 5 EM iterations each direction': async () => {
       await alignStatistically(pairs, corpus.pairs)
     },
+    'Alignment score board, 192 heads (test/fixtures/hf/many-heads), 200 en-fr pairs': async () => {
+      await boardModel(manyHeads, pairs, gold)
+    },
   }
   // Warm-up: sessions, caches and JIT, once each.
   await occlusion(rnn, twenty[0])
@@ -114,6 +121,7 @@ async function main(): Promise<void> {
     [names[2]]: 0.3,
     [names[3]]: 0.3,
     [names[4]]: 20,
+    [names[5]]: 120,
   }
   const fmt = (x: number) => (x < 1 ? `${(x * 1000).toFixed(0)} ms` : `${x.toFixed(2)} s`)
   const rows = names.map((n) => {
