@@ -95,6 +95,14 @@ export function refusePermissions(): void {
 /** Dialogs and the clipboard, parented to the window `win()` returns. */
 export function electronTransport(win: () => BrowserWindow | null): Transport {
   const parent = () => win() ?? undefined
+  /** The save dialog for a suggested name, filtered to its extension: the path chosen, or null. */
+  async function savePath(name: string): Promise<string | null> {
+    const ext = name.split('.').pop() ?? ''
+    const options = { defaultPath: name, filters: [{ name: ext.toUpperCase(), extensions: [ext] }] }
+    const w = parent()
+    const r = w ? await dialog.showSaveDialog(w, options) : await dialog.showSaveDialog(options)
+    return r.canceled || !r.filePath ? null : r.filePath
+  }
   return {
     pickModel: async (folder = false) => {
       // A Hugging Face folder (Optimum's or transformers.js's layout) opens as a folder: Windows and Linux dialogs pick files or folders, not both.
@@ -106,21 +114,14 @@ export function electronTransport(win: () => BrowserWindow | null): Transport {
       return r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0]
     },
     save: async (name, content) => {
-      const ext = name.split('.').pop() ?? ''
-      const options = { defaultPath: name, filters: [{ name: ext.toUpperCase(), extensions: [ext] }] }
-      const w = parent()
-      const r = w ? await dialog.showSaveDialog(w, options) : await dialog.showSaveDialog(options)
-      if (r.canceled || !r.filePath) return null
-      await writeAtomic(r.filePath, content)
-      return r.filePath
+      const path = await savePath(name)
+      if (path) await writeAtomic(path, content)
+      return path
     },
     saveParts: async (name, parts) => {
-      const ext = name.split('.').pop() ?? ''
-      const options = { defaultPath: name, filters: [{ name: ext.toUpperCase(), extensions: [ext] }] }
-      const w = parent()
-      const r = w ? await dialog.showSaveDialog(w, options) : await dialog.showSaveDialog(options)
-      if (r.canceled || !r.filePath) return null
-      const paths = parts.map((p) => withSuffix(r.filePath, p.suffix))
+      const path = await savePath(name)
+      if (!path) return null
+      const paths = parts.map((p) => withSuffix(path, p.suffix))
       for (const [i, p] of parts.entries()) await writeAtomic(paths[i], p.bytes)
       return paths
     },
