@@ -51,6 +51,10 @@ import torch
 
 D = torch.float64
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The layers' combination and the rounding are the bundled models' reference's, the same equations.
+from contributions_reference import combine, rnd  # noqa: E402
+
 
 def alti_rows(y, T):
     """c_ij = max(0, ||y_i||_1 - ||y_i - T_ij||_1), rows divided by their sums. y [Nq, d], T [Nq, K, d]."""
@@ -59,25 +63,6 @@ def alti_rows(y, T):
     return torch.where(s > 0, c / torch.where(s > 0, s, torch.ones_like(s)), torch.zeros_like(c))
 
 
-def combine(enc_layers, dec_self, dec_cross):
-    """ALTI+ / rollout (contributions_reference.py): encoder matrices by rollout, then each decoder layer over [S | T]."""
-    S, Tn = enc_layers[0].shape[0], dec_self[0].shape[0]
-    R_enc = torch.eye(S, dtype=D)
-    for C in enc_layers:
-        R_enc = C @ R_enc
-    R = torch.zeros(S + Tn, S + Tn, dtype=D)
-    R[:S, :S] = R_enc
-    R[S:, S:] = torch.eye(Tn, dtype=D)
-    for C_sa, C_ca in zip(dec_self, dec_cross):
-        M = torch.eye(S + Tn, dtype=D)
-        M[S:, :S] = C_ca[:, :S]
-        M[S:, S:] = C_ca[:, S:S + 1] * C_sa
-        R = M @ R
-    return R[S:, :S], R[S:, S:]
-
-
-def rnd(t, k=6):
-    return [[round(float(v), k) for v in row] for row in t.tolist()] if t.dim() == 2 else [rnd(s, k) for s in t]
 
 
 class Block:
