@@ -1,11 +1,22 @@
+import { readFileSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
+
+/**
+ * Unit files that must run in a module graph of their own: they mock modules (`vi.mock`), stub
+ * globals or set process.env. Every other file shares its worker's modules with the files before
+ * it (`isolate: false`): importing ECharts, the engine and the figure code once per worker instead
+ * of once per file halved the CPU of test/unit/shared (issue 40, "Performance").
+ */
+const ISOLATED = readFileSync(new URL('./test/isolated-files.txt', import.meta.url), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'))
 
 export default defineConfig({
   // The renderer's state classes (*.svelte.ts) use runes; compile them as the browser gets them.
   plugins: [svelte({ configFile: false, dynamicCompileOptions: () => ({ generate: 'client' }) })],
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/e2e/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two test files at a time: a file spends much of its time waiting on other processes (the
@@ -14,10 +25,27 @@ export default defineConfig({
     // code runs its own threads.
     fileParallelism: true,
     maxWorkers: 2,
+    isolate: false,
     // The tapped Hugging Face decoders a test opens are cached here, not in the user's ~/.cache
     // (src/engine/formats/hf/tap-cache.ts); one folder per run.
     env: { AL_CACHE_DIR: `${process.env.TMPDIR ?? '/tmp'}/attention-lens-test-cache-${process.pid}` },
     // The default report, and every skipped test by name with its reason.
     reporters: ['default', './test/skip-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: ISOLATED } },
+      { extends: true, test: { name: 'unit-isolated', include: ISOLATED, isolate: true } },
+      // One Chromium for every e2e file (test/e2e/chromium-server.ts).
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/e2e/chromium-server.ts'],
+          // expect.poll's own default is 1 s: an upload, an open and a translation in browser mode
+          // take longer than that on a loaded two-core machine.
+          expect: { poll: { timeout: 10_000 } },
+        },
+      },
+    ],
   },
 })

@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { inject } from 'vitest'
+import { CHROMIUM_ARGS } from './chromium-server'
 
 export const ROOT = join(__dirname, '..', '..')
 export const ARTIFACTS = join(ROOT, 'test', 'artifacts')
@@ -50,11 +52,14 @@ export async function startBrowserMode(env: Record<string, string> = {}): Promis
   }
 }
 
+/**
+ * The run's shared Chromium (test/e2e/chromium-server.ts), or a Chromium of its own where a file
+ * runs outside the e2e project. Closing what this returns closes this file's pages and contexts only.
+ */
 export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  })
+  const ws = inject('chromiumWs')
+  if (ws) return chromium.connect(ws)
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
 }
 
 /** A screenshot of the whole page, or with `fullPage: false` of the viewport only (what a 1280 × 720 projector shows). */
