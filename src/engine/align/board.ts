@@ -11,7 +11,10 @@ import { corpusPairs } from './corpus'
 import { extractLinks } from './extract'
 import { outOfRange, parsePairs, type WordPair } from './gold'
 import { parsePharaoh } from './pharaoh'
+import { pause } from './pause'
 import { alignStatistically, type StatisticalOptions } from './statistical'
+
+const CANCELLED = 'The alignment was cancelled.'
 
 /** Links scored against the gold, per sentence and over the set. */
 export function scored(gold: readonly Link[][], links: Link[][]): ScoredLinks {
@@ -36,8 +39,13 @@ export function goldSet(pairsText: string, goldText: string, names: { pairs: str
  * gold pair, argmax links and their AER; for a Transformer also each head's and each layer's AER and
  * each head's entropy and diagonality over the same pairs.
  */
-export async function boardModel(model: LoadedModel, pairs: WordPair[], gold: Link[][], opts: ForceOptions = {}): Promise<Omit<BoardModel, 'modelId'>> {
-  const pa = await pairAttentions(model, pairs, opts)
+export async function boardModel(
+  model: LoadedModel,
+  pairs: WordPair[],
+  gold: Link[][],
+  opts: Omit<ForceOptions, 'onProgress'> & { onStep?: (step: BoardStep) => void } = {},
+): Promise<Omit<BoardModel, 'modelId'>> {
+  const pa = await pairAttentions(model, pairs, { ...opts, onProgress: (done, total) => opts.onStep?.({ what: 'pairs', done, total }) })
   const matrices = pa.map((p) => wordMatrix(p))
   const own = scored(
     gold,
@@ -46,25 +54,37 @@ export async function boardModel(model: LoadedModel, pairs: WordPair[], gold: Li
   const grid = model.spec.heads
   let heads: BoardModel['heads'] = null
   if (grid) {
-    const each = <T>(f: (layer: number, head: number) => T) =>
-      Array.from({ length: grid.layers }, (_, l) => Array.from({ length: grid.heads }, (_, h) => f(l, h)))
-    const stats = each(() => new AttentionStats())
-    const aer = each((layer, head) => {
-      const ms = pa.map((p) => wordMatrix(p, { reading: { kind: 'head', layer, head } }))
-      for (const m of ms) stats[layer][head].add(m.filter((r): r is number[] => r !== null))
-      return scored(
-        gold,
-        ms.map((m) => extractLinks(m)),
-      ).score.aer
-    })
-    const layerAer = Array.from(
-      { length: grid.layers },
-      (_, layer) =>
+    const total = grid.layers * grid.heads
+    const aer: number[][] = []
+    const stats: AttentionStats[][] = []
+    for (let layer = 0; layer < grid.layers; layer++) {
+      aer.push([])
+      stats.push([])
+      for (let head = 0; head < grid.heads; head++) {
+        const s = new AttentionStats()
+        const ms = pa.map((p) => wordMatrix(p, { reading: { kind: 'head', layer, head } }))
+        for (const m of ms) s.add(m.filter((r): r is number[] => r !== null))
+        stats[layer].push(s)
+        aer[layer].push(
+          scored(
+            gold,
+            ms.map((m) => extractLinks(m)),
+          ).score.aer,
+        )
+        opts.onStep?.({ what: 'heads', done: layer * grid.heads + head + 1, total })
+        await pause(opts.signal, CANCELLED)
+      }
+    }
+    const layerAer: number[] = []
+    for (let layer = 0; layer < grid.layers; layer++) {
+      layerAer.push(
         scored(
           gold,
           pa.map((p) => extractLinks(wordMatrix(p, { reading: { kind: 'layer', layer } }))),
         ).score.aer,
-    )
+      )
+      await pause(opts.signal, CANCELLED)
+    }
     heads = {
       aer,
       entropy: stats.map((r) => r.map((s) => s.entropy() ?? 0)),
@@ -142,9 +162,17 @@ export interface BoardInput {
 /** A scoreboard before the host names its models by their app ids. */
 export type BuiltBoard = Omit<AlignmentBoard, 'models'> & { models: Omit<BoardModel, 'modelId'>[] }
 
+/** Where the board is inside one model: forcing the gold pairs through it, then scoring each head. */
+export interface BoardStep {
+  what: 'pairs' | 'heads'
+  done: number
+  total: number
+}
+
 export interface BoardProgress {
   done: number
   total: number
+  step?: BoardStep
 }
 
 /**
@@ -162,7 +190,9 @@ export async function buildBoard(
   const total = paths.length + 10
   const models: Omit<BoardModel, 'modelId'>[] = []
   for (const p of paths) {
-    const row = await using(p, (m) => boardModel(m, pairs, gold, { signal: opts.signal }))
+    const row = await using(p, (m) =>
+      boardModel(m, pairs, gold, { signal: opts.signal, onStep: (step) => opts.onProgress?.({ done: models.length, total, step }) }),
+    )
     const contributions = await boardContributions(p, row.attention, pairs, gold, { signal: opts.signal })
     models.push(contributions ? { ...row, contributions } : row)
     opts.onProgress?.({ done: models.length, total })

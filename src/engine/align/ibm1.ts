@@ -1,4 +1,6 @@
-import { CancelledError } from '../../shared/errors'
+import { pause } from './pause'
+
+const CANCELLED = 'The statistical aligner was cancelled.'
 
 /**
  * IBM Model 1 with fast_align's diagonal prior (Dyer, Chahuneau & Smith 2013, "A Simple, Fast, and
@@ -78,7 +80,7 @@ export async function trainIbm1(es: readonly Int32Array[], fs: readonly Int32Arr
         slots[c++] = s
       }
     }
-    if (k % 4096 === 4095) await pause(opts.signal)
+    if (k % 4096 === 4095) await pause(opts.signal, CANCELLED)
   }
   const eOf = Int32Array.from(eOfSlot)
   let maxE = 1
@@ -103,7 +105,7 @@ export async function trainIbm1(es: readonly Int32Array[], fs: readonly Int32Arr
         if (z > 0) for (let i = 0; i <= m; i++) counts[slots[c + i]] += post[i] / z
         c += m + 1
       }
-      if (k % 4096 === 4095) await pause(opts.signal)
+      if (k % 4096 === 4095) await pause(opts.signal, CANCELLED)
     }
     totals.fill(0)
     for (let s = 0; s < counts.length; s++) totals[eOf[s]] += counts[s]
@@ -132,10 +134,4 @@ export async function trainIbm1(es: readonly Int32Array[], fs: readonly Int32Arr
       })
     },
   }
-}
-
-function pause(signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) =>
-    setImmediate(() => (signal?.aborted ? reject(new CancelledError('The statistical aligner was cancelled.')) : resolve())),
-  )
 }

@@ -53,8 +53,30 @@ describe('the scoreboard', () => {
     expect(row.sentenceAer).toHaveLength(3)
   })
 
+  it('reports each head as it is scored and stops at a cancel between heads (192 heads × 200 pairs take seconds)', async () => {
+    const { pairs, gold } = goldSet(text('tiny.src-tgt'), text('tiny.gold'), names)
+    const steps: string[] = []
+    await boardModel(model, pairs, gold, { onStep: (s) => steps.push(`${s.what} ${s.done}/${s.total}`) })
+    expect(steps.filter((s) => s.startsWith('heads'))).toEqual(['heads 1/4', 'heads 2/4', 'heads 3/4', 'heads 4/4'])
+    expect(steps[0]).toMatch(/^pairs \d+\/3$/)
+    expect(steps.indexOf('heads 1/4')).toBeGreaterThan(steps.lastIndexOf('pairs 3/3'))
+
+    const stop = new AbortController()
+    const seen: string[] = []
+    const run = boardModel(model, pairs, gold, {
+      signal: stop.signal,
+      onStep: (s) => {
+        seen.push(`${s.what} ${s.done}`)
+        if (s.what === 'heads' && s.done === 2) stop.abort()
+      },
+    })
+    await expect(run).rejects.toMatchObject({ name: 'CancelledError', message: 'The alignment was cancelled.' })
+    expect(seen.filter((s) => s.startsWith('heads'))).toEqual(['heads 1', 'heads 2'])
+  })
+
   it('scores awesome-align’s file and the statistical aligner beside the models, with progress', async () => {
     const progress: number[] = []
+    const steps: string[] = []
     const board = await buildBoard(
       [tiny('transformer')],
       {
@@ -65,12 +87,14 @@ describe('the scoreboard', () => {
         corpus: null,
       },
       (_p, work) => work(model),
-      { onProgress: (p) => progress.push(p.done) },
+      { onProgress: (p) => (p.step ? steps.push(`${p.done} ${p.step.what} ${p.step.done}`) : progress.push(p.done)) },
     )
     expect(board.awesome!.score.aer).toBeCloseTo(100 * (1 - 28 / 29), 10)
     expect(board.statistical.corpus).toBe('the 3 gold pairs alone')
     expect(board.sentences[2].gold).toHaveLength(4)
     expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    // Inside the one model (0 done): its pairs forced, then its four heads scored.
+    expect(steps.slice(-4)).toEqual(['0 heads 1', '0 heads 2', '0 heads 3', '0 heads 4'])
   })
 })
 
