@@ -192,14 +192,19 @@ describe('a model with 12 × 16 = 192 heads', () => {
       await page.getByTestId('gold-run').click()
       await page.getByTestId('gold-running').waitFor()
       let sawProgress = false
+      const said = new Set<string>()
       const board = page.locator('[data-testid="gold-board"] tbody tr', { hasText: 'many-heads' })
       while ((await board.count()) === 0) {
-        if (await page.getByTestId('gold-running').locator('progress').count()) sawProgress = true
+        const running = page.getByTestId('gold-running')
+        if (await running.locator('progress').count()) sawProgress = true
+        said.add((await running.textContent({ timeout: 100 }).catch(() => null)) ?? '')
         expect(Date.now() - started).toBeLessThan(600_000)
-        await page.waitForTimeout(250)
+        await page.waitForTimeout(100)
       }
       const seconds = (Date.now() - started) / 1000
       expect(sawProgress).toBe(true)
+      // The bar moves while the heads are scored, not only between models (issue 39).
+      expect([...said].filter((t) => /heads \d+ of 192/.test(t)).length).toBeGreaterThan(1)
       expect(await board.innerText()).toMatch(/best head \d+:\d+: AER \d+\.\d\d/)
       await screenshot(page, 'many-heads-alignment-score')
       // The tab's own AER grid (layers × heads, then the layer average), two decimals.
