@@ -39,9 +39,23 @@ function withOption<T>(option: ChartOption, width: number, height: number, use: 
   }
 }
 
-/** An option as the SVG the exporter writes: every text on its alphabetic baseline, one font per text. */
-export const optionSvg = (option: ChartOption, width: number, height: number) =>
-  splitFontRuns(normaliseText(withOption(option, width, height, (chart) => chart.renderToSVGString())))
+/** ECharts' SVG painter, whose renderToString takes the options renderToSVGString leaves out. */
+type SvgPainter = { renderToString(opts: { cssEmphasis?: boolean; cssAnimation?: boolean }): string }
+
+/**
+ * An option as the SVG the exporter writes: every text on its alphabetic baseline, one font per
+ * text. `hover: false` leaves out the hover styles (a CSS class per shape and a <style> of rules,
+ * one per colour): an animation's frames are never hovered, and without them ECharts draws a
+ * 1500-shape frame in less time and resvg reads it in half the time (bench/ANIMATION-RESULTS.md).
+ */
+export const optionSvg = (option: ChartOption, width: number, height: number, hover = true) =>
+  splitFontRuns(
+    normaliseText(
+      withOption(option, width, height, (chart) =>
+        hover ? chart.renderToSVGString() : (chart.getZr().painter as unknown as SvgPainter).renderToString({ cssEmphasis: false, cssAnimation: false }),
+      ),
+    ),
+  )
 
 /**
  * The figure fitted to its page with the fonts' real metrics (a paper figure may come out taller
