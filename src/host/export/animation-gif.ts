@@ -118,6 +118,17 @@ function paletteIndex(palette: Palette, colours: Uint32Array): Uint8Array {
   return index
 }
 
+/** Pixel i/4 of RGBA pixels, not fully opaque, over the background: 0xRRGGBB. */
+function over(px: Uint8Array, i: number, bg: readonly number[]): number {
+  const a = px[i + 3]
+  const u = 255 - a
+  return rgbKey(
+    Math.round((px[i] * a + bg[0] * u) / 255),
+    Math.round((px[i + 1] * a + bg[1] * u) / 255),
+    Math.round((px[i + 2] * a + bg[2] * u) / 255),
+  )
+}
+
 /** One frame after the first: the pixels that changed (their indices, rising) and their new colours. */
 interface Change {
   at: Uint32Array
@@ -137,9 +148,10 @@ export class GifFrames {
   private readonly changes: Change[] = []
   private readonly count = new Uint32Array(1 << 24)
   private readonly seen: number[] = []
+  /** A frame's changed pixels and their colours as they are found. */
   private readonly scratch: Uint32Array
+  private readonly colour: Uint32Array
   private readonly bg: readonly number[]
-  private readonly under: number
   private frames = 0
 
   constructor(
@@ -154,8 +166,8 @@ export class GifFrames {
     this.first = new Uint32Array(n)
     this.canvas = new Uint32Array(n)
     this.scratch = new Uint32Array(n)
+    this.colour = new Uint32Array(n)
     this.bg = background.slice(0, 3)
-    this.under = rgbKey(background[0], background[1], background[2])
   }
 
   /** The next frame, as resvg's RGBA pixels. */
@@ -163,46 +175,33 @@ export class GifFrames {
     const n = this.width * this.height
     if (rgba.length !== 4 * n) throw new Error(`a frame of ${rgba.length / 4} pixels, not ${n}`)
     if (this.frames >= this.total) throw new Error(`more than the ${this.total} frames announced`)
-    const { canvas, count, seen } = this
+    // Plain loops with the counting written out: a call or a closure per pixel made this ten times slower.
+    const { canvas, count, seen, scratch: at, colour, bg } = this
     const weight = this.total - this.frames
-    const tally = (c: number, w: number) => {
-      if (count[c] === 0) seen.push(c)
-      count[c] += w
-    }
     if (this.frames === 0) {
       for (let j = 0, i = 0; j < n; j++, i += 4) {
-        const c = this.flat(rgba, i)
+        const c = rgba[i + 3] === 255 ? (rgba[i] << 16) | (rgba[i + 1] << 8) | rgba[i + 2] : over(rgba, i, bg)
+        if (count[c] === 0) seen.push(c)
+        count[c] += weight
         canvas[j] = c
-        tally(c, weight)
       }
       this.first.set(canvas)
     } else {
-      const at = this.scratch
       let changed = 0
       for (let j = 0, i = 0; j < n; j++, i += 4) {
-        // Opaque and as it was: most pixels of most frames, settled with one comparison.
-        const c = rgba[i + 3] === 255 ? (rgba[i] << 16) | (rgba[i + 1] << 8) | rgba[i + 2] : this.flat(rgba, i)
+        const c = rgba[i + 3] === 255 ? (rgba[i] << 16) | (rgba[i + 1] << 8) | rgba[i + 2] : over(rgba, i, bg)
         const was = canvas[j]
         if (c === was) continue
         count[was] -= weight
-        tally(c, weight)
+        if (count[c] === 0) seen.push(c)
+        count[c] += weight
         canvas[j] = c
-        at[changed++] = j
+        at[changed] = j
+        colour[changed++] = c
       }
-      const positions = at.slice(0, changed)
-      this.changes.push({ at: positions, colour: Uint32Array.from(positions, (j) => canvas[j]) })
+      this.changes.push({ at: at.slice(0, changed), colour: colour.slice(0, changed) })
     }
     this.frames++
-  }
-
-  /** Pixel i/4 as 0xRRGGBB over the background. */
-  private flat(px: Uint8Array, i: number): number {
-    const a = px[i + 3]
-    if (a === 255) return (px[i] << 16) | (px[i + 1] << 8) | px[i + 2]
-    if (a === 0) return this.under
-    const u = 255 - a
-    const { bg } = this
-    return rgbKey(Math.round((px[i] * a + bg[0] * u) / 255), Math.round((px[i + 1] * a + bg[1] * u) / 255), Math.round((px[i + 2] * a + bg[2] * u) / 255))
   }
 
   /** The colours the frames hold, most pixels first (ties by colour, so the same frames give the same palette), each with its count. */
