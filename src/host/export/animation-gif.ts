@@ -101,11 +101,12 @@ export function gifPalette(spec: Pick<FigureSpec, 'colormap' | 'theme'>, colours
   return [bg, ...palette.map((c) => [(c >> 16) & 255, (c >> 8) & 255, c & 255])]
 }
 
-/** Each colour's palette index (the nearest entry, index 0 never), in a table over every 24-bit colour the frames hold. */
-function paletteIndex(palette: Palette, colours: Uint32Array): Uint8Array {
+/** Each colour's palette index: the nearest entry, index 0 never. */
+function paletteIndex(palette: Palette, colours: ArrayLike<number>): Uint8Array {
   const keys = palette.map(([r, g, b]) => rgbKey(r, g, b))
-  const index = new Uint8Array(1 << 24)
-  for (const c of colours) {
+  const index = new Uint8Array(colours.length)
+  for (let i = 0; i < colours.length; i++) {
+    const c = colours[i]
     let best = 1
     let bestD = Infinity
     for (let k = 1; k < keys.length; k++) {
@@ -113,44 +114,96 @@ function paletteIndex(palette: Palette, colours: Uint32Array): Uint8Array {
       if (d < bestD) [best, bestD] = [k, d]
       if (d === 0) break
     }
-    index[c] = best
+    index[i] = best
   }
   return index
+}
+
+/**
+ * The colours the frames hold, numbered 0, 1, 2, … as first seen, each with its count: a small
+ * open-addressed hash (a few thousand colours), where a table over every 24-bit colour (64 MB)
+ * was touched a page at a time, each page a fault the kernel had to fill.
+ */
+class ColourIds {
+  private keys = new Int32Array(1 << 12).fill(-1)
+  private ids = new Int32Array(1 << 12)
+  /** Each id's colour (0xRRGGBB) and count. */
+  colours = new Uint32Array(1 << 11)
+  counts = new Float64Array(1 << 11)
+  size = 0
+
+  /** The id of colour c, numbering it if new. */
+  id(c: number): number {
+    const mask = this.keys.length - 1
+    for (let h = Math.imul(c, 0x9e3779b1) >>> 0; ; h++) {
+      const k = this.keys[h & mask]
+      if (k === c) return this.ids[h & mask]
+      if (k === -1) return this.insert(c, h & mask)
+    }
+  }
+
+  private insert(c: number, slot: number): number {
+    const id = this.size++
+    this.keys[slot] = c
+    this.ids[slot] = id
+    if (id >= this.colours.length) {
+      const colours = new Uint32Array(2 * this.colours.length)
+      colours.set(this.colours)
+      this.colours = colours
+      const counts = new Float64Array(2 * this.counts.length)
+      counts.set(this.counts)
+      this.counts = counts
+    }
+    this.colours[id] = c
+    // Kept at most half full, so a probe ends soon.
+    if (2 * this.size > this.keys.length) this.grow()
+    return id
+  }
+
+  private grow(): void {
+    const { keys, ids } = this
+    this.keys = new Int32Array(2 * keys.length).fill(-1)
+    this.ids = new Int32Array(2 * keys.length)
+    const mask = this.keys.length - 1
+    for (let s = 0; s < keys.length; s++) {
+      if (keys[s] === -1) continue
+      let h = Math.imul(keys[s], 0x9e3779b1) >>> 0
+      while (this.keys[h & mask] !== -1) h++
+      this.keys[h & mask] = keys[s]
+      this.ids[h & mask] = ids[s]
+    }
+  }
 }
 
 /** Pixel i/4 of RGBA pixels, not fully opaque, over the background: 0xRRGGBB. */
 function over(px: Uint8Array, i: number, bg: readonly number[]): number {
   const a = px[i + 3]
   const u = 255 - a
-  return rgbKey(
-    Math.round((px[i] * a + bg[0] * u) / 255),
-    Math.round((px[i + 1] * a + bg[1] * u) / 255),
-    Math.round((px[i + 2] * a + bg[2] * u) / 255),
-  )
+  return rgbKey(Math.round((px[i] * a + bg[0] * u) / 255), Math.round((px[i + 1] * a + bg[1] * u) / 255), Math.round((px[i + 2] * a + bg[2] * u) / 255))
 }
 
-/** One frame after the first: the pixels that changed (their indices, rising) and their new colours. */
+/** One frame after the first: the pixels that changed (their indices, rising) and their new colours' ids. */
 interface Change {
   at: Uint32Array
-  colour: Uint32Array
+  ids: Uint32Array
 }
 
 /**
- * An animation's frames gathered for the GIF, one at a time. `counts` are what the palette is
- * chosen by: each colour's pixels summed over every frame (a pixel that keeps its colour for ten
- * frames counts ten times), kept up to date from the changes alone: frame 0's pixels count `total`
- * times, and a pixel that changes at frame i moves total − i from its old colour to its new one.
+ * An animation's frames gathered for the GIF, one at a time. The counts the palette is chosen by
+ * are each colour's pixels summed over every frame (a pixel that keeps its colour for ten frames
+ * counts ten times), kept up to date from the changes alone: frame 0's pixels count `total` times,
+ * and a pixel that changes at frame i moves total − i from its old colour to its new one.
  */
 export class GifFrames {
+  /** Frame 0, a colour id a pixel. */
   private readonly first: Uint32Array
   /** The frame as it stands, 0xRRGGBB a pixel. */
   private readonly canvas: Uint32Array
   private readonly changes: Change[] = []
-  private readonly count = new Uint32Array(1 << 24)
-  private readonly seen: number[] = []
-  /** A frame's changed pixels and their colours as they are found. */
-  private readonly scratch: Uint32Array
-  private readonly colour: Uint32Array
+  private readonly table = new ColourIds()
+  /** A frame's changed pixels and their colours' ids as they are found. */
+  private readonly at: Uint32Array
+  private readonly ids: Uint32Array
   private readonly bg: readonly number[]
   private frames = 0
 
@@ -165,8 +218,8 @@ export class GifFrames {
     const n = width * height
     this.first = new Uint32Array(n)
     this.canvas = new Uint32Array(n)
-    this.scratch = new Uint32Array(n)
-    this.colour = new Uint32Array(n)
+    this.at = new Uint32Array(n)
+    this.ids = new Uint32Array(n)
     this.bg = background.slice(0, 3)
   }
 
@@ -175,60 +228,71 @@ export class GifFrames {
     const n = this.width * this.height
     if (rgba.length !== 4 * n) throw new Error(`a frame of ${rgba.length / 4} pixels, not ${n}`)
     if (this.frames >= this.total) throw new Error(`more than the ${this.total} frames announced`)
-    // Plain loops with the counting written out: a call or a closure per pixel made this ten times slower.
-    const { canvas, count, seen, scratch: at, colour, bg } = this
+    // Plain loops with the counting written out: a closure per pixel made this ten times slower.
+    const { canvas, table, at, ids, bg } = this
     const weight = this.total - this.frames
+    // Neighbouring pixels mostly share a colour: the last one's id is kept at hand.
+    let last = -1
+    let lastId = -1
     if (this.frames === 0) {
+      const { first } = this
       for (let j = 0, i = 0; j < n; j++, i += 4) {
         const c = rgba[i + 3] === 255 ? (rgba[i] << 16) | (rgba[i + 1] << 8) | rgba[i + 2] : over(rgba, i, bg)
-        if (count[c] === 0) seen.push(c)
-        count[c] += weight
+        if (c !== last) {
+          lastId = table.id(c)
+          last = c
+        }
+        table.counts[lastId] += weight
         canvas[j] = c
+        first[j] = lastId
       }
-      this.first.set(canvas)
     } else {
       let changed = 0
       for (let j = 0, i = 0; j < n; j++, i += 4) {
         const c = rgba[i + 3] === 255 ? (rgba[i] << 16) | (rgba[i + 1] << 8) | rgba[i + 2] : over(rgba, i, bg)
         const was = canvas[j]
         if (c === was) continue
-        count[was] -= weight
-        if (count[c] === 0) seen.push(c)
-        count[c] += weight
+        table.counts[table.id(was)] -= weight
+        if (c !== last) {
+          lastId = table.id(c)
+          last = c
+        }
+        table.counts[lastId] += weight
         canvas[j] = c
         at[changed] = j
-        colour[changed++] = c
+        ids[changed++] = lastId
       }
-      this.changes.push({ at: at.slice(0, changed), colour: colour.slice(0, changed) })
+      this.changes.push({ at: at.slice(0, changed), ids: ids.slice(0, changed) })
     }
     this.frames++
   }
 
   /** The colours the frames hold, most pixels first (ties by colour, so the same frames give the same palette), each with its count. */
   colourCounts(): { colours: Uint32Array; counts: Uint32Array } {
-    const { count } = this
-    const colours = Uint32Array.from(this.seen).sort((a, b) => count[b] - count[a] || a - b)
-    return { colours, counts: Uint32Array.from(colours, (c) => count[c]) }
+    const { colours, counts, size } = this.table
+    const order = Array.from({ length: size }, (_, id) => id).sort((a, b) => counts[b] - counts[a] || colours[a] - colours[b])
+    return { colours: Uint32Array.from(order, (id) => colours[id]), counts: Uint32Array.from(order, (id) => counts[id]) }
   }
 
   /**
-   * The GIF: the palette (gifPalette), each pixel its nearest entry by a table made once; from
-   * the second frame on, a pixel that did not change since the last frame is index 0,
-   * transparent, so the frame is mostly long runs that LZW packs to little.
+   * The GIF: the palette (gifPalette), each colour's nearest entry found once; from the second
+   * frame on, a pixel that did not change since the last frame is index 0, transparent, so the
+   * frame is mostly long runs that LZW packs to little.
    */
   encode(delays: readonly number[], spec: Pick<FigureSpec, 'colormap' | 'theme'>): Buffer {
     if (this.frames !== this.total) throw new Error(`${this.frames} frames of the ${this.total} announced`)
     const { colours, counts } = this.colourCounts()
     const palette = gifPalette(spec, colours, counts)
-    const index = paletteIndex(palette, colours)
-    const { width, height } = this
+    const { table } = this
+    const index = paletteIndex(palette, table.colours.subarray(0, table.size))
+    const { width, height, first } = this
     const gif = GIFEncoder()
     const out = new Uint8Array(width * height)
-    for (let j = 0; j < out.length; j++) out[j] = index[this.first[j]]
+    for (let j = 0; j < out.length; j++) out[j] = index[first[j]]
     gif.writeFrame(out, width, height, { palette, delay: delays[0], repeat: 0, dispose: 1 })
-    this.changes.forEach(({ at, colour }, k) => {
+    this.changes.forEach(({ at, ids }, k) => {
       out.fill(0)
-      for (let j = 0; j < at.length; j++) out[at[j]] = index[colour[j]]
+      for (let j = 0; j < at.length; j++) out[at[j]] = index[ids[j]]
       gif.writeFrame(out, width, height, { delay: delays[k + 1], transparent: true, transparentIndex: 0, dispose: 1 })
     })
     gif.finish()

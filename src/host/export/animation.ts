@@ -276,7 +276,8 @@ export async function renderAnimation(data: AnimatedData, spec: FigureSpec, opts
   const files = framesFonts(frames)
   for (const [i, f] of frames.entries()) {
     check(opts.signal)
-    const img = rasterise(textsAsPaths(f.svg), page, files)
+    const svg = textsAsPaths(f.svg)
+    const img = rasterise(svg, page, files, svg.includes('<text'))
     if (img.width !== width || img.height !== height) throw new Error(`frame ${f.step + 1} came out ${img.width}×${img.height}, not ${width}×${height}`)
     const px = img.pixels
     if (gif) gif.add(px)

@@ -120,8 +120,12 @@ export async function renderPng(svg: string, spec: Pick<FigureSpec, 'width' | 'h
   return withResolution(Buffer.from(rasterise(svg, spec).asPng()), spec.dpi)
 }
 
-/** The page rasterised (as renderPng's PNG, whose pixels an animation's frames are). */
-export function rasterise(svg: string, spec: Pick<FigureSpec, 'width' | 'height' | 'dpi'>, files = fontFiles()): ReturnType<Resvg['render']> {
+/**
+ * The page rasterised (as renderPng's PNG, whose pixels an animation's frames are). `texts: false`
+ * says the SVG has no <text> (an animation's frames, their texts drawn as outlines): resvg then
+ * reads no font file, where it would read and parse each of `files` again for every frame.
+ */
+export function rasterise(svg: string, spec: Pick<FigureSpec, 'width' | 'height' | 'dpi'>, files = fontFiles(), texts = true): ReturnType<Resvg['render']> {
   const [w, h] = pngPixels(spec)
   const page = `viewBox="0 0 ${spec.width} ${spec.height}" preserveAspectRatio="none"`
   const sized = svg.replace(/^<svg\b([^>]*)>/, (_m, attrs: string) => {
@@ -130,7 +134,7 @@ export function rasterise(svg: string, spec: Pick<FigureSpec, 'width' | 'height'
   })
   const r = new Resvg(sized, {
     fitTo: { mode: 'original' },
-    font: { loadSystemFonts: files.length === 0, fontFiles: files, defaultFontFamily: LATIN_FAMILY },
+    font: texts ? { loadSystemFonts: files.length === 0, fontFiles: files, defaultFontFamily: LATIN_FAMILY } : { loadSystemFonts: false, fontFiles: [] },
   })
   return r.render()
 }
