@@ -14,11 +14,10 @@ import { join } from 'node:path'
 import { InferenceService } from '../src/engine/service'
 import { renderAnimation, type AnimatedData } from '../src/host/export/animation'
 import { DEFAULT_FIGURE, FONT_PRESETS, SIZE_PRESETS, type FigureSpec } from '../src/shared/figure'
+import { SENTENCE_25 } from './sentences'
 
 const ROOT = join(import.meta.dirname, '..')
 const MODEL = join(ROOT, 'resources', 'models', 'en-fr-local-p.onnx')
-/** 25 words and a full stop. */
-export const SENTENCE_25 = 'A young man in a red jacket is standing on the corner of a busy street while his two friends wait for the bus outside .'
 const BUDGET = { bytes: 5e6, seconds: 10 }
 const REPS = Number(process.env.AL_BENCH_REPS ?? 2)
 const ONLY = process.env.AL_BENCH_ONLY?.split(',').map((s) => s.trim()) ?? null
