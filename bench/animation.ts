@@ -4,6 +4,9 @@
  * the heatmap filling, as the step-through and as the beam tree growing (beam 3), each as GIF and APNG: frames, bytes, and the time
  * from figure data to file (drawing, rasterising, encoding), CPU time of this process beside the
  * wall time. Run it under `taskset -c 0` for one core. Writes bench/ANIMATION-RESULTS.md.
+ *
+ * AL_BENCH_ONLY=step:gif (views and formats, comma-separated: `step`, `gif`, `step:gif`) measures
+ * only those and writes nothing: a quick look, or one side of an old-against-new comparison.
  */
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -11,13 +14,14 @@ import { join } from 'node:path'
 import { InferenceService } from '../src/engine/service'
 import { renderAnimation, type AnimatedData } from '../src/host/export/animation'
 import { DEFAULT_FIGURE, FONT_PRESETS, SIZE_PRESETS, type FigureSpec } from '../src/shared/figure'
+import { SENTENCE_25 } from './sentences'
 
 const ROOT = join(import.meta.dirname, '..')
 const MODEL = join(ROOT, 'resources', 'models', 'en-fr-local-p.onnx')
-/** 25 words and a full stop. */
-export const SENTENCE_25 = 'A young man in a red jacket is standing on the corner of a busy street while his two friends wait for the bus outside .'
 const BUDGET = { bytes: 5e6, seconds: 10 }
 const REPS = Number(process.env.AL_BENCH_REPS ?? 2)
+const ONLY = process.env.AL_BENCH_ONLY?.split(',').map((s) => s.trim()) ?? null
+const wanted = (view: string, format: string) => !ONLY || ONLY.some((w) => w === view || w === format || w === `${view}:${format}`)
 
 async function main(): Promise<void> {
   const svc = new InferenceService()
@@ -29,6 +33,7 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0]
   for (const view of ['heatmap', 'step', 'beam'] as const)
     for (const format of ['gif', 'apng'] as const) {
+      if (!wanted(view, format)) continue
       const data: AnimatedData =
         view === 'heatmap'
           ? { view, translation: t }
@@ -55,6 +60,7 @@ async function main(): Promise<void> {
       )
       console.log(rows[rows.length - 1])
     }
+  if (ONLY) return
   const md = [
     '# Animated export: measured',
     '',

@@ -15,24 +15,23 @@
  * text size is one for every frame (the smallest any frame fits at), so nothing jumps. The bytes
  * depend on the data and the settings alone: same input, same file.
  *
- * Encoders: gifenc (GIF: LZW and the frame layout; the palette is built here) and upng-js (APNG,
- * lossless RGBA, each frame stored as the rectangle that changed), its deflate done by node's zlib.
+ * Encoders: gifenc (GIF: LZW and the frame layout; the palette and the frame deltas are built in
+ * animation-gif.ts) and upng-js (APNG, lossless RGBA, each frame stored as the rectangle that
+ * changed), its deflate done by node's zlib.
  */
-import { GIFEncoder, type Palette } from 'gifenc'
 import { deflateSync } from 'node:zlib'
 import UPNG from 'upng-js'
 import { RefusedError } from '../../shared/errors'
-import { COLORMAPS, colorAt } from '../../shared/charts/colormaps'
 import { composeFigure } from '../../shared/charts/figure'
-import { fitAtSize, growsWithContent, type FittedFigure } from '../../shared/charts/fit'
+import { fitAtSize, fitFigure, growsWithContent, type FittedFigure, type RenderSvg } from '../../shared/charts/fit'
 import { INKS } from '../../shared/charts/frame'
 import { wordSteps } from '../../shared/charts/figure-text'
-import { PT_MARKER, WINDOW_STROKE } from '../../shared/charts/heatmap'
 import type { ChartOption } from '../../shared/charts/echarts-parts'
 import type { AnimatedData, AnimationFormat } from '../../shared/animation'
 import { pngPixels, type FigureSpec } from '../../shared/figure'
 import type { BeamNode, BeamTree } from '../../shared/teaching'
-import { fitted, optionSvg, rasterise } from './figure'
+import { GifFrames, hex } from './animation-gif'
+import { optionSvg, rasterise } from './figure'
 import { fontFiles, measureText, textRuns } from './fonts'
 import { textsAsPaths } from './text-paths'
 
@@ -137,6 +136,9 @@ function frameData(data: AnimatedData, t: number, last: boolean): AnimatedData {
   return { ...data, step: t } as AnimatedData
 }
 
+/** A frame's SVG: the still figure's, without the hover styles no frame shows (optionSvg). */
+const frameSvg: RenderSvg = (option, width, height) => optionSvg(option, width, height, false)
+
 const captionFor = (base: string | undefined, line: string | null) => (line === null ? base : base ? `${line} · ${base}` : line)
 
 function check(signal: AbortSignal | undefined): void {
@@ -200,7 +202,7 @@ export function planAnimation(
     )
     fittedWith = { ...spec, caption: captionFor(spec.caption, widest) }
     // One figure whose rows fill in: never split into slides (issue 40's split is for still figures).
-    const fit = fitted(data, fittedWith, { split: false })
+    const fit = fitFigure(data, fittedWith, measureText, frameSvg, { split: false })
     page = fit.spec
     fontSize = fit.fontSize
     frames = lines.map((line, t) => {
@@ -208,7 +210,7 @@ export function planAnimation(
       const { option } = composeFigure(data, { ...page, caption: captionFor(spec.caption, line) }, measureText, fontSize, grows)
       const now = wordOf ? wordOf[t] : t
       const filled = wordOf && spans ? (spans[now][1] === t ? now + 1 : now) : t + 1
-      return { step: t, caption: line, svg: optionSvg(heatmapFrame(option, now, filled, ink.accent), page.width, page.height) }
+      return { step: t, caption: line, svg: frameSvg(heatmapFrame(option, now, filled, ink.accent), page.width, page.height) }
     })
   } else {
     // A still figure per step; then all at the smallest text and the tallest page. A step that fits
@@ -219,7 +221,7 @@ export function planAnimation(
     const fits: FittedFigure[] = lines.map((line, t) => {
       check(opts.signal)
       const s = { ...spec, caption: captionFor(spec.caption, line) }
-      const fit = (least < spec.fontSize ? fitAtSize(perStep(t), s, measureText, optionSvg, least) : null) ?? fitted(perStep(t), s)
+      const fit = (least < spec.fontSize ? fitAtSize(perStep(t), s, measureText, frameSvg, least) : null) ?? fitFigure(perStep(t), s, measureText, frameSvg)
       least = Math.min(least, fit.fontSize)
       return fit
     })
@@ -230,7 +232,7 @@ export function planAnimation(
     frames = fits.map((f, t) => {
       if (f.fontSize === fontSize && f.spec.height === height) return { step: t, caption: lines[t], svg: f.svg }
       const { option } = composeFigure(perStep(t), { ...page, caption: captionFor(spec.caption, lines[t]) }, measureText, fontSize, grows)
-      return { step: t, caption: lines[t], svg: optionSvg(option, page.width, page.height) }
+      return { step: t, caption: lines[t], svg: frameSvg(option, page.width, page.height) }
     })
   }
   const stepMs = opts.stepMs ?? DEFAULT_STEP_MS
@@ -239,126 +241,6 @@ export function planAnimation(
   return { frames, spec: page, fontSize, delays, fittedWith }
 }
 
-const hex = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16))
-
-/** The colours a figure is drawn in, as the view's builders name them: they go into the GIF's palette exactly. */
-function viewColours(spec: Pick<FigureSpec, 'colormap' | 'theme'>): number[][] {
-  const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
-  const own: number[][] = []
-  for (let i = 0; i < 64; i++) own.push(colorAt(spec.colormap, i / 63))
-  const [bg, fg] = [hex(ink.background), hex(ink.text)]
-  for (let i = 0; i < 16; i++) own.push(bg.map((b, k) => Math.round(b + ((fg[k] - b) * i) / 15)))
-  for (const c of [
-    ink.muted,
-    ink.axis,
-    ink.grid,
-    ink.accent,
-    WINDOW_STROKE,
-    PT_MARKER.fill,
-    PT_MARKER.stroke,
-    '#ffffff',
-    '#000000',
-    ...COLORMAPS[spec.colormap],
-  ])
-    own.push(hex(c))
-  return own
-}
-
-/** A colour as one number, 0xRRGGBB. */
-const rgbKey = (r: number, g: number, b: number) => (r << 16) | (g << 8) | b
-/** How far apart two colours look, roughly: channels weighted as the eye weighs them (green most). */
-function distance(a: number, b: number): number {
-  const dr = ((a >> 16) & 255) - ((b >> 16) & 255)
-  const dg = ((a >> 8) & 255) - ((b >> 8) & 255)
-  const db = (a & 255) - (b & 255)
-  return 2 * dr * dr + 4 * dg * dg + 3 * db * db
-}
-
-/**
- * How often each colour occurs over every frame (the frames flattened, 0xRRGGBB per pixel): the
- * colours seen, most frequent first, each with its count.
- */
-export function colourCounts(frames: Uint32Array[]): { colours: Uint32Array; counts: Uint32Array } {
-  const count = new Uint32Array(1 << 24)
-  const seen: number[] = []
-  for (const px of frames)
-    for (let i = 0; i < px.length; i++) {
-      const c = px[i]
-      if (count[c]++ === 0) seen.push(c)
-    }
-  // Most frequent first; ties by colour, so the same frames give the same palette.
-  seen.sort((a, b) => count[b] - count[a] || a - b)
-  return { colours: Uint32Array.from(seen), counts: Uint32Array.from(seen, (c) => count[c]) }
-}
-
-/**
- * The GIF's one palette, built from the colours the frames hold (issue 40: the old palette, the
- * colour map plus a few clusters of the first and last frames, turned the step-through's pale
- * encoder cells white). Index 0 is the "unchanged" colour and is never chosen for a pixel. Where
- * the frames hold at most 255 colours, they are the palette and the GIF is exact. Otherwise, in
- * this order: the view's own colours (the colour map, a ramp from background to text, the inks,
- * the local window and p_t) where the frames use them; then, one at a time, the colour the frames
- * hold whose pixels are worst served (its count times its distance to the nearest colour already
- * in), until 255. A pixel then takes its nearest colour.
- */
-export function gifPalette(spec: Pick<FigureSpec, 'colormap' | 'theme'>, colours: Uint32Array, counts: Uint32Array): Palette {
-  const bg = hex(INKS[spec.theme === 'dark' ? 'dark' : 'light'].background)
-  const palette: number[] = []
-  const inPalette = new Set<number>()
-  const add = (c: number) => {
-    if (palette.length < 255 && !inPalette.has(c)) {
-      inPalette.add(c)
-      palette.push(c)
-    }
-  }
-  if (colours.length <= 255) colours.forEach(add)
-  else {
-    // Each colour's distance to its nearest palette entry, kept up to date as entries come in.
-    const near = new Float64Array(colours.length).fill(Infinity)
-    const take = (c: number) => {
-      if (palette.length >= 255 || inPalette.has(c)) return
-      add(c)
-      for (let i = 0; i < colours.length; i++) {
-        const d = distance(colours[i], c)
-        if (d < near[i]) near[i] = d
-      }
-    }
-    const used = new Set(colours)
-    for (const [r, g, b] of viewColours(spec)) {
-      const c = rgbKey(r, g, b)
-      if (used.has(c)) take(c)
-    }
-    // Then, one at a time, the colour whose pixels are worst served: its count times its distance to the nearest entry.
-    while (palette.length < 255) {
-      let worst = -1
-      let cost = 0
-      for (let i = 0; i < colours.length; i++) {
-        const e = counts[i] * near[i]
-        if (e > cost) [worst, cost] = [i, e]
-      }
-      if (worst < 0) break
-      take(colours[worst])
-    }
-  }
-  return [bg, ...palette.map((c) => [(c >> 16) & 255, (c >> 8) & 255, c & 255])]
-}
-
-/** Each colour's palette index (the nearest entry, index 0 never), in a table over every 24-bit colour the frames hold. */
-function paletteIndex(palette: Palette, colours: Uint32Array): Uint8Array {
-  const keys = palette.map(([r, g, b]) => rgbKey(r, g, b))
-  const index = new Uint8Array(1 << 24)
-  for (const c of colours) {
-    let best = 1
-    let bestD = Infinity
-    for (let k = 1; k < keys.length; k++) {
-      const d = distance(c, keys[k])
-      if (d < bestD) [best, bestD] = [k, d]
-      if (d === 0) break
-    }
-    index[c] = best
-  }
-  return index
-}
 /**
  * The font files the frames need: the CJK ones (two large collections, which resvg reads again
  * for every frame, a third of a frame's time) only where some text has a CJK run.
@@ -369,22 +251,6 @@ function framesFonts(frames: AnimationFrame[]): string[] {
   const cjk = textRuns(text).some((r) => r.script === 'cjk')
   const latin = all.filter((f) => !/cjk/i.test(f))
   return cjk || latin.length === 0 ? all : latin
-}
-
-/** RGBA over the page's background (a GIF has no partial transparency), as one 0xRRGGBB number a pixel. */
-function flatten(px: Uint8Array, bg: number[]): Uint32Array {
-  const out = new Uint32Array(px.length / 4)
-  const under = rgbKey(bg[0], bg[1], bg[2])
-  for (let i = 0, j = 0; j < out.length; i += 4, j++) {
-    const a = px[i + 3]
-    if (a === 255) out[j] = (px[i] << 16) | (px[i + 1] << 8) | px[i + 2]
-    else if (a === 0) out[j] = under
-    else {
-      const u = 255 - a
-      out[j] = rgbKey(Math.round((px[i] * a + bg[0] * u) / 255), Math.round((px[i + 1] * a + bg[1] * u) / 255), Math.round((px[i + 2] * a + bg[2] * u) / 255))
-    }
-  }
-  return out
 }
 
 /** The animation's file, and what went into it. */
@@ -404,49 +270,26 @@ export async function renderAnimation(data: AnimatedData, spec: FigureSpec, opts
   const page = plan.spec
   const [width, height] = pngPixels(page)
   const total = frames.length + 1
-  const pixels: Uint8Array[] = []
-  const flat: Uint32Array[] = []
-  const bg = hex(INKS[page.theme === 'dark' ? 'dark' : 'light'].background)
+  // The GIF keeps what changed from frame to frame as they come; the APNG (upng-js) takes whole frames.
+  const gif = opts.format === 'gif' ? new GifFrames(width, height, frames.length, hex(INKS[page.theme === 'dark' ? 'dark' : 'light'].background)) : null
+  const pixels: ArrayBuffer[] = []
   const files = framesFonts(frames)
-  for (const f of frames) {
+  for (const [i, f] of frames.entries()) {
     check(opts.signal)
-    const img = rasterise(textsAsPaths(f.svg), page, files)
+    const svg = textsAsPaths(f.svg)
+    const img = rasterise(svg, page, files, svg.includes('<text'))
     if (img.width !== width || img.height !== height) throw new Error(`frame ${f.step + 1} came out ${img.width}×${img.height}, not ${width}×${height}`)
-    if (opts.format === 'gif') flat.push(flatten(img.pixels, bg))
-    else pixels.push(new Uint8Array(img.pixels))
-    opts.onProgress?.(pixels.length + flat.length, total)
+    const px = img.pixels
+    if (gif) gif.add(px)
+    else pixels.push(px.byteOffset === 0 && px.byteLength === px.buffer.byteLength ? (px.buffer as ArrayBuffer) : new Uint8Array(px).buffer)
+    opts.onProgress?.(i + 1, total)
     // Let a cancel and other work in.
     await new Promise((r) => setImmediate(r))
   }
   check(opts.signal)
-  const bytes = opts.format === 'gif' ? encodeGif(flat, width, height, delays, page) : encodeApng(pixels, width, height, delays)
+  const bytes = gif ? gif.encode(delays, page) : encodeApng(pixels, width, height, delays)
   opts.onProgress?.(total, total)
   return { bytes, frames: frames.length, width, height, delays, plan }
-}
-
-/**
- * The GIF: one palette from every frame's colours (gifPalette), each pixel its nearest entry by a
- * table made once; from the second frame on, a pixel that did not change since the last frame is
- * index 0, transparent, so the frame is mostly long runs that LZW packs to little.
- */
-function encodeGif(frames: Uint32Array[], width: number, height: number, delays: number[], spec: FigureSpec): Buffer {
-  const { colours, counts } = colourCounts(frames)
-  const palette = gifPalette(spec, colours, counts)
-  const index = paletteIndex(palette, colours)
-  const gif = GIFEncoder()
-  const out = new Uint8Array(width * height)
-  frames.forEach((px, i) => {
-    const prev = i > 0 ? frames[i - 1] : null
-    for (let k = 0; k < px.length; k++) out[k] = prev && prev[k] === px[k] ? 0 : index[px[k]]
-    gif.writeFrame(
-      out,
-      width,
-      height,
-      i === 0 ? { palette, delay: delays[i], repeat: 0, dispose: 1 } : { delay: delays[i], transparent: true, transparentIndex: 0, dispose: 1 },
-    )
-  })
-  gif.finish()
-  return Buffer.from(gif.bytes())
 }
 
 /** upng-js's per-frame step: filter the rows, deflate, keep the smallest of the filters tried. */
@@ -474,8 +317,8 @@ const nativeFilterZero: FilterZero = (img, h, bpp, bpl, data) => {
   return best!
 }
 
-function encodeApng(pixels: Uint8Array[], width: number, height: number, delays: number[]): Buffer {
-  const buffers = pixels.map((px) => px.buffer.slice(px.byteOffset, px.byteOffset + px.byteLength) as ArrayBuffer)
+/** The APNG of whole RGBA frames (upng-js reads them, it does not change them). */
+function encodeApng(buffers: ArrayBuffer[], width: number, height: number, delays: number[]): Buffer {
   const own = upngEncode._filterZero
   upngEncode._filterZero = nativeFilterZero
   try {

@@ -39,9 +39,23 @@ function withOption<T>(option: ChartOption, width: number, height: number, use: 
   }
 }
 
-/** An option as the SVG the exporter writes: every text on its alphabetic baseline, one font per text. */
-export const optionSvg = (option: ChartOption, width: number, height: number) =>
-  splitFontRuns(normaliseText(withOption(option, width, height, (chart) => chart.renderToSVGString())))
+/** ECharts' SVG painter, whose renderToString takes the options renderToSVGString leaves out. */
+type SvgPainter = { renderToString(opts: { cssEmphasis?: boolean; cssAnimation?: boolean }): string }
+
+/**
+ * An option as the SVG the exporter writes: every text on its alphabetic baseline, one font per
+ * text. `hover: false` leaves out the hover styles (a CSS class per shape and a <style> of rules,
+ * one per colour): an animation's frames are never hovered, and without them ECharts draws a
+ * 1500-shape frame in less time and resvg reads it in half the time (bench/ANIMATION-RESULTS.md).
+ */
+export const optionSvg = (option: ChartOption, width: number, height: number, hover = true) =>
+  splitFontRuns(
+    normaliseText(
+      withOption(option, width, height, (chart) =>
+        hover ? chart.renderToSVGString() : (chart.getZr().painter as unknown as SvgPainter).renderToString({ cssEmphasis: false, cssAnimation: false }),
+      ),
+    ),
+  )
 
 /**
  * The figure fitted to its page with the fonts' real metrics (a paper figure may come out taller
@@ -106,8 +120,12 @@ export async function renderPng(svg: string, spec: Pick<FigureSpec, 'width' | 'h
   return withResolution(Buffer.from(rasterise(svg, spec).asPng()), spec.dpi)
 }
 
-/** The page rasterised (as renderPng's PNG, whose pixels an animation's frames are). */
-export function rasterise(svg: string, spec: Pick<FigureSpec, 'width' | 'height' | 'dpi'>, files = fontFiles()): ReturnType<Resvg['render']> {
+/**
+ * The page rasterised (as renderPng's PNG, whose pixels an animation's frames are). `texts: false`
+ * says the SVG has no <text> (an animation's frames, their texts drawn as outlines): resvg then
+ * reads no font file, where it would read and parse each of `files` again for every frame.
+ */
+export function rasterise(svg: string, spec: Pick<FigureSpec, 'width' | 'height' | 'dpi'>, files = fontFiles(), texts = true): ReturnType<Resvg['render']> {
   const [w, h] = pngPixels(spec)
   const page = `viewBox="0 0 ${spec.width} ${spec.height}" preserveAspectRatio="none"`
   const sized = svg.replace(/^<svg\b([^>]*)>/, (_m, attrs: string) => {
@@ -116,7 +134,7 @@ export function rasterise(svg: string, spec: Pick<FigureSpec, 'width' | 'height'
   })
   const r = new Resvg(sized, {
     fitTo: { mode: 'original' },
-    font: { loadSystemFonts: files.length === 0, fontFiles: files, defaultFontFamily: LATIN_FAMILY },
+    font: texts ? { loadSystemFonts: files.length === 0, fontFiles: files, defaultFontFamily: LATIN_FAMILY } : { loadSystemFonts: false, fontFiles: [] },
   })
   return r.render()
 }
