@@ -274,8 +274,11 @@ export function evenParts(steps: number, k: number): [number, number][] {
   return Array.from({ length: k }, (_, i) => [Math.round((i * steps) / k), Math.round(((i + 1) * steps) / k)] as [number, number])
 }
 
-/** The most parts a figure is split into: beyond that a slide holds too few steps to read as one figure. */
-export const MOST_PARTS = 6
+/**
+ * The most parts a figure is split into: beyond that a slide holds too few steps to read as one
+ * figure. Eight: side by side of a 25-word sentence (38 output steps) is five steps a slide at 20 pt.
+ */
+export const MOST_PARTS = 8
 
 /**
  * The figure fitted, or null: (a) the preset's text size; (b) the view's other arrangement at
@@ -299,8 +302,11 @@ function fitOrNull(
   const attempt = (fontSize: number, height: number, alternative: boolean): FittedFigure | null => {
     const s = { ...spec, height }
     const { option, cramped, fallback } = composeFigure(data, s, measure, fontSize, grow, alternative)
-    // A layout that leaves a part out is a last resort: larger text with everything comes first.
-    if (cramped || (fallback && fontSize > floor)) return null
+    // A layout that leaves a part out is a last resort: larger text with everything comes first;
+    // but a part of a split figure (some output steps, on a slide of its own) is at the text size
+    // asked or not at all, and may leave out what its own note says it leaves out.
+    const part = 'rows' in data && !!data.rows
+    if (cramped || (fallback && fontSize > floor && !part)) return null
     const svg = render(option, s.width, s.height)
     if (layoutProblems(svg, measure, s, floors, 1).length) return null
     const fit = { option, spec: s, fontSize, svg, alternative }
