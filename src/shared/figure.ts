@@ -516,7 +516,13 @@ export const FigureDataSchema = v.variant(
         gold: list(LinkSchema, MAX_TOKENS * 4, 'links'),
         extracted: list(LinkSchema, MAX_TOKENS * 4, 'links'),
         statistical: v.nullable(list(LinkSchema, MAX_TOKENS * 4, 'links')),
+        /** A part of a figure split into slides: target words [first, end). */
+        rows: v.optional(rowsSchema),
       }),
+      v.forward(
+        v.partialCheck([['tgtWords'], ['rows']], (d) => !d.rows || (d.rows[0] < d.rows[1] && d.rows[1] <= d.tgtWords.length), ROWS_INSIDE),
+        ['rows'],
+      ),
       v.forward(
         v.partialCheck(
           [['matrix'], ['srcWords'], ['tgtWords']],
