@@ -548,7 +548,17 @@ export const FigureDataSchema = v.variant(
           meanTau: v.nullable(between(-1, 1)),
           top1Rate: between(0, 1),
         }),
+        /** A part of a figure split into slides: output steps [first, end). */
+        rows: v.optional(rowsSchema),
       }),
+      v.forward(
+        v.partialCheck(
+          [['occlusion', 'tgtTokens'], ['rows']],
+          (d) => !d.rows || (d.rows[0] < d.rows[1] && d.rows[1] <= d.occlusion.tgtTokens.length),
+          ROWS_INSIDE,
+        ),
+        ['rows'],
+      ),
       v.forward(
         v.partialCheck(
           [['occlusion']],
