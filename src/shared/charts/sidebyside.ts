@@ -129,8 +129,8 @@ function stacked(input: SideBySideFigureInput, withDifference = true): FigureOpt
   const row = (mapsH - fixedH) / (T[0] + T[1])
   // A part of a split figure (a slide of some output steps) keeps A and B at the text size asked,
   // their rows a line high, and where the difference has no room beside them leaves it out, saying so.
-  // Every slide of a split figure alike, the difference under the maps is left out of each.
-  if (diff && diff.box.y > f.y && withDifference && input.partial) return stacked(input, false)
+  // Every slide of a split figure alike, the difference under the maps is left out of each (a paper figure grows taller for it).
+  if (diff && diff.box.y > f.y && withDifference && input.partial && !f.grows) return stacked(input, false)
   if (row <= 0) return cramped
   const hA = mapsH - headH - gap - (headH + T[1] * row)
   const boxes: Box[] = [
