@@ -20,7 +20,7 @@
 import { COLORMAPS, type ColormapName } from './colormaps'
 import { FIGURE_TEXT } from './figure-text'
 import { FIGURE_FONT, columnLabelElements, columnLabels, linePitch, textElement, textHeight, widest, wrapText, type Frame } from './frame'
-import { buildHeatmapOption, colorBarElements, displayValue, scaleEnds, type HeatmapInput, type HeatmapStyle } from './heatmap'
+import { buildHeatmapOption, colorBarElements, displayValue, heatmapNeeds, scaleEnds, type HeatmapInput, type HeatmapStyle } from './heatmap'
 import { escapeHtml } from './html'
 
 import { headMatrix, headShape, headStats, projection, statsOf, type HeadRef, type HeadStats, type ReferenceInput } from '../attention/heads'
@@ -425,11 +425,12 @@ export function buildHeadsGridFigure(input: HeadsGridInput): FigureOption {
 
 /** One part of the grid split into slides (issue 40): the heads' average with every label, or the grid of small maps. */
 export function buildHeadsPanelFigure(input: HeadsGridInput & { outputTitle?: string }, panel: 'average' | 'grid'): FigureOption {
-  return panel === 'average' ? headsAverageFigure(input, input.frame) : smallHeadsFigure(input, input.frame)
+  // On a slide of its own the average carries the colour scale (beside the small maps, they do).
+  return panel === 'average' ? headsAverageFigure(input, input.frame, input.colorScale !== false) : smallHeadsFigure(input, input.frame)
 }
 
 /** The average of every head on a box, large, titled and with every token label: the axes the small maps are read on. */
-function headsAverageFigure(input: HeadsGridInput & { outputTitle?: string }, box: Frame): FigureOption {
+function headsAverageFigure(input: HeadsGridInput & { outputTitle?: string }, box: Frame, colorScale = false): FigureOption {
   const f = box
   const fs = f.fontSize
   const pitch = linePitch(fs)
@@ -438,7 +439,7 @@ function headsAverageFigure(input: HeadsGridInput & { outputTitle?: string }, bo
   const average = input.tgtTokens.map((_, t) => input.srcTokens.map((_, s) => maps.reduce((x, m) => x + (m[t]?.[s] ?? 0), 0) / Math.max(1, maps.length)))
   const keyLines = wrapText(FIGURE_TEXT[f.lang].heads.average, box.width, fs, f.measure, true)
   const keyH = keyLines.length * pitch + fs * 0.3
-  const option = buildHeatmapOption({
+  const map: HeatmapInput = {
     srcTokens: input.srcTokens,
     tgtTokens: input.tgtTokens,
     attention: average,
@@ -448,8 +449,10 @@ function headsAverageFigure(input: HeadsGridInput & { outputTitle?: string }, bo
     colorScale: false,
     labels: 'off',
     ...(input.outputTitle ? { outputTitle: input.outputTitle } : {}),
-    frame: { ...box, y: box.y + keyH, height: box.height - keyH },
-  })
+  }
+  // The colour bar where the page is wide enough for it beside every column's label (a long sentence's columns come first).
+  const bar = colorScale && heatmapNeeds({ ...map, colorScale: true }, f).width <= box.width
+  const option = buildHeatmapOption({ ...map, colorScale: bar, frame: { ...box, y: box.y + keyH, height: box.height - keyH } })
   const elements = keyLines.map((text, i) => textElement(text, box.x + box.width / 2, box.y + (i + 0.5) * pitch, f, { align: 'center', bold: true }))
   return { ...option, graphic: { elements: [...elements, ...graphicElements(option)] } }
 }
