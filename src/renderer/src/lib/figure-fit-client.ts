@@ -7,7 +7,7 @@ import { fitFigure, type FitAlternative } from '../../../shared/charts/fit'
 import type { LensError } from '../../../shared/errors'
 import type { FigureData, FigureSpec } from '../../../shared/figure'
 import { screenMeasure, screenSvg } from './fit-screen'
-import type { FitReply, FitRequest } from './figure-fit.worker'
+import { fittedPages, type FitReply, type FitRequest } from './figure-fit-pages'
 
 export type FittedPage = Extract<FitReply, { fitted: unknown }>['fitted']
 export type RefusedPage = Extract<FitReply, { refused: unknown }>['refused']
@@ -48,7 +48,7 @@ function start(): Worker | null {
 export function fitHere(data: FigureData, spec: FigureSpec, alternatives: boolean): PreviewFit {
   try {
     const fit = fitFigure(data, spec, screenMeasure, screenSvg, { alternatives })
-    return { fitted: { svg: fit.svg, width: fit.spec.width, height: fit.spec.height, note: fit.note, parts: fit.parts?.length ?? 1 } }
+    return { fitted: fittedPages(fit) }
   } catch (e) {
     if ((e as Error).name !== 'RefusedError') throw e
     const details = (e as LensError).details as { alternatives?: FitAlternative[] } | undefined

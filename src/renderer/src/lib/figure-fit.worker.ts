@@ -13,23 +13,9 @@ import { fitFigure, type FitAlternative, type RenderSvg } from '../../../shared/
 import { FIGURE_FONT, type Measure } from '../../../shared/charts/frame'
 import { normaliseText } from '../../../shared/charts/text-boxes'
 import type { LensError } from '../../../shared/errors'
-import type { FigureData, FigureSpec } from '../../../shared/figure'
+import { fittedPages, type FitReply, type FitRequest } from './figure-fit-pages'
 
 echarts.use([...CHART_PARTS, SVGRenderer])
-
-/** A fit asked of the worker: `alternatives` also searches, where refused, for what fits instead (the slow part). */
-export interface FitRequest {
-  id: number
-  data: FigureData
-  spec: FigureSpec
-  alternatives: boolean
-}
-
-/** The page fitted (its SVG, its size, the fitter's note, how many slides), or the refusal and what fits instead. */
-export type FitReply =
-  | { id: number; fitted: { svg: string; width: number; height: number; note: string | null; parts: number } }
-  | { id: number; refused: { message: string; alternatives: FitAlternative[] } }
-  | { id: number; failed: string }
 
 const context = new OffscreenCanvas(1, 1).getContext('2d')!
 
@@ -62,7 +48,7 @@ self.onmessage = (e: MessageEvent<FitRequest>) => {
   const { id, data, spec, alternatives } = e.data
   try {
     const fit = fitFigure(data, spec, measure, render, { alternatives })
-    post({ id, fitted: { svg: fit.svg, width: fit.spec.width, height: fit.spec.height, note: fit.note, parts: fit.parts?.length ?? 1 } })
+    post({ id, fitted: fittedPages(fit) })
   } catch (err) {
     const e2 = err as LensError
     if (e2?.name !== 'RefusedError') return post({ id, failed: String(e2?.message ?? err) })
