@@ -241,6 +241,7 @@ async function writeFigure(out: string, data: FigureData, spec: FigureSpec, fit:
   // Loaded when a figure is drawn: ECharts, resvg and PDFKit take most of the CLI's start-up otherwise.
   const { fitted, renderFittedFiles, withSuffix } = await import('../host/export/figure')
   const { refusalWithOptions } = await import('./fit-refusal')
+  const { partsSummary } = await import('../shared/charts/fit')
   // The page as fitted: a paper figure may have grown taller, the view laid out its other way, the
   // output steps split into parts at the text size asked (the note, on stderr); --fit strict takes none of that.
   const fig = refusalWithOptions(() => fitted(data, spec, { strict: fit === 'strict' }))
@@ -256,11 +257,7 @@ async function writeFigure(out: string, data: FigureData, spec: FigureSpec, fit:
     const { spec: page, fontSize } = part ? part.fit : fig
     const [w, h] = pngPixels(page)
     const text = fontSize === page.fontSize ? `${page.fontSize} pt text` : `${page.fontSize} pt text, ${+fontSize.toFixed(2)} pt in the chart`
-    const what = part
-      ? `, steps ${part.rows[0] + 1}–${part.rows[1]}`
-      : fig.parts
-        ? `, ${fig.parts.length} pages: steps ${fig.parts.map((p) => `${p.rows[0] + 1}–${p.rows[1]}`).join(', ')}`
-        : ''
+    const what = part ? `, ${part.label}` : fig.parts ? `, ${fig.parts.length} pages: ${partsSummary(fig.parts)}` : ''
     console.log(
       `wrote ${path} (${px(page.width)}×${px(page.height)} px, ${inch(page.width)} × ${inch(page.height)} in, ${text}${page.format === 'png' ? `, ${w}×${h} pixels at ${page.dpi} dpi` : ''}, ${data.view}${what})`,
     )

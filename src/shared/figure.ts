@@ -324,6 +324,11 @@ const ForecastResultSchema = v.pipe(
   ),
 )
 
+/** The parts a step-through figure splits into (issue 40): its bar stages, then its context vector. */
+export const STEP_STAGES = ['bars', 'context'] as const
+/** The parts a heads grid splits into (issue 40): the heads' average with every label, then the grid of small maps. */
+export const HEADS_PANELS = ['average', 'grid'] as const
+
 /** Some output steps of a figure split into parts: [first, end), counted from 0. */
 const rowsSchema = v.tuple([whole(0, MAX_TOKENS), whole(1, MAX_TOKENS)], 'must be [first, end) output steps')
 const rowsInside = (d: { translation: { tgtTokens: string[] }; rows?: [number, number] }) =>
@@ -378,6 +383,8 @@ export const FigureDataSchema = v.variant(
         translation: TranslationSchema,
         step: whole(0, MAX_TOKENS),
         attention: v.picklist(ATTENTION_KINDS, `must be ${oneOf(ATTENTION_KINDS)}`),
+        /** A part of a figure split into slides: the bar stages alone, or the context vector alone. */
+        stages: v.optional(v.picklist(STEP_STAGES, `must be ${oneOf(STEP_STAGES)}`)),
       }),
       v.forward(
         v.partialCheck(
@@ -476,6 +483,8 @@ export const FigureDataSchema = v.variant(
         reference: v.optional(v.nullable(obj({ name: label(256), attention: matrix(MAX_TOKENS, MAX_TOKENS), words: v.optional(flag) }))),
         /** A part of a figure split into slides: output steps [first, end). */
         rows: v.optional(rowsSchema),
+        /** A part of the grid split into slides: the heads' average alone, or the grid of small maps alone. */
+        panel: v.optional(v.picklist(HEADS_PANELS, `must be ${oneOf(HEADS_PANELS)}`)),
       }),
       v.forward(
         v.partialCheck(
@@ -507,7 +516,13 @@ export const FigureDataSchema = v.variant(
         gold: list(LinkSchema, MAX_TOKENS * 4, 'links'),
         extracted: list(LinkSchema, MAX_TOKENS * 4, 'links'),
         statistical: v.nullable(list(LinkSchema, MAX_TOKENS * 4, 'links')),
+        /** A part of a figure split into slides: target words [first, end). */
+        rows: v.optional(rowsSchema),
       }),
+      v.forward(
+        v.partialCheck([['tgtWords'], ['rows']], (d) => !d.rows || (d.rows[0] < d.rows[1] && d.rows[1] <= d.tgtWords.length), ROWS_INSIDE),
+        ['rows'],
+      ),
       v.forward(
         v.partialCheck(
           [['matrix'], ['srcWords'], ['tgtWords']],
@@ -533,7 +548,17 @@ export const FigureDataSchema = v.variant(
           meanTau: v.nullable(between(-1, 1)),
           top1Rate: between(0, 1),
         }),
+        /** A part of a figure split into slides: output steps [first, end). */
+        rows: v.optional(rowsSchema),
       }),
+      v.forward(
+        v.partialCheck(
+          [['occlusion', 'tgtTokens'], ['rows']],
+          (d) => !d.rows || (d.rows[0] < d.rows[1] && d.rows[1] <= d.occlusion.tgtTokens.length),
+          ROWS_INSIDE,
+        ),
+        ['rows'],
+      ),
       v.forward(
         v.partialCheck(
           [['occlusion']],

@@ -6,7 +6,7 @@ import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type R
 // The export dialog as a lecturer meets it (issue 40, item 7), with a 25-word sentence of the
 // Multi30K test set on en-fr-bahdanau: a refused figure cannot be saved and is refused once, a
 // fitting choice clears the refusal, nothing is cut off from 1280×720 to 1920×1080, and the
-// preview's time is measured.
+// preview's main-thread time is measured (its fit runs on a worker).
 const SENTENCE = 'A man in light colored clothing photographs a group of men wearing dark suits and hats standing around a woman dressed in a strapless gown.'
 const SIZES = [
   [1280, 720],
@@ -38,8 +38,8 @@ describe('the export dialog with a 25-word sentence', () => {
     page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
     await page.goto(app.url)
     await openAndType(page, 'bundled:en-fr-bahdanau.onnx', SENTENCE)
-    // The step-through: since exports split into slides, the heatmap of 25 words fits the defaults
-    // as consecutive slides; one step cannot split, and at lecture text it is refused.
+    // The step-through: at the defaults (lecture text) its 25 words are two slides, its bar stages
+    // and its context; at back-row text (28 pt) it is refused.
     await page.getByTestId('tab-step').click()
     expect(SENTENCE.split(' ')).toHaveLength(25)
   }, 120_000)
@@ -57,9 +57,16 @@ describe('the export dialog with a 25-word sentence', () => {
     await page.evaluate(() => localStorage.removeItem('attention-lens:export'))
     await openDialog()
     await page.getByTestId('export-size').selectOption('slide-16x9')
-    await page.getByTestId('export-font').selectOption('lecture')
+    // The dialog's defaults fit: no refusal, Save on, the note names the two slides.
+    // (The fit runs on a worker: seconds of wall clock on a loaded machine.)
+    await expect
+      .poll(() => page.getByTestId('export-fit-note').textContent(), { timeout: 20_000 })
+      .toBe('split into 2 slides to fit at 20 pt: stages 1–2; stage 3')
+    expect(await page.getByTestId('export-refused').count()).toBe(0)
+    expect(await page.getByTestId('export-save').isEnabled()).toBe(true)
+    await page.getByTestId('export-font').selectOption('back-row')
     const refused = page.getByTestId('export-refused')
-    await expect.poll(() => refused.count()).toBe(1)
+    await expect.poll(() => refused.count(), { timeout: 20_000 }).toBe(1)
     await expect.poll(() => page.getByTestId('export-save').isDisabled()).toBe(true)
     expect(await page.getByTestId('export-copy').isDisabled()).toBe(true)
     const refusal = (await refused.textContent())!
@@ -69,7 +76,7 @@ describe('the export dialog with a 25-word sentence', () => {
     await screenshot(page, 'export-dialog-refused', { fullPage: false })
     // Whatever fits (the first alternative offered): the refusal goes, Save comes on, no error is left.
     await page.getByTestId('export-alternative').first().click()
-    await expect.poll(() => refused.count()).toBe(0)
+    await expect.poll(() => refused.count(), { timeout: 20_000 }).toBe(0)
     await expect.poll(() => page.getByTestId('export-save').isEnabled()).toBe(true)
     expect(await page.getByTestId('export-error').count()).toBe(0)
     expect(await copies()).toBe(0)
@@ -101,7 +108,7 @@ describe('the export dialog with a 25-word sentence', () => {
       await expect.poll(() => page.getByTestId('export-dialog').count()).toBe(0)
     })
 
-  it('the preview appears within 1 s of main-thread CPU; refused, the refusal is on show before what fits instead (measured)', async () => {
+  it('the preview appears within 1 s of main-thread CPU, fitted or refused; refused, the refusal is on show before what fits instead (measured)', async () => {
     await page.setViewportSize({ width: 1280, height: 720 })
     // The page's main-thread CPU time (Chromium's TaskDuration counted in thread ticks), which the
     // machine's load does not stretch as it does the wall clock.
@@ -112,8 +119,8 @@ describe('the export dialog with a 25-word sentence', () => {
       return 1000 * metrics.find((x) => x.name === 'TaskDuration')!.value
     }
     const measured: Record<string, { wall: number; main: number }[]> = { refused: [], fitted: [] }
-    for (const font of ['lecture', 'screen'] as const) {
-      // The dialog's defaults (16:9 slide), with lecture-hall text (refused) or screen text (fits, transposed).
+    for (const font of ['back-row', 'lecture'] as const) {
+      // A 16:9 slide with back-row text (refused) or the dialog's defaults, lecture-hall text (fits, split into two slides).
       await page.evaluate((f) => localStorage.setItem('attention-lens:export', JSON.stringify({ preset: 'slide-16x9', font: f })), font)
       for (let i = 0; i < 3; i++) {
         // What appears first: the refusal, or the figure (in-page, in order).
@@ -131,15 +138,18 @@ describe('the export dialog with a 25-word sentence', () => {
         })
         const before = await busy()
         const wall = await openDialog()
-        if (font === 'lecture') await page.getByTestId('export-alternative').first().waitFor()
-        measured[font === 'lecture' ? 'refused' : 'fitted'].push({ wall, main: Math.round((await busy()) - before) })
+        if (font === 'back-row') await page.getByTestId('export-alternative').first().waitFor()
+        measured[font === 'back-row' ? 'refused' : 'fitted'].push({ wall, main: Math.round((await busy()) - before) })
         const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen)
-        expect(seen).toEqual(font === 'lecture' ? ['refusal alone', 'alternatives'] : ['figure'])
+        expect(seen).toEqual(font === 'back-row' ? ['refusal alone', 'alternatives'] : ['figure'])
         await page.getByTestId('export-close').click()
       }
     }
     // Refused: main counts the refusal and the search for what fits (the whole dialog ready).
     console.log(`export preview, 25 words, en-fr-bahdanau step-through on a 16:9 slide (wall / main-thread CPU ms): ${JSON.stringify(measured)}`)
-    expect(Math.min(...measured.fitted.map((r) => r.main))).toBeLessThanOrEqual(1000)
+    // The median of three: the fit and the search for what fits instead run on a worker, not here.
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+    expect(median(measured.fitted.map((r) => r.main))).toBeLessThanOrEqual(1000)
+    expect(median(measured.refused.map((r) => r.main))).toBeLessThanOrEqual(1000)
   })
 })

@@ -123,12 +123,30 @@ export interface FittedFigure {
   parts?: FittedPart[]
 }
 
-/** One part of a split figure: its output steps [first, end), its data (with those rows) and its fit. */
+/**
+ * One part of a split figure: its data (with its output steps `rows`, or the piece of the view it
+ * draws), its fit, and what it is, as the note and the CLI name it ("steps 1–14", "stage 4").
+ */
 export interface FittedPart {
-  rows: [number, number]
+  /** Output steps [first, end), where the part is some of them. */
+  rows?: [number, number]
+  label: string
   data: FigureData
   fit: FittedFigure
 }
+
+/** A split figure's parts in a line: "steps 1–11, 12–21" for output steps alone, else each part's label ("stages 1–3; stage 4"). */
+export function partsSummary(parts: readonly FittedPart[], lang: FigureSpec['lang'] = 'en'): string {
+  const zh = lang === 'zh'
+  if (parts.every((p) => p.rows && p.label === stepsLabel(p.rows, lang)))
+    return zh
+      ? `第 ${parts.map((p) => `${p.rows![0] + 1}–${p.rows![1]}`).join('、')} 步`
+      : `steps ${parts.map((p) => `${p.rows![0] + 1}–${p.rows![1]}`).join(', ')}`
+  return parts.map((p) => p.label).join(zh ? '；' : '; ')
+}
+
+/** A part of output steps, named: "steps 1–14". */
+const stepsLabel = ([a, b]: readonly [number, number], lang: FigureSpec['lang']) => (lang === 'zh' ? `第 ${a + 1}–${b} 步` : `steps ${a + 1}–${b}`)
 
 /**
  * Something else that fits where the figure as asked does not, found by fitting it: smaller text
@@ -225,7 +243,8 @@ export function refusal(data: FigureData, spec: FigureSpec, alternatives: readon
   const floors = floorsFor(spec.fontSize)
   const n = tokensOf(data)
   const page = presetOf(spec) ?? `${inches(spec.width)} × ${inches(spec.height)} in`
-  const splits = splittable(data)
+  const pieces = viewDef(data.view)?.pieces as ((d: FigureData) => unknown[] | null) | undefined
+  const splits = splittable(data) || !!pieces?.(data)?.length
   const text = strict
     ? `${fmt(spec.fontSize)} pt text laid out the usual way`
     : `text of at least ${fmt(floors.label)} pt${splits ? `, either way round or split into ${page.startsWith('slide') ? 'slides' : 'figures'}` : ''}`
@@ -255,8 +274,11 @@ export function evenParts(steps: number, k: number): [number, number][] {
   return Array.from({ length: k }, (_, i) => [Math.round((i * steps) / k), Math.round(((i + 1) * steps) / k)] as [number, number])
 }
 
-/** The most parts a figure is split into: beyond that a slide holds too few steps to read as one figure. */
-export const MOST_PARTS = 6
+/**
+ * The most parts a figure is split into: beyond that a slide holds too few steps to read as one
+ * figure. Eight: side by side of a 25-word sentence (38 output steps) is five steps a slide at 20 pt.
+ */
+export const MOST_PARTS = 8
 
 /**
  * The figure fitted, or null: (a) the preset's text size; (b) the view's other arrangement at
@@ -280,8 +302,11 @@ function fitOrNull(
   const attempt = (fontSize: number, height: number, alternative: boolean): FittedFigure | null => {
     const s = { ...spec, height }
     const { option, cramped, fallback } = composeFigure(data, s, measure, fontSize, grow, alternative)
-    // A layout that leaves a part out is a last resort: larger text with everything comes first.
-    if (cramped || (fallback && fontSize > floor)) return null
+    // A layout that leaves a part out is a last resort: larger text with everything comes first;
+    // but a part of a split figure (some output steps, on a slide of its own) is at the text size
+    // asked or not at all, and may leave out what its own note says it leaves out.
+    const part = 'rows' in data && !!data.rows
+    if (cramped || (fallback && fontSize > floor && !part)) return null
     const svg = render(option, s.width, s.height)
     if (layoutProblems(svg, measure, s, floors, 1).length) return null
     const fit = { option, spec: s, fontSize, svg, alternative }
@@ -338,15 +363,15 @@ export function fitAtSize(data: FigureData, spec: FigureSpec, measure: Measure, 
   return fitOrNull(data, spec, measure, render, false, false, fontSize)
 }
 
-/** The note of a split figure: how many parts, which steps, and the arrangement where it is the other one. */
+/** The note of a split figure: how many parts, which they are, and the arrangement where it is the other one. */
 function splitNote(data: FigureData, spec: FigureSpec, parts: FittedPart[]): string {
   const zh = spec.lang === 'zh'
   const slides = (presetOf(spec) ?? '').startsWith('slide')
-  const ranges = parts.map((p) => `${p.rows[0] + 1}–${p.rows[1]}`)
+  const which = partsSummary(parts, spec.lang)
   const alt = parts.some((p) => p.fit.alternative) ? alternativeName(data, spec)?.[zh ? 'zh' : 'en'] : null
-  if (zh) return [`分成 ${parts.length} ${slides ? '张幻灯片' : '幅图'}：第 ${ranges.join('、')} 步`, alt].filter(Boolean).join('；')
+  if (zh) return [`分成 ${parts.length} ${slides ? '张幻灯片' : '幅图'}：${which}`, alt].filter(Boolean).join('；')
   const what = slides ? 'slides' : 'figures'
-  return [`split into ${parts.length} ${what} to fit at ${fmt(spec.fontSize)} pt: steps ${ranges.join(', ')}`, alt].filter(Boolean).join('; ')
+  return [`split into ${parts.length} ${what} to fit at ${fmt(spec.fontSize)} pt: ${which}`, alt].filter(Boolean).join('; ')
 }
 
 /**
@@ -364,7 +389,7 @@ function splitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, rende
       const part = { ...data, rows } as FigureData
       const fit = fitOrNull(part, spec, measure, render, false, false)
       if (!fit) break
-      parts.push({ rows, data: part, fit })
+      parts.push({ rows, label: stepsLabel(rows, spec.lang), data: part, fit })
     }
     if (parts.length < k) continue
     const note = splitNote(data, spec, parts)
@@ -374,14 +399,42 @@ function splitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, rende
 }
 
 /**
+ * The figure as the view's own pieces (viewDef.pieces: the step-through's stages, the heads' average
+ * and grid), each on its slide at the text size asked, a piece too long for one slide split by its
+ * output steps; or null where any piece fits in neither way, or they come to more than MOST_PARTS.
+ */
+function piecesOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg): FittedFigure | null {
+  const pieces = (viewDef(data.view)?.pieces as ((d: FigureData) => { data: FigureData; names: { en: string; zh: string } }[] | null) | undefined)?.(data)
+  if (!pieces?.length) return null
+  const parts: FittedPart[] = []
+  const sep = spec.lang === 'zh' ? '，' : ', '
+  for (const piece of pieces) {
+    const name = piece.names[spec.lang]
+    const whole = fitOrNull(piece.data, spec, measure, render, false, false)
+    if (whole) {
+      parts.push({ label: name, data: piece.data, fit: whole })
+      continue
+    }
+    const split = splittable(piece.data) ? splitOrNull(piece.data, spec, measure, render) : null
+    if (!split?.parts) return null
+    parts.push(...split.parts.map((p) => ({ ...p, label: `${name}${sep}${p.label}` })))
+  }
+  if (parts.length > MOST_PARTS) return null
+  return { ...parts[0].fit, note: splitNote(data, spec, parts), parts }
+}
+
+/**
  * The figure as asked or the view's other way at the asked text size; else split into parts at
- * that size; else (a view of one step, or one whose parts do not fit either: the heads' grid of a
- * short sentence) the largest text above the floor, said in the note, never silently.
+ * that size: its output steps, else the view's own pieces; else (a view of one step, or one whose
+ * parts do not fit either) the largest text above the floor, said in the note, never silently.
  */
 function fitAuto(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg, split = true): FittedFigure | null {
-  const splits = split && splittable(data)
-  if (!splits) return fitOrNull(data, spec, measure, render)
-  return fitOrNull(data, spec, measure, render, false, false) ?? splitOrNull(data, spec, measure, render) ?? fitOrNull(data, spec, measure, render)
+  if (!split) return fitOrNull(data, spec, measure, render)
+  const asked = fitOrNull(data, spec, measure, render, false, false)
+  if (asked) return asked
+  return (
+    (splittable(data) ? splitOrNull(data, spec, measure, render) : null) ?? piecesOrNull(data, spec, measure, render) ?? fitOrNull(data, spec, measure, render)
+  )
 }
 
 /** The page presets a figure refused on one page might fit on instead, in the order offered. */

@@ -22,6 +22,8 @@ export interface GoldLinksInput {
   /** The legend's names, in the view's language. */
   names: { sure: string; possible: string; extracted: string; statistical: string }
   title?: string
+  /** The output axis's title (a part of a split figure names its words). */
+  outputTitle?: string
   colormap?: ColormapName
   colorScale?: boolean
   frame?: Frame
@@ -42,6 +44,7 @@ export function buildGoldLinksOption(input: GoldLinksInput): FigureOption {
     colormap: input.colormap,
     labels: 'off',
     title: input.title,
+    ...(input.outputTitle ? { outputTitle: input.outputTitle } : {}),
     frame,
     colorScale: input.colorScale,
   }

@@ -20,7 +20,7 @@
 import { COLORMAPS, type ColormapName } from './colormaps'
 import { FIGURE_TEXT } from './figure-text'
 import { FIGURE_FONT, columnLabelElements, columnLabels, linePitch, textElement, textHeight, widest, wrapText, type Frame } from './frame'
-import { buildHeatmapOption, colorBarElements, displayValue, scaleEnds, type HeatmapInput, type HeatmapStyle } from './heatmap'
+import { buildHeatmapOption, colorBarElements, displayValue, heatmapNeeds, scaleEnds, type HeatmapInput, type HeatmapStyle } from './heatmap'
 import { escapeHtml } from './html'
 
 import { headMatrix, headShape, headStats, projection, statsOf, type HeadRef, type HeadStats, type ReferenceInput } from '../attention/heads'
@@ -211,7 +211,8 @@ export function headsGridLayout(input: HeadsGridInput): HeadsGridLayout & {
     rowStep,
     // Too small to read: titles that do not fit, headers that do not, or maps whose rows are
     // thinner than a quarter of the text (the text then shrinks, and the maps grow).
-    cramped: !fit.fits || !shortFits || cellH / T < fs / 4 || cellW < 2 * fs || f.x + f.width - scaleW - left0 < 2 * fs,
+    // (Small maps without token labels, read on the average's axes, show their shape at rows an eighth of the text.)
+    cramped: !fit.fits || !shortFits || cellH / T < fs / (input.srcTokens.some(Boolean) ? 4 : 8) || cellW < 2 * fs || f.x + f.width - scaleW - left0 < 2 * fs,
     used,
     stats,
     titles: fit.lines,
@@ -409,12 +410,7 @@ export function buildHeadsGridFigure(input: HeadsGridInput): FigureOption {
   const line = textHeight(fs)
   const labelled = !!first && first.height / Math.max(1, input.tgtTokens.length) >= line && first.width / Math.max(1, input.srcTokens.length) >= line
   if (!grid.cramped && labelled) return grid
-  const L = FIGURE_TEXT[f.lang]
   const gap = fs
-  const pitch = linePitch(fs)
-  const { layers, heads } = headShape(input.crossAttention)
-  const maps = Array.from({ length: layers * heads }, (_, g) => headMatrix(input.crossAttention, { layer: Math.floor(g / heads), head: g % heads }))
-  const average = input.tgtTokens.map((_, t) => input.srcTokens.map((_, s) => maps.reduce((x, m) => x + (m[t]?.[s] ?? 0), 0) / Math.max(1, maps.length)))
   // Beside the average on a wide page, under it on a tall one.
   const wide = f.width >= 1.2 * f.height
   const split = wide ? f.width * 0.45 : f.height * 0.45
@@ -422,11 +418,28 @@ export function buildHeadsGridFigure(input: HeadsGridInput): FigureOption {
   const smallBox = wide
     ? { ...f, x: f.x + split + gap / 2, width: f.width - split - gap / 2 }
     : { ...f, y: f.y + split + gap / 2, height: f.height - split - gap / 2 }
-  const keyLines = wrapText(L.heads.average, keyBox.width, fs, f.measure, true)
-  const noteLines = wrapText(L.heads.sameAxes, smallBox.width, fs, f.measure)
+  const key = headsAverageFigure(input, keyBox)
+  const small = smallHeadsFigure(input, smallBox)
+  return { ...joinOptions(key, small, []), cramped: !!key.cramped || !!small.cramped }
+}
+
+/** One part of the grid split into slides (issue 40): the heads' average with every label, or the grid of small maps. */
+export function buildHeadsPanelFigure(input: HeadsGridInput & { outputTitle?: string }, panel: 'average' | 'grid'): FigureOption {
+  // On a slide of its own the average carries the colour scale (beside the small maps, they do).
+  return panel === 'average' ? headsAverageFigure(input, input.frame, input.colorScale !== false) : smallHeadsFigure(input, input.frame)
+}
+
+/** The average of every head on a box, large, titled and with every token label: the axes the small maps are read on. */
+function headsAverageFigure(input: HeadsGridInput & { outputTitle?: string }, box: Frame, colorScale = false): FigureOption {
+  const f = box
+  const fs = f.fontSize
+  const pitch = linePitch(fs)
+  const { layers, heads } = headShape(input.crossAttention)
+  const maps = Array.from({ length: layers * heads }, (_, g) => headMatrix(input.crossAttention, { layer: Math.floor(g / heads), head: g % heads }))
+  const average = input.tgtTokens.map((_, t) => input.srcTokens.map((_, s) => maps.reduce((x, m) => x + (m[t]?.[s] ?? 0), 0) / Math.max(1, maps.length)))
+  const keyLines = wrapText(FIGURE_TEXT[f.lang].heads.average, box.width, fs, f.measure, true)
   const keyH = keyLines.length * pitch + fs * 0.3
-  const noteH = noteLines.length * pitch + fs * 0.3
-  const key = buildHeatmapOption({
+  const map: HeatmapInput = {
     srcTokens: input.srcTokens,
     tgtTokens: input.tgtTokens,
     attention: average,
@@ -435,25 +448,35 @@ export function buildHeadsGridFigure(input: HeadsGridInput): FigureOption {
     colormap: input.colormap,
     colorScale: false,
     labels: 'off',
-    frame: { ...keyBox, y: keyBox.y + keyH, height: keyBox.height - keyH },
-  })
+    ...(input.outputTitle ? { outputTitle: input.outputTitle } : {}),
+  }
+  // The colour bar where the page is wide enough for it beside every column's label (a long sentence's columns come first).
+  const bar = colorScale && heatmapNeeds({ ...map, colorScale: true }, f).width <= box.width
+  const option = buildHeatmapOption({ ...map, colorScale: bar, frame: { ...box, y: box.y + keyH, height: box.height - keyH } })
+  const elements = keyLines.map((text, i) => textElement(text, box.x + box.width / 2, box.y + (i + 0.5) * pitch, f, { align: 'center', bold: true }))
+  return { ...option, graphic: { elements: [...elements, ...graphicElements(option)] } }
+}
+
+/** Every head's map small, without token labels (read on the average's axes, the note says), each titled with its numbers. */
+function smallHeadsFigure(input: HeadsGridInput, box: Frame): FigureOption {
+  const fs = box.fontSize
+  const pitch = linePitch(fs)
+  const noteLines = wrapText(FIGURE_TEXT[box.lang].heads.sameAxes, box.width, fs, box.measure)
+  const noteH = noteLines.length * pitch + fs * 0.3
   const blank = (tokens: string[]) => tokens.map(() => '')
   const small = buildHeadsGridOption({
     ...input,
     srcTokens: blank(input.srcTokens),
     tgtTokens: blank(input.tgtTokens),
-    frame: { ...smallBox, height: smallBox.height - noteH },
+    frame: { ...box, height: box.height - noteH },
   })
-  const elements = [
-    ...keyLines.map((line, i) => textElement(line, keyBox.x + keyBox.width / 2, keyBox.y + (i + 0.5) * pitch, f, { align: 'center', bold: true })),
-    ...noteLines.map((line, i) =>
-      textElement(line, smallBox.x + smallBox.width / 2, smallBox.y + smallBox.height - noteH + fs * 0.3 + (i + 0.5) * pitch, f, {
-        align: 'center',
-        color: f.ink.muted,
-      }),
-    ),
-  ]
-  return { ...joinOptions(key, small, elements), cramped: !!key.cramped || !!small.cramped }
+  const elements = noteLines.map((line, i) =>
+    textElement(line, box.x + box.width / 2, box.y + box.height - noteH + fs * 0.3 + (i + 0.5) * pitch, box, {
+      align: 'center',
+      color: box.ink.muted,
+    }),
+  )
+  return { ...small, graphic: { elements: [...graphicElements(small), ...elements] } }
 }
 
 const list = asList

@@ -21,6 +21,8 @@ export interface SideBySideFigureInput {
   /** Draw the colour bars. */
   colorScale: boolean
   frame: Frame
+  /** A part of a figure split into slides (some output steps): it may leave the difference out, saying so, rather than its text shrink. */
+  partial?: boolean
 }
 
 /** Single-grid options as one option: panel i's grid, axes and series indexed i. */
@@ -72,11 +74,12 @@ export function buildSideBySideFigure(input: SideBySideFigureInput): FigureOptio
  * difference small and unlabelled (read on A's axes) beside them where the page is wider than the
  * maps, else under them. Two sources: each map with its own column labels.
  */
-function stacked(input: SideBySideFigureInput): FigureOption {
+function stacked(input: SideBySideFigureInput, withDifference = true): FigureOption {
   const { a, b, frame: f } = input
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
-  const gap = fs * 1.2
+  // B's bold head sets it apart from A: half the gap where the slide is a part short of room.
+  const gap = withDifference ? fs * 1.2 : fs * 0.6
   const headH = linePitch(fs) + fs * 0.3
   const same = a.srcTokens.join('\u0001') === b.srcTokens.join('\u0001')
   const rowLabelWidth = widest([...a.tgtTokens, ...b.tgtTokens], fs, f.measure, f.highlightRow !== null)
@@ -89,8 +92,9 @@ function stacked(input: SideBySideFigureInput): FigureOption {
   const cramped: FigureOption = { series: [], cramped: true }
   let diff: { input: HeatmapInput; box: Box; head: string } | null = null
   let mapsW = f.width
-  let mapsH = f.height
-  if (same) {
+  // Without the difference, a line under the maps says where it is shown.
+  let mapsH = same && !withDifference ? f.height - linePitch(fs) : f.height
+  if (same && withDifference) {
     const d = differenceOf(a, b)
     const r = d.range.toFixed(1)
     const small: HeatmapInput = {
@@ -123,6 +127,10 @@ function stacked(input: SideBySideFigureInput): FigureOption {
   const T = [a.tgtTokens.length, b.tgtTokens.length]
   const fixedH = headH * 2 + gap + (need[0].height - T[0] * (textHeight(fs) + 0.01))
   const row = (mapsH - fixedH) / (T[0] + T[1])
+  // A part of a split figure (a slide of some output steps) keeps A and B at the text size asked,
+  // their rows a line high, and where the difference has no room beside them leaves it out, saying so.
+  // Every slide of a split figure alike, the difference under the maps is left out of each (a paper figure grows taller for it).
+  if (diff && diff.box.y > f.y && withDifference && input.partial && !f.grows) return stacked(input, false)
   if (row <= 0) return cramped
   const hA = mapsH - headH - gap - (headH + T[1] * row)
   const boxes: Box[] = [
@@ -135,7 +143,7 @@ function stacked(input: SideBySideFigureInput): FigureOption {
     heading.push(textElement(text, box.x + box.width / 2, box.y + linePitch(fs) / 2, f, { align: 'center', bold: true }))
     return true
   }
-  if (!heads.every((h, i) => title(h, boxes[i]))) return cramped
+  if (!heads.every((h, i) => title(h, boxes[i]))) return same && withDifference && input.partial ? stacked(input, false) : cramped
   const body = (box: Box): Frame => ({ ...f, x: box.x, y: box.y + headH, width: box.width, height: box.height - headH })
   // A leaves room on the right for B's colour bar, so their plots are as wide.
   const bar = heatmapLayout(maps[1], body(boxes[1])).scaleW
@@ -149,6 +157,12 @@ function stacked(input: SideBySideFigureInput): FigureOption {
   if (diff) {
     if (!title(diff.head, diff.box)) return cramped
     parts.push(buildHeatmapOption({ ...diff.input, frame: body(diff.box) }))
+  }
+  if (same && !withDifference) {
+    const note = wrapText(L.differenceNoRoom, f.width, fs, f.measure)
+    if (note.length > 1) return cramped
+    heading.push(textElement(note[0], f.x + f.width / 2, f.y + f.height - linePitch(fs) / 2, f, { align: 'center', color: f.ink.muted }))
+    return { ...mergePanels(parts, heading), fallback: true }
   }
   return mergePanels(parts, heading)
 }

@@ -5,6 +5,7 @@
  * The bar charts share their horizontal layout (fixed pixel margins, one category per source
  * token), so when they are stacked the same source token sits in the same column in every stage.
  */
+import type { STEP_STAGES } from '../figure'
 import { FIGURE_TEXT } from './figure-text'
 import {
   columnLabelElements,
@@ -577,6 +578,109 @@ export interface StepFigureInput {
   states: number[][]
   dims: number
   frame: Frame
+  /**
+   * One part of a figure split into slides (issue 40): the bar stages alone across the page, or the
+   * context alone with the source across (its columns the bars' columns), so a long sentence keeps
+   * its text at the asked size. Absent: the whole step on one page.
+   */
+  stages?: StepStages
+}
+
+export type StepStages = (typeof STEP_STAGES)[number]
+
+/** The step's bar stages: scores, softmax and, for local-p, the Gaussian (2 or 3). */
+export const barStages = (input: Pick<StepFigureInput, 'gaussian' | 'window' | 'position'>) =>
+  input.gaussian && input.window && input.position !== null ? 3 : 2
+
+/** The context stage's numbers: the states faded by their weights, their weighted sum c_t, and the two scales. */
+function contextOf(input: StepFigureInput) {
+  const S = input.srcTokens.length
+  const N = Math.max(
+    1,
+    Math.min(
+      input.dims,
+      input.states.reduce((w, r) => Math.max(w, r.length), 0),
+    ),
+  )
+  const c = contextVector(input.final, input.states, N)
+  const maxAlpha = Math.max(1e-9, ...input.final)
+  let hMax = 0
+  const opacity = (j: number) => 0.15 + 0.85 * Math.min(1, (input.final[j] ?? 0) / maxAlpha)
+  for (let j = 0; j < S; j++) for (let d = 0; d < N; d++) hMax = Math.max(hMax, Math.abs(input.states[j]?.[d] ?? 0))
+  hMax = hMax || 1
+  const cMax = c.reduce((a, v) => Math.max(a, Math.abs(v)), 0) || 1
+  // A real subscript: c₁₂, not c_12.
+  const cName = `c${[...String(input.step + 1)].map((d) => '₀₁₂₃₄₅₆₇₈₉'[Number(d)]).join('')}`
+  return { N, c, hMax, cMax, cName, opacity, scaleText: `h: ±${hMax.toFixed(2)}   ${cName}: ±${cMax.toFixed(2)}` }
+}
+
+/**
+ * The context stage alone on a page (a part of a split step-through): the encoder states with the
+ * source across, a column per source token as in the bar stages (its labels under it), a row per
+ * dimension, each column faded by its weight; and beside them their weighted sum c_t, a column of
+ * the same dimensions. A slide holds a long sentence's tokens across where it cannot hold them down.
+ */
+function contextAcross(input: StepFigureInput): FigureOption {
+  const f = input.frame
+  const L = FIGURE_TEXT[f.lang]
+  const fs = f.fontSize
+  const m = f.measure
+  const lh = textHeight(fs)
+  const gap = fs * 0.4
+  const pitch = linePitch(fs)
+  const S = input.srcTokens.length
+  const { N, c, hMax, cMax, cName, opacity, scaleText } = contextOf(input)
+  const title = wrapText(`${barStages(input) + 1}  ${L.context}`, f.width, fs, m, true)
+  const scale = wrapText(scaleText, f.width, fs, m)
+  const hName = 'h'
+  const left = f.x + m(hName, fs, true) + gap
+  const cW = Math.max(fs * 1.5, m(cName, fs, true))
+  const plotW = Math.max(fs, f.x + f.width - left - gap * 2 - cW)
+  const labels = input.srcTokens.map((text) => ({ text }))
+  const cols = columnLabels(labels, plotW / S, f)
+  const top = f.y + title.length * pitch + lh
+  const bottom = f.y + f.height - scale.length * pitch - gap - cols.extent - gap
+  const plotH = bottom - top
+  const elements: GraphicElement[] = [
+    ...title.map((line, i) => textElement(line, f.x, f.y + (i + 0.5) * pitch, f, { bold: true })),
+    textElement(hName, f.x, top + plotH / 2, f, { bold: true }),
+    textElement(cName, left + plotW + gap * 2 + cW / 2, top - lh / 2, f, { bold: true, align: 'center' }),
+    ...columnLabelElements(labels, left, plotW / S, bottom, 'below', f),
+    ...scale.map((line, i) => textElement(line, f.x, f.y + f.height - (scale.length - i - 0.5) * pitch, f, { color: f.ink.muted })),
+  ]
+  const cells: HeatmapDatum[] = []
+  for (let j = 0; j < S; j++) for (let d = 0; d < N; d++) cells.push({ value: [j, d, input.states[j]?.[d] ?? 0], itemStyle: { opacity: opacity(j) } })
+  const axis = (n: number, grid: number) => ({ type: 'category' as const, gridIndex: grid, data: Array.from({ length: n }, (_, i) => String(i)), show: false })
+  return {
+    animation: false,
+    // Too little room: a dimension row under a tenth of the text, or a column under a line (its label turned).
+    cramped: plotH < Math.max(2 * lh, (N * fs) / 10) || plotW / S < lh,
+    grid: [
+      { left, top, width: plotW, height: plotH, containLabel: false },
+      { left: left + plotW + gap * 2, top, width: cW, height: plotH, containLabel: false },
+    ],
+    xAxis: [axis(S, 0), axis(1, 1)],
+    yAxis: [
+      { ...axis(N, 0), inverse: true },
+      { ...axis(N, 1), inverse: true },
+    ],
+    visualMap: [
+      { show: false, seriesIndex: 0, min: -hMax, max: hMax, inRange: { color: [...DIVERGING] } },
+      { show: false, seriesIndex: 1, min: -cMax, max: cMax, inRange: { color: [...DIVERGING] } },
+    ],
+    graphic: { elements },
+    series: [
+      { type: 'heatmap', xAxisIndex: 0, yAxisIndex: 0, data: cells, progressive: 0, itemStyle: { borderWidth: 0 } },
+      {
+        type: 'heatmap',
+        xAxisIndex: 1,
+        yAxisIndex: 1,
+        data: c.map((v, d) => [0, d, v]),
+        progressive: 0,
+        itemStyle: { borderColor: f.ink.text, borderWidth: 0.5 },
+      },
+    ],
+  }
 }
 
 /**
@@ -585,6 +689,7 @@ export interface StepFigureInput {
  * under them on a narrow page): the encoder states faded by their weights and their weighted sum.
  */
 export function buildStepFigure(input: StepFigureInput): FigureOption {
+  if (input.stages === 'context') return contextAcross(input)
   const f = input.frame
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
@@ -594,12 +699,16 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
   const S = input.srcTokens.length
   // Side by side unless the page is portrait: stacked, the bar stages get too short.
   const side = f.width >= f.height
+  // A part of a split step-through: the bar stages take the whole page.
+  const barsOnly = input.stages === 'bars'
   // Stacked, the context's rows (one a source token, each a line of text) take what they need
   // — its title, strip, scales and gaps about eight lines more — up to 60 % of the page.
   const ctxShare = side ? 0.38 : Math.min(0.6, Math.max(0.3, ((S + 8) * lh) / f.height))
-  const bars = side
-    ? { x: f.x, y: f.y, width: f.width * (1 - ctxShare) - fs, height: f.height }
-    : { x: f.x, y: f.y, width: f.width, height: f.height * (1 - ctxShare) - fs * 0.5 }
+  const bars = barsOnly
+    ? { x: f.x, y: f.y, width: f.width, height: f.height }
+    : side
+      ? { x: f.x, y: f.y, width: f.width * (1 - ctxShare) - fs, height: f.height }
+      : { x: f.x, y: f.y, width: f.width, height: f.height * (1 - ctxShare) - fs * 0.5 }
   const ctx = side
     ? { x: f.x + f.width * (1 - ctxShare), y: f.y, width: f.width * ctxShare, height: f.height }
     : { x: f.x, y: f.y + f.height * (1 - ctxShare) + fs * 0.5, width: f.width, height: f.height * ctxShare - fs * 0.5 }
@@ -769,34 +878,14 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
   })
   const lastBottom = panelTop(n) - lh / 2
   elements.push(...columnLabelElements(labels, left, plotW / S, lastBottom, 'below', f))
+  if (barsOnly) return { animation: false, grid: grids, cramped: plotRoom < lh || plotW < 4 * fs, xAxis: xAxes, yAxis: yAxes, graphic: { elements }, series }
   // The context: states (rows: source tokens) faded by weight, and their weighted sum.
-  const N = Math.max(
-    1,
-    Math.min(
-      input.dims,
-      input.states.reduce((w, r) => Math.max(w, r.length), 0),
-    ),
-  )
-  const c = contextVector(input.final, input.states, N)
-  const maxAlpha = Math.max(1e-9, ...input.final)
-  let hMax = 0
+  const { N, c, hMax, cMax, cName, opacity, scaleText } = contextOf(input)
   const cells: HeatmapDatum[] = []
-  for (let j = 0; j < S; j++) {
-    const opacity = 0.15 + 0.85 * Math.min(1, pick(input.final, j) / maxAlpha)
-    for (let d = 0; d < N; d++) {
-      const v = input.states[j]?.[d] ?? 0
-      hMax = Math.max(hMax, Math.abs(v))
-      cells.push({ value: [d, j, v], itemStyle: { opacity } })
-    }
-  }
-  hMax = hMax || 1
-  const cMax = c.reduce((a, v) => Math.max(a, Math.abs(v)), 0) || 1
+  for (let j = 0; j < S; j++) for (let d = 0; d < N; d++) cells.push({ value: [d, j, input.states[j]?.[d] ?? 0], itemStyle: { opacity: opacity(j) } })
   const ctxTitle = `${panels.length + 1}  ${L.context}`
   const titleLines = wrapText(ctxTitle, ctx.width, fs, m, true)
   titleLines.forEach((line, i) => elements.push(textElement(line, ctx.x, ctx.y + (i + 0.5) * titleH, f, { bold: true })))
-  // A real subscript: c₁₂, not c_12.
-  const cName = `c${[...String(input.step + 1)].map((d) => '₀₁₂₃₄₅₆₇₈₉'[Number(d)]).join('')}`
-  const scaleText = `h: ±${hMax.toFixed(2)}   ${cName}: ±${cMax.toFixed(2)}`
   const rowLabelW = Math.max(widest(input.srcTokens, fs, m), m(cName, fs, true))
   const hx = ctx.x + rowLabelW + gap
   const hw = Math.max(fs, ctx.x + ctx.width - hx)

@@ -1,10 +1,13 @@
 /**
  * Issue 40 #1: with the export dialog's defaults (a 16:9 slide, lecture-hall text), a long
  * held-out sentence exports as one figure or as consecutive slides at the preset's text size,
- * never smaller text chosen for it. Sentences of Multi30K test2016 (the bundled en→fr test set) of
- * about 14, 20 and 25 words, decoded by the bundled models; each figure written as the app and the
- * CLI write it (a PDF page per slide), read back by poppler: every page 13.33 × 7.5 in, every word
- * on its page, none over another, none under 14 pt, every token label on some page.
+ * never smaller text chosen for a figure that splits. Sentences of Multi30K test2016 (the bundled
+ * en→fr test set) of 14, 20 and 25 words and its one of 30 or more (31: the set has none of 30),
+ * decoded once each by the bundled models, drawn by every view that draws a sentence (the list is
+ * the views registry's; BLEU by length and the forecast draw a test set and a series); each figure
+ * written as the app and the CLI write it (a PDF page per slide), read back by poppler: every page
+ * 13.33 × 7.5 in, every word on its page, none over another, none under 14 pt, every token label
+ * on its page and the whole figure's on some page.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -12,25 +15,66 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { figureInUnits } from '../../../src/shared/attention/word-figure'
+import { contributionFigure, contributionView } from '../../../src/shared/charts/contributions'
+import { VIEW_REGISTRY } from '../../../src/shared/charts/views'
 import { DEFAULT_FIGURE, FONT_PRESETS, fontForSize, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
 import { defaultCaption } from '../../../src/shared/figure-context'
 import { fitted, renderFitted, renderFittedFiles } from '../../../src/host/export/figure'
 import { InferenceService } from '../../../src/engine/service'
+import type { Translation } from '../../../src/shared/api'
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
 import { labelsOf, pageProblems, parseBboxLayout, type ReadPage } from './pdf-readback'
 
 const model = (name: string) => join(BUNDLED_MODELS, `${name}.onnx`)
 const SLIDE = SIZE_PRESETS['slide-16x9']
 const LECTURE = FONT_PRESETS[fontForSize('slide-16x9')]
+const LENGTHS = [14, 20, 25, 30] as const
+/** The views that draw no sentence: a test set's BLEU by length, a forecast's series. */
+const NOT_A_SENTENCE = ['corpus', 'forecast']
+
+/**
+ * Still refused at the defaults (issue 40, left open; the refusals name paper-double): a 31-word
+ * sentence's 34 source words need 34 columns a line wide (790 pt) beside the row labels, more than
+ * a 16:9 slide's 936 pt leaves, and splitting by output steps does not narrow them (a split by
+ * source words is not built); the pₜ plot has no split at all; occlusion of 25 words at four steps
+ * a slide is ten slides, over MOST_PARTS. The test fails when one of these is drawn, or another
+ * is refused.
+ */
+const KNOWN_REFUSED = [
+  'positions 25 words',
+  'occlusion 25 words',
+  'heatmap 30 words',
+  'positions 30 words',
+  'whatif 30 words',
+  'sidebyside 30 words',
+  'contributions 30 words',
+  'occlusion 30 words',
+  'goldlinks 30 words',
+]
 
 /** The dialog's defaults: a 16:9 slide, lecture-hall text, the model's name as the caption. */
-const specFor = (data: FigureData): FigureSpec => ({
+const specFor = (data: FigureData, name?: string): FigureSpec => ({
   ...DEFAULT_FIGURE,
   ...SLIDE,
   fontSize: LECTURE,
   format: 'pdf',
-  caption: defaultCaption(data, 'en') || undefined,
+  caption: defaultCaption(data, 'en', name) || undefined,
 })
+
+/** The Alignment score figure of a sentence: its words, the attention, the argmax links (no gold set has these sentences). */
+function goldLinks(t: Translation): FigureData {
+  const extracted = t.attention.map((row, j) => ({ i: row.indexOf(Math.max(...row)), j, sure: true }))
+  return {
+    view: 'goldlinks',
+    title: 'en-fr-luong-general',
+    srcWords: t.srcTokens,
+    tgtWords: t.tgtTokens,
+    matrix: t.attention,
+    gold: [],
+    extracted,
+    statistical: null,
+  }
+}
 
 interface Case {
   name: string
@@ -52,30 +96,48 @@ beforeAll(async () => {
     .trim()
     .split('\n')
   const svc = new InferenceService()
-  const all: { words: number; data: FigureData }[] = []
+  const all: { words: number; data: FigureData; name?: string }[] = []
   try {
-    for (const n of [14, 20, 25]) {
-      const text = lines.find((l) => l.split(' ').length === n)!
+    for (const n of LENGTHS) {
+      const text = lines.find((l) => l.split(' ').length === n) ?? lines.find((l) => l.split(' ').length >= n)!
       picked.push(text.split(' ').length)
-      const local = await svc.translate(model('en-fr-local-p'), text)
-      const general = await svc.translate(model('en-fr-luong-general'), text)
+      const t = async (m: string) => svc.translate(model(m), text)
+      const lp = await t('en-fr-local-p')
+      const lg = await t('en-fr-luong-general')
+      const bd = await t('en-fr-bahdanau')
+      const tr = await t('en-fr-transformer')
       const whatif = await svc.whatIf(model('en-fr-bahdanau'), { modelId: 'm', text, steps: [2], mode: 'uniform' })
+      const c = await svc.contributions(model('en-fr-transformer'), { text })
+      const cv = contributionView(c, 'alti+', { units: 'words', step: 'usual' })
       all.push(
-        { words: n, data: { view: 'heatmap', translation: local } },
-        { words: n, data: { view: 'lines', translation: general, threshold: 0.1 } },
+        { words: n, data: { view: 'heatmap', translation: lp } },
+        { words: n, data: { view: 'local', translation: lp, windowD: 5, step: 3 } },
+        { words: n, data: { view: 'positions', translation: lp } },
+        { words: n, data: { view: 'step', translation: lp, step: 3, attention: 'local-p' } },
+        { words: n, data: { view: 'lines', translation: lg, threshold: 0.1 } },
+        {
+          words: n,
+          data: { view: 'comparison', translations: [await t('en-fr-none'), bd, lg], names: ['en-fr-none', 'en-fr-bahdanau', 'en-fr-luong-general'] },
+        },
         { words: n, data: { view: 'whatif', result: whatif, mode: 'uniform', at: 2 } },
+        { words: n, data: { view: 'sidebyside', a: lg, b: bd, names: ['en-fr-luong-general · greedy', 'en-fr-bahdanau · greedy'] } },
+        { words: n, data: { view: 'beam', translation: await svc.translate(model('en-fr-local-p'), text, { beam: 3 }) } },
+        { words: n, data: { view: 'heads', translation: tr, head: null }, name: 'en-fr-transformer' },
+        { words: n, data: contributionFigure(cv, { modelId: 'bundled:en-fr-transformer.onnx', source: text, text: cv.tgt.join(' ') }) },
+        { words: n, data: { view: 'occlusion', title: 'en-fr-bahdanau', occlusion: await svc.occlusion(model('en-fr-bahdanau'), text) } },
+        { words: n, data: goldLinks(lg) },
       )
-      if (n === 25) all.push({ words: n, data: { view: 'beam', translation: await svc.translate(model('en-fr-local-p'), text, { beam: 3 }) } })
     }
   } finally {
     await svc.closeAll()
   }
-  for (const [i, { words, data: raw }] of all.entries()) {
+  for (const [i, { words, data: raw, name: modelName }] of all.entries()) {
     const data = figureInUnits(raw, 'words')
-    const spec = specFor(data)
+    const spec = specFor(data, modelName)
     const name = `${data.view} ${words} words`
     try {
-      const fit = fitted(data, spec)
+      // Without the search for what fits instead (figure-adapt.test reads those back): a refusal here is only counted.
+      const fit = fitted(data, spec, { alternatives: false })
       const file = join(dir, `${i}.pdf`)
       writeFileSync(file, await renderFitted(data, fit))
       const pages = parseBboxLayout(execFileSync('pdftotext', ['-bbox-layout', file, '-'], { maxBuffer: 1 << 28 }).toString('utf8'))
@@ -91,13 +153,18 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (dir && !process.env.AL_KEEP_FIGURES) rmSync(dir, { recursive: true, force: true })
+  else if (dir) console.log(`figures kept in ${dir}`)
 })
 
 describe('the dialog defaults (16:9, lecture hall): one figure or a split at 20 pt, read back by poppler', () => {
-  it('uses sentences of 14, 20 and 25 words', () => expect(picked).toEqual([14, 20, 25]))
+  it('uses sentences of 14, 20, 25 and 31 words, drawn by every view that draws a sentence', () => {
+    expect(picked).toEqual([14, 20, 25, 31])
+    const views = VIEW_REGISTRY.map((d) => d.id).filter((v) => !NOT_A_SENTENCE.includes(v))
+    for (const n of LENGTHS) expect(new Set(cases.filter((c) => c.words === n).map((c) => c.data.view)), `${n} words`).toEqual(new Set(views))
+  })
 
-  it('every figure is drawn, none refused', () => {
-    expect(cases.filter((c) => c.refused).map((c) => `${c.name}: ${c.refused}`)).toEqual([])
+  it('every figure is drawn, none refused but the known ones', () => {
+    expect(cases.filter((c) => c.refused).map((c) => c.name)).toEqual(KNOWN_REFUSED)
   })
 
   it('a PDF page per part, each a 16:9 slide, the part as many pages as the note says', () => {
@@ -108,28 +175,46 @@ describe('the dialog defaults (16:9, lecture hall): one figure or a split at 20 
     }
   })
 
-  it('every page: no word off it, over another or under 14 pt; every token label on its page', () => {
+  it('every page: no word off it, over another or under 14 pt; every token label on its page, and every one of the figure on some page', () => {
     const problems = cases.flatMap((c) => c.pages.flatMap(({ page, data }, k) => pageProblems(`${c.name} p${k + 1}`, page, c.spec, false, labelsOf(data))))
     expect(problems.slice(0, 30), `${problems.length} problems`).toEqual([])
     // The floor on a slide is 14 pt: no smaller word anywhere (numbers in cells at ¾ of it).
     for (const c of cases) for (const { page } of c.pages) for (const w of page.words) expect(w.size, `${c.name} "${w.text}"`).toBeGreaterThan(14 * 0.75 - 0.05)
+    // A split figure's pages together carry every label of the whole figure (the heads' grid of small maps carries none: the average's pages do).
+    for (const c of cases.filter((x) => x.pages.length > 1)) {
+      const have = new Set(c.pages.flatMap(({ page }) => page.words.map((w) => w.text)))
+      const missing = [...labelsOf(c.data).keys()].flatMap((l) => l.split(/\s+/)).filter((w) => w && !have.has(w))
+      expect(missing, c.name).toEqual([])
+    }
   })
 
   it('smaller text is never chosen for a figure that splits: the chart is at 20 pt, and a long one is in slides', () => {
-    for (const c of cases.filter((x) => !x.refused && x.data.view !== 'beam')) expect(c.note ?? '', c.name).not.toMatch(/set at [\d.]+ pt/)
+    // One step's figures that cannot split (the beam tree, p_t, a single step of a Transformer) may take smaller text, said in the note.
+    const splits = (c: Case) => !['beam', 'positions', 'local', 'comparison', 'goldlinks', 'occlusion'].includes(c.data.view)
+    for (const c of cases.filter((x) => !x.refused && splits(x))) expect(c.note ?? '', c.name).not.toMatch(/set at [\d.]+ pt/)
     expect(cases.find((c) => c.name === 'heatmap 25 words')?.note).toMatch(/^split into \d slides to fit at 20 pt: steps 1–\d+, /)
-    // Every source word of the lines is on some slide.
-    const lines = cases.find((c) => c.name === 'lines 25 words')!
-    const have = new Set(lines.pages.flatMap(({ page }) => page.words.map((w) => w.text)))
-    for (const tok of lines.data.view === 'lines' ? lines.data.translation.srcTokens : []) for (const w of tok.split(/\s+/)) expect(have.has(w), w).toBe(true)
+    // The step-through: its bar stages on one slide, its context on the next; the heads: their average, then every head.
+    expect(cases.find((c) => c.name === 'step 25 words')?.note).toBe('split into 2 slides to fit at 20 pt: stages 1–3; stage 4')
+    expect(cases.find((c) => c.name === 'heads 25 words')?.note).toMatch(
+      /^split into \d slides to fit at 20 pt: average of all heads, steps 1–\d+; .*; every head$/,
+    )
+    expect(cases.find((c) => c.name === 'sidebyside 25 words')?.note).toMatch(/^split into \d slides to fit at 20 pt: steps 1–\d+, /)
   })
 
   it('as PNG, a split figure is one file per part, suffixed -1, -2, …', async () => {
-    const c = cases.find((x) => x.name === 'heatmap 25 words')!
+    const c = cases.find((x) => x.name === 'step 25 words')!
     const spec = { ...c.spec, format: 'png' as const }
     const files = await renderFittedFiles(c.data, fitted(c.data, spec))
-    expect(files.length).toBeGreaterThan(1)
-    expect(files.map((f) => f.suffix)).toEqual(files.map((_, i) => `-${i + 1}`))
-    for (const f of files) expect(f.bytes.subarray(1, 4).toString('latin1')).toBe('PNG')
+    expect(files.map((f) => f.suffix)).toEqual(['-1', '-2'])
+    // Read back by PIL: each a PNG of the slide at its resolution.
+    const paths = files.map((f, i) => join(dir, `step${f.suffix || i}.png`))
+    files.forEach((f, i) => writeFileSync(paths[i], f.bytes))
+    const read = execFileSync('/usr/bin/python3', [
+      '-c',
+      'import sys; from PIL import Image\nfor p in sys.argv[1:]: print(Image.open(p).format, *Image.open(p).size)',
+      ...paths,
+    ])
+    const size = `PNG ${(SLIDE.width * spec.dpi) / 72} ${(SLIDE.height * spec.dpi) / 72}`
+    expect(read.toString().trim().split('\n')).toEqual([size, size])
   })
 })

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { headStats } from '../../../src/shared/attention/heads'
 import { DEFAULT_FIGURE, FONT_PRESETS, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
-import { figureOption, renderSvg } from '../../../src/host/export/figure'
+import { figureOption, fitted, renderSvg } from '../../../src/host/export/figure'
 import { transformerTranslation } from '../shared/heads-fixture'
 import { outside, overlap, pageSize, svgOrRefusal, textBoxes, type TextBox } from './figure-geometry'
 
@@ -67,7 +67,7 @@ describe("a Transformer's figures: nothing overlaps, nothing leaves the page", (
         }
       })
 
-  it("the grid: L × H maps, every head's numbers over its map, layers and heads named, in paper text on a slide's width; at the lecture size the labelled average beside 12 small maps", () => {
+  it("the grid: L × H maps, every head's numbers over its map, layers and heads named, in paper text on a slide's width; at the lecture size two slides, the labelled average and 12 small maps", () => {
     // 4 heads of 14 columns each need more than paper-double's 7 in at 7 pt: a slide's 13.3 in.
     const spec = specFor('slide-16x9', 'paper', 'en')
     for (const ref of [reference, null]) {
@@ -86,18 +86,21 @@ describe("a Transformer's figures: nothing overlaps, nothing leaves the page", (
       for (const tok of t34.tgtTokens) expect(boxes.filter((b) => b.text === tok).length, tok).toBeGreaterThanOrEqual(3)
       expect(Math.min(...boxes.filter((b) => !/\d/.test(b.text)).map((b) => b.size))).toBeGreaterThanOrEqual(7 - 0.01)
     }
-    // 3 layers of 12 labelled rows need more than a slide's height at 14 pt: the average of the
-    // heads carries every token label, the 12 maps beside it their numbers but no tokens.
+    // 3 layers of 12 labelled rows need more than a slide's height at 20 pt: two slides at 20 pt
+    // (issue 40: a split at the preset's text size before smaller text), the average of the heads
+    // with every token label, then the 12 maps small with their numbers but no tokens.
     const lecture = specFor('slide-16x9', 'lecture', 'en')
     const data: FigureData = { view: 'heads', translation: t34, head: null }
-    const option = figureOption(data, lecture) as { series: { type: string }[] }
-    expect(option.series.filter((s) => s.type === 'heatmap')).toHaveLength(1 + 3 * 4)
-    const boxes = textBoxes(renderSvg(data, lecture))
-    const texts = boxes.map((b) => b.text).join('\n')
-    expect(texts).toContain('average of all heads')
+    const fit = fitted(data, lecture)
+    expect(fit.note).toBe('split into 2 slides to fit at 20 pt: average of all heads; every head')
+    const [average, grid] = fit.parts!.map((p) => ({ option: p.fit.option as { series: { type: string }[] }, boxes: textBoxes(p.fit.svg) }))
+    expect(average.option.series.filter((s) => s.type === 'heatmap')).toHaveLength(1)
+    expect(grid.option.series.filter((s) => s.type === 'heatmap')).toHaveLength(3 * 4)
+    expect(average.boxes.map((b) => b.text)).toContain('average of all heads')
+    const texts = grid.boxes.map((b) => b.text).join('\n')
     for (const s of headStats(t34.crossAttention!, null)) expect(texts).toContain(`${s.entropy.toFixed(2)} b`)
-    for (const tok of [...t34.tgtTokens, ...t34.srcTokens]) expect(boxes.filter((b) => b.text === tok).length, tok).toBeGreaterThanOrEqual(1)
-    expect(Math.min(...boxes.filter((b) => !/\d/.test(b.text)).map((b) => b.size))).toBeGreaterThanOrEqual(14 - 0.01)
+    for (const tok of [...t34.tgtTokens, ...t34.srcTokens]) expect(average.boxes.filter((b) => b.text === tok).length, tok).toBeGreaterThanOrEqual(1)
+    for (const { boxes } of [average, grid]) expect(Math.min(...boxes.filter((b) => !/\d/.test(b.text)).map((b) => b.size))).toBeGreaterThanOrEqual(20 - 0.01)
   })
 
   it('is refused without every head of every step, or for a head the model does not have', () => {

@@ -14,6 +14,7 @@ import { measureText, textRuns } from '../../../src/host/export/fonts'
 import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
 import type { Translation } from '../../../src/shared/api'
 import { sourceSpan } from '../../../src/shared/charts/views/lines'
+import { sideRows } from '../../../src/shared/charts/views/sidebyside'
 import type { FigureData } from '../../../src/shared/figure'
 
 export interface ReadWord {
@@ -177,7 +178,8 @@ export function labelsOf(data: FigureData): Map<string, number> {
     case 'positions':
       return counted(both(data.translation))
     case 'heads':
-      return counted(both(cut(data.translation)))
+      // The grid of small maps split off a long sentence's average carries no token labels (read on the average's axes).
+      return data.panel === 'grid' ? new Map() : counted(both(cut(data.translation)))
     case 'local':
     case 'step':
       return counted(data.translation.srcTokens)
@@ -185,8 +187,18 @@ export function labelsOf(data: FigureData): Map<string, number> {
       return counted(...data.translations.map((t) => t.tgtTokens))
     case 'whatif':
       return counted(cut(data.result.original).tgtTokens, cut(data.result.modified).tgtTokens, both(cut(data.result.modified)))
-    case 'sidebyside':
-      return counted(both(cut(data.a)), both(cut(data.b)))
+    case 'sidebyside': {
+      // A part shows the same stretch of both outputs: the longer one's steps, scaled to the shorter.
+      const steps = Math.max(data.a.tgtTokens.length, data.b.tgtTokens.length)
+      const side = (t: Translation) => (data.rows ? { ...t, tgtTokens: t.tgtTokens.slice(...sideRows(t, data.rows, steps)) } : t)
+      return counted(both(side(data.a)), both(side(data.b)))
+    }
+    case 'contributions':
+      return counted([...data.translation.srcTokens, ...cut(data.translation).tgtTokens])
+    case 'occlusion':
+      return counted([...data.occlusion.srcWords, ...(data.rows ? data.occlusion.tgtTokens.slice(...data.rows) : data.occlusion.tgtTokens)])
+    case 'goldlinks':
+      return counted([...data.srcWords, ...(data.rows ? data.tgtWords.slice(...data.rows) : data.tgtWords)])
     case 'beam':
       // Pruned hypotheses are drawn only where the page has room for them.
       return counted(data.translation.beamTree!.nodes.filter((n) => n.status !== 'pruned').map((n) => n.token))

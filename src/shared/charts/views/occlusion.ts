@@ -1,3 +1,5 @@
+import type { OcclusionResult } from '../../alignment'
+import { FIGURE_TEXT } from '../figure-text'
 import { buildOcclusionFigure, type OcclusionNames } from '../occlusion'
 import { always, defineView } from './view'
 
@@ -22,6 +24,30 @@ export const occlusion = defineView({
   needs: ['translation', 'attention'],
   cli: 'occlusion',
   export: { colormap: always },
-  figure: ({ occlusion: o, title }, spec, frame) =>
-    buildOcclusionFigure({ occlusion: o, title, names: OCCLUSION_NAMES[frame.lang], colormap: spec.colormap, colorScale: spec.legend, frame }),
+  alternative: { names: { en: 'one above the other', zh: '上下排列' } },
+  // A long sentence on a slide: consecutive parts of its output steps, each with every source word.
+  steps: (d) => d.occlusion.tgtTokens.length,
+  figure: ({ occlusion: o, title, rows }, spec, frame) =>
+    buildOcclusionFigure({
+      occlusion: rows ? someSteps(o, rows) : o,
+      title,
+      names: OCCLUSION_NAMES[frame.lang],
+      colormap: spec.colormap,
+      colorScale: spec.legend,
+      frame,
+      ...(rows ? { part: FIGURE_TEXT[frame.lang].outputRows(rows[0] + 1, rows[1], o.tgtTokens.length) } : {}),
+    }),
 })
+
+/** Output steps [first, end) of an occlusion: their rows of every per-step list (the sentence's means stay). */
+function someSteps(o: OcclusionResult, [a, b]: readonly [number, number]): OcclusionResult {
+  return {
+    ...o,
+    tgtTokens: o.tgtTokens.slice(a, b),
+    logProbs: o.logProbs.slice(a, b),
+    importance: o.importance.slice(a, b),
+    attention: o.attention.slice(a, b),
+    tau: o.tau.slice(a, b),
+    top1: o.top1.slice(a, b),
+  }
+}

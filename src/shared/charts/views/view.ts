@@ -42,6 +42,13 @@ export interface ViewDef<K extends FigureView = FigureView> {
   alternative?: { names: { en: string; zh: string }; offered?: (data: ViewData<K>, spec: FigureSpec) => boolean }
   /** The figure draws output steps `rows` [first, end) when its data says so: the number of steps, so a long sentence splits into parts. */
   steps?: (data: ViewData<K>) => number
+  /**
+   * Where the figure does not fit its page at the asked text size, even split by output steps: the
+   * parts it splits into instead, each a figure of the view that reads on its own slide (the
+   * step-through's bar stages and its context; the heads' average and their grid), named for the
+   * note. A part that is too long itself splits by its output steps. Absent or null: none.
+   */
+  pieces?: (data: ViewData<K>) => { data: ViewData<K>; names: { en: string; zh: string } }[] | null
   /** The figure on a page: the view's data and the export settings handed to its own chart builder (the one the app draws with). */
   figure: (data: ViewData<K>, spec: FigureSpec, frame: Frame) => FigureOption
 }
