@@ -3,7 +3,6 @@ import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { inject } from 'vitest'
 import { CHROMIUM_ARGS } from './chromium-server'
 
 export const ROOT = join(__dirname, '..', '..')
@@ -57,7 +56,8 @@ export async function startBrowserMode(env: Record<string, string> = {}): Promis
  * runs outside the e2e project. Closing what this returns closes this file's pages and contexts only.
  */
 export async function launchChromium(): Promise<Browser> {
-  const ws = inject('chromiumWs')
+  // Imported only under vitest: the benchmarks (bench/ui-probe.ts…) use this harness outside it.
+  const ws = process.env.VITEST ? (await import('vitest')).inject('chromiumWs') : undefined
   if (ws) return chromium.connect(ws)
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
 }
