@@ -210,8 +210,12 @@ export function fitSlide(
   return { option: got.option, fontSize: layouts[found.index].fontSize, index: found.index, fits: found.fits, frame: got.frame }
 }
 
-/** The least size of a slide's smaller texts (values, keys) where its own text is larger, in px. */
-export const SLIDE_FLOOR = 18
-
-/** Text sizes a slide tries, largest first, in px: 18 and up where it fits, else the largest that fits. */
-export const SLIDE_SIZES = [26, 24, 22, 20, 18, 17, 16, 15, 14, 13, 12, 11, 10]
+/**
+ * Text sizes a slide tries, largest first, in px: from `largest` (1.3 × the floor unless told) down
+ * to the slide's floor (presentation.floor), never under it: a figure that does not fit at the floor
+ * is shown in parts (slide-parts.ts), not in smaller text.
+ */
+export function slideSizes(floor: number, largest = 1.3 * floor): number[] {
+  const above = [1.5, 1.4, 1.3, 1.2, 1.1, 1.05].map((k) => Math.round(floor * k * 2) / 2).filter((f) => f <= largest + 1e-9 && f > floor)
+  return [...new Set(above), floor]
+}

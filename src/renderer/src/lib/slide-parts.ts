@@ -1,0 +1,35 @@
+/**
+ * A slide too long for the window at its text floor is shown in parts: consecutive output steps,
+ * as few parts as fit at the floor, with ← → between them (the exporter splits a figure into slides
+ * the same way: evenParts, MOST_PARTS). One search for every slide that has rows (the heatmap, the
+ * lines, side by side, the heads, contributions…), so each shows its parts alike.
+ */
+import { evenParts, MOST_PARTS } from '../../../shared/charts/fit'
+
+/** Output steps [first, end), counted from 0. */
+export type Rows = [number, number]
+
+export interface Split {
+  parts: Rows[]
+  /** False when even the most parts do not all fit: they are drawn anyway, at the floor. */
+  fits: boolean
+}
+
+/**
+ * Steps [0, steps) in as few consecutive, even parts as all fit (`fits` says whether rows fit at the
+ * floor), the whole as one part where it fits; up to `most` parts. The parts of each candidate are
+ * tried in turn and the first that does not fit ends the candidate, so a sentence that fits whole
+ * costs one try.
+ */
+export function splitToFit(steps: number, fits: (rows: Rows) => boolean, most = MOST_PARTS): Split {
+  if (steps <= 0) return { parts: [[0, 0]], fits: true }
+  const limit = Math.max(1, Math.min(most, steps))
+  for (let k = 1; k <= limit; k++) {
+    const parts = evenParts(steps, k)
+    if (parts.every(fits)) return { parts, fits: true }
+  }
+  return { parts: evenParts(steps, limit), fits: false }
+}
+
+/** The part that holds step `s` (0-based), or -1. */
+export const partOf = (parts: readonly Rows[], s: number): number => parts.findIndex(([a, b]) => s >= a && s < b)
