@@ -64,13 +64,14 @@ export function buildOcclusionFigure(input: OcclusionFigureInput): FigureOption 
     labels: 'off',
     frame,
   })
-  // Side by side or one above the other, whichever skips fewer token labels (side by side on a tie).
+  // Side by side or one above the other, whichever skips fewer token labels (side by side on a tie);
+  // one above the other where the frame asks for the other arrangement (the fitter, a slide).
   const skipped = (a: ReturnType<typeof arrange>) => {
     const l = heatmapLayout(heat(o.attention), a.body(0))
     return l.colStep + l.rowStep
   }
   const [wide, tall] = [arrange(true), arrange(false)]
-  const { box, lines, body } = skipped(tall) < skipped(wide) ? tall : wide
+  const { box, lines, body } = f.alternative || skipped(tall) < skipped(wide) ? tall : wide
   const elements: GraphicElement[] = []
   lines.forEach((ls, i) =>
     ls.forEach((l, k) => elements.push(textElement(l, box(i).x + box(i).width / 2, box(i).y + (k + 0.5) * pitch, f, { align: 'center', bold: true }))),

@@ -150,7 +150,7 @@ const slideHints = new Map<string, number>()
 export function fitSlide(
   layouts: SlideLayout[],
   box: { width: number; height: number },
-  o: { lang: FrameLang; highlightRow?: number | null; key?: string; family?: string },
+  o: { lang: FrameLang; highlightRow?: number | null; key?: string; family?: string; least?: number },
 ): SlideFit {
   if (!layouts.length) throw new Error('fitSlide: no layout given')
   const frameOf = (l: SlideLayout): Frame => ({
@@ -163,6 +163,7 @@ export function fitSlide(
     lang: o.lang,
     ink: INKS.light,
     highlightRow: o.highlightRow ?? null,
+    ...(o.least === undefined ? {} : { least: o.least }),
   })
   const make = (i: number): { option: ChartOption; cramped: boolean; frame: Frame } => {
     const frame = frameOf(layouts[i])

@@ -16,12 +16,18 @@ export interface Split {
 }
 
 /**
+ * The most parts a slide is cut into: the exporter's MOST_PARTS, or more where that leaves parts of
+ * more than three rows (a small window at the floor: a projector has no smaller text to fall back on).
+ */
+export const mostParts = (steps: number): number => Math.max(MOST_PARTS, Math.ceil(steps / 3))
+
+/**
  * Steps [0, steps) in as few consecutive, even parts as all fit (`fits` says whether rows fit at the
  * floor), the whole as one part where it fits; up to `most` parts. The parts of each candidate are
  * tried in turn and the first that does not fit ends the candidate, so a sentence that fits whole
  * costs one try.
  */
-export function splitToFit(steps: number, fits: (rows: Rows) => boolean, most = MOST_PARTS): Split {
+export function splitToFit(steps: number, fits: (rows: Rows) => boolean, most = mostParts(steps)): Split {
   if (steps <= 0) return { parts: [[0, 0]], fits: true }
   const limit = Math.max(1, Math.min(most, steps))
   for (let k = 1; k <= limit; k++) {

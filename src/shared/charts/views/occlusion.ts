@@ -22,6 +22,7 @@ export const occlusion = defineView({
   needs: ['translation', 'attention'],
   cli: 'occlusion',
   export: { colormap: always },
+  alternative: { names: { en: 'one above the other', zh: '上下排列' } },
   figure: ({ occlusion: o, title }, spec, frame) =>
     buildOcclusionFigure({ occlusion: o, title, names: OCCLUSION_NAMES[frame.lang], colormap: spec.colormap, colorScale: spec.legend, frame }),
 })
