@@ -237,18 +237,43 @@ async function show(view: string, c: (typeof CASES)[number] = CASES[0]): Promise
 }
 
 /** The parts control of the slide on show (SlideParts.svelte), if the slide is in parts. */
-const partsLabel = () => page.locator('main [data-testid="part"], main [data-testid="slide-contrib-part"]').first()
-async function partOnShow(): Promise<{ part: number; parts: number }> {
-  const label = partsLabel()
-  if (!(await label.count())) return { part: 1, parts: 1 }
-  return { part: Number(await label.getAttribute('data-part')), parts: Number(await label.getAttribute('data-parts')) }
+const PART = 'main [data-testid="part"], main [data-testid="slide-contrib-part"]'
+const partsLabel = () => page.locator(PART).first()
+/** The part on show and how many there are (1 of 1: a slide in one part), read in one call. */
+const partOnShow = () =>
+  page.evaluate((sel) => {
+    const el = document.querySelector(sel) as HTMLElement | null
+    return el ? { part: Number(el.dataset.part), parts: Number(el.dataset.parts) } : { part: 1, parts: 1 }
+  }, PART)
+/** Whether ← → step through the slide's rows (the heatmap: the part follows the step) rather than move between its parts. */
+const arrowsStep = async () => (await page.locator('main [data-testid="slide-next"]').count()) > 0
+/** The part after the one on show, by → (by the part's own → button where → steps through the rows), settled. */
+async function nextPart(want: number): Promise<void> {
+  if (await arrowsStep()) await page.locator('main [data-testid="part-next"]').click()
+  else {
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await page.keyboard.press('ArrowRight')
+  }
+  await expect.poll(async () => (await partOnShow()).part, `→ reaches part ${want}`).toBe(want)
+  await settled(page, 60)
 }
-/** Presses ← or → until the slide shows another part (the heatmap's arrows step through its rows, the part following). */
-async function arrowToPart(key: 'ArrowLeft' | 'ArrowRight', want: number): Promise<void> {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-  for (let i = 0; i < 60 && (await partOnShow()).part !== want; i++) await page.keyboard.press(key)
-  expect((await partOnShow()).part, `${key} reaches part ${want}`).toBe(want)
-  await settled(page)
+/** Back to the first part: by ← where ← moves between parts, else by the part's ← button. */
+async function firstPart(): Promise<void> {
+  const { part } = await partOnShow()
+  if (part === 1) return
+  if (await arrowsStep())
+    await page.evaluate(async (sel) => {
+      for (let i = 0; i < 60 && (document.querySelector(sel) as HTMLElement | null)?.dataset.part !== '1'; i++) {
+        ;(document.querySelector('main [data-testid="part-prev"]') as HTMLElement).click()
+        await new Promise((r) => requestAnimationFrame(r))
+      }
+    }, PART)
+  else {
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    for (let k = part; k > 1; k--) await page.keyboard.press('ArrowLeft')
+  }
+  await expect.poll(async () => (await partOnShow()).part, '← goes back to the first part').toBe(1)
+  await settled(page, 60)
 }
 
 /** One slide at one window size, read back: no scrolling, every text inside the window, none over another, none under its size. */
@@ -261,17 +286,16 @@ async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h:
     return { page: [d.scrollWidth, d.scrollHeight], view: [v.scrollWidth - v.clientWidth, v.scrollHeight - v.clientHeight] }
   })
   const name = `slide-${c.name}-${view}-${w}x${h}`
-  // The part on show first (from the first part): the page and its chart read back whole.
-  let { parts } = await partOnShow()
-  if (parts > 1 && (await partOnShow()).part !== 1) await arrowToPart('ArrowLeft', 1)
-  ;({ parts } = await partOnShow())
+  // The first part (the slide whole where it is in one): the page and its chart read back whole.
+  await firstPart()
+  const { parts } = await partOnShow()
   const { texts, cutWithoutTitle } = await textsOnShow(page, floorAt(h))
   const found = problems(texts, w, h)
   for (const t of cutWithoutTitle) found.push(`"${t}" is cut short with no title to show it whole`)
   const drawn = new Set(texts.map((t) => t.text))
   // The other parts, reached with →: the charts' texts of each (the page around them is the same) read at one go.
   for (let k = 2; k <= parts; k++) {
-    await arrowToPart('ArrowRight', k)
+    await nextPart(k)
     const svg = (await svgTexts(page)).map((t, i) => ({
       text: t.text,
       size: t.size,
@@ -284,8 +308,11 @@ async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h:
     for (const t of svg) drawn.add(t.text)
     if (k === 2 && (w === 1280 || w === 1024)) await screenshot(page, `${name}-part2`, { fullPage: false })
   }
-  if (parts > 1) await arrowToPart('ArrowLeft', 1)
+  if (parts > 1) await firstPart()
   if (view === 'heatmap') for (const tok of [...tokens.src, ...tokens.tgt]) if (!drawn.has(tok)) found.push(`the label "${tok}" is not drawn on any part`)
+  // A local model's p_t marker is seen from the back of the room: 12 px at 720 px of height, scaled with it.
+  const marker = view === 'heatmap' ? Number((await page.getByTestId('heatmap').getAttribute('data-marker')) || 0) : null
+  if (marker !== null && marker < (12 * h) / 720 - 0.01) found.push(`the p_t marker is ${marker.toFixed(1)} px, under ${((12 * h) / 720).toFixed(1)} px`)
   mkdirSync(ARTIFACTS, { recursive: true })
   writeFileSync(join(ARTIFACTS, `${name}.txt`), found.join('\n') + '\n')
   const scrolls = scroll.page[0] !== w || scroll.page[1] !== h || scroll.view[0] !== 0 || scroll.view[1] !== 0
