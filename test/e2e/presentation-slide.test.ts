@@ -254,7 +254,7 @@ async function nextPart(want: number): Promise<void> {
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
     await page.keyboard.press('ArrowRight')
   }
-  await expect.poll(async () => (await partOnShow()).part, `→ reaches part ${want}`).toBe(want)
+  await expect.poll(async () => (await partOnShow()).part, { message: `→ reaches part ${want}` }).toBe(want)
   await settled(page, 60)
 }
 /** Back to the first part: by ← where ← moves between parts, else by the part's ← button. */
@@ -272,7 +272,7 @@ async function firstPart(): Promise<void> {
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
     for (let k = part; k > 1; k--) await page.keyboard.press('ArrowLeft')
   }
-  await expect.poll(async () => (await partOnShow()).part, '← goes back to the first part').toBe(1)
+  await expect.poll(async () => (await partOnShow()).part, { message: '← goes back to the first part' }).toBe(1)
   await settled(page, 60)
 }
 
