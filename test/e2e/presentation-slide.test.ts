@@ -5,7 +5,8 @@
  * slide's floor (issue 40 #2): 14 pt on a 7.5 in high page, 18.7 px at 720 px of height, scaled with
  * the window (28.05 px at 1080), the charts' text as the page's. A slide that cannot hold the
  * sentence at that size shows it in parts, reached with ← →: each part is read back too, and every
- * row and column of the heatmap is labelled on some part. English→French and Chinese→English,
+ * row and column of the heatmap, every source word of the step-through and local attention and
+ * every model of With / without is drawn on some part. English→French and Chinese→English,
  * 22–27-word sentences.
  *
  * AL_SLIDE_SIZES=1280x720 and AL_SLIDE_VIEWS=heatmap,beam narrow it down while working.
@@ -14,10 +15,14 @@
  * sizes; Chinese→English every slide at the two tightest, 1280 × 720 (the smallest 16:9: the least
  * room at the same px floors) and 1024 × 768 (the narrowest, 4:3). 1366 × 768 and 1920 × 1080 are
  * the same 16:9 shape with more room at the same floors, through the same fitting code (the slide
- * fits to the window whatever the language); the English case checks that code at those sizes. The
+ * fits to the window whatever the language); the English case checks that code at those sizes.
+ * Every part of a slide in parts is walked (each read back, every label on some part, → reaching
+ * each) at the two tightest sizes; at the other two the first part is read back, as fitted there. The
  * slides go view by view, each at the four sizes in turn, so a view is drawn once and then refitted
  * by each resize (a refit is what a lecturer's projector does), not mounted anew at every size.
- * A screenshot is kept of each slide at 1280 × 720 and of any slide that fails a check.
+ * A screenshot is kept of each slide at 1280 × 720 and of any slide (or part) that fails a check;
+ * AL_SLIDE_SHOTS=parts keeps the second part of each slide in parts too (to look at them: each
+ * screenshot costs the browser about as much as reading a part back).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -38,6 +43,8 @@ const sizesOf = (name: string) => (name === 'en' || !tight.length ? SIZES : tigh
  */
 const ALL_VIEWS = ['heatmap', 'step', 'local', 'lines', 'beam', 'comparison', 'sidebyside', 'whatif', 'corpus', 'gold-board', 'gold-sentence', 'occlusion']
 const VIEWS = process.env.AL_SLIDE_VIEWS?.split(',') ?? ALL_VIEWS
+/** Screenshots of the second parts too (AL_SLIDE_SHOTS=parts). */
+const PART_SHOTS = process.env.AL_SLIDE_SHOTS === 'parts'
 /**
  * Every text of a slide, the page's and the charts', is at least 14 pt on a 7.5 in high page (the
  * exporter's floor for a slide), that is 18.7 px at 720 px of height, scaled with the window.
@@ -245,35 +252,72 @@ const partOnShow = () =>
     const el = document.querySelector(sel) as HTMLElement | null
     return el ? { part: Number(el.dataset.part), parts: Number(el.dataset.parts) } : { part: 1, parts: 1 }
   }, PART)
-/** Whether ← → step through the slide's rows (the heatmap: the part follows the step) rather than move between its parts. */
-const arrowsStep = async () => (await page.locator('main [data-testid="slide-next"]').count()) > 0
-/** The part after the one on show, by → (by the part's own → button where → steps through the rows), settled. */
-async function nextPart(want: number): Promise<void> {
-  if (await arrowsStep()) await page.locator('main [data-testid="part-next"]').click()
-  else {
+/** Whether ← → step through the slide's rows or the sentence's steps (the heatmap, the step-through, local attention) rather than move between its parts. */
+const arrowsStep = async () =>
+  (await page.locator('main [data-testid="slide-next"], main [data-testid="step-next"], main [data-testid="local-next"]').count()) > 0
+
+/** The parts controls a slide may show (SlideParts.svelte): the figure's, the contributions', local attention's p_t plot's. */
+const CONTROLS = [
+  { label: 'part', prev: 'part-prev', next: 'part-next' },
+  { label: 'slide-contrib-part', prev: 'slide-contrib-prev', next: 'slide-contrib-next' },
+  { label: 'positions-part', prev: 'positions-part-prev', next: 'positions-part-next' },
+] as const
+type Control = (typeof CONTROLS)[number]
+/** Each parts control on show, with the part it shows and how many there are, in one read. */
+const controlsOnShow = () =>
+  page.evaluate(
+    (controls) =>
+      controls.flatMap((c) => {
+        const el = document.querySelector(`main [data-testid="${c.label}"]`) as HTMLElement | null
+        return el ? [{ ...c, part: Number(el.dataset.part), parts: Number(el.dataset.parts) }] : []
+      }),
+    CONTROLS as unknown as Control[],
+  )
+const partOf = async (c: Control) => (await controlsOnShow()).find((x) => x.label === c.label)?.part ?? 1
+
+/**
+ * Control `c` to part `want`: by the ← → keys where they move between the figure's parts, else by the
+ * part's own buttons (where ← → step through the sentence); then settled. One part on is a key press
+ * (or a click) as a lecturer gives it; back to the first part goes in one call, the keys (or clicks)
+ * given at once, so the parts on the way are not each drawn.
+ */
+async function movePart(c: Control, want: number, keys: boolean): Promise<void> {
+  const now = await partOf(c)
+  if (now === want) return
+  if (keys && want === now + 1) {
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
     await page.keyboard.press('ArrowRight')
-  }
-  await expect.poll(async () => (await partOnShow()).part, { message: `→ reaches part ${want}` }).toBe(want)
+  } else
+    await page.evaluate(
+      async ([c, want, keys]) => {
+        ;(document.activeElement as HTMLElement | null)?.blur()
+        const at = () => Number((document.querySelector(`main [data-testid="${c.label}"]`) as HTMLElement | null)?.dataset.part ?? 1)
+        for (let i = 0; i < 60 && at() !== want; i++) {
+          const before = at()
+          if (keys) window.dispatchEvent(new KeyboardEvent('keydown', { key: before < want ? 'ArrowRight' : 'ArrowLeft', bubbles: true, cancelable: true }))
+          else (document.querySelector(`main [data-testid="${before < want ? c.next : c.prev}"]`) as HTMLElement).click()
+          // The part's label is drawn on the next flush: wait for it only where it has not moved yet.
+          if (at() === before) await new Promise((r) => requestAnimationFrame(r))
+        }
+      },
+      [c, want, keys] as const,
+    )
+  await expect.poll(() => partOf(c), { message: `${keys ? (want > now ? '→' : '←') : 'the part buttons'} reach part ${want} (${c.label})` }).toBe(want)
   await settled(page, 60)
 }
-/** Back to the first part: by ← where ← moves between parts, else by the part's ← button. */
-async function firstPart(): Promise<void> {
-  const { part } = await partOnShow()
-  if (part === 1) return
-  if (await arrowsStep())
-    await page.evaluate(async (sel) => {
-      for (let i = 0; i < 60 && (document.querySelector(sel) as HTMLElement | null)?.dataset.part !== '1'; i++) {
-        ;(document.querySelector('main [data-testid="part-prev"]') as HTMLElement).click()
-        await new Promise((r) => requestAnimationFrame(r))
-      }
-    }, PART)
-  else {
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-    for (let k = part; k > 1; k--) await page.keyboard.press('ArrowLeft')
-  }
-  await expect.poll(async () => (await partOnShow()).part, { message: '← goes back to the first part' }).toBe(1)
-  await settled(page, 60)
+/** Whether the ← → keys move control `c` between parts (the figure's own control, on a slide whose arrows do not step). */
+const byKeys = async (c: Control) => c.label === 'part' && !(await arrowsStep())
+/** Every parts control on show back to its first part. */
+async function firstParts(): Promise<void> {
+  for (const c of await controlsOnShow()) if (c.part !== 1) await movePart(c, 1, await byKeys(c))
+}
+
+/** Whether `word` is drawn: whole, or as its pieces (subwords, `@@` dropped) one after another. */
+function drawnAsPieces(word: string, drawn: Set<string>): boolean {
+  if (drawn.has(word)) return true
+  const pieces = [...drawn].map((t) => t.replace(/@@$/, '')).filter((p) => p.length > 0 && p.length < word.length)
+  const from = (i: number): boolean => i === word.length || pieces.some((p) => word.startsWith(p, i) && from(i + p.length))
+  return from(0)
 }
 
 /** One slide at one window size, read back: no scrolling, every text inside the window, none over another, none under its size. */
@@ -287,29 +331,48 @@ async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h:
   })
   const name = `slide-${c.name}-${view}-${w}x${h}`
   // The first part (the slide whole where it is in one): the page and its chart read back whole.
-  await firstPart()
-  const { parts } = await partOnShow()
+  await firstParts()
+  const controls = await controlsOnShow()
+  const parts = Math.max(1, ...controls.map((x) => x.parts))
   const { texts, cutWithoutTitle } = await textsOnShow(page, floorAt(h))
   const found = problems(texts, w, h)
   for (const t of cutWithoutTitle) found.push(`"${t}" is cut short with no title to show it whole`)
   const drawn = new Set(texts.map((t) => t.text))
-  // The other parts, reached with →: the charts' texts of each (the page around them is the same) read at one go.
-  for (let k = 2; k <= parts; k++) {
-    await nextPart(k)
-    const svg = (await svgTexts(page)).map((t, i) => ({
-      text: t.text,
-      size: t.size,
-      corners: t.corners,
-      floor: floorAt(h),
-      where: `${t.where}, part ${k}`,
-      id: i,
-    }))
-    found.push(...problems(svg, w, h))
-    for (const t of svg) drawn.add(t.text)
-    if (k === 2 && (w === 1280 || w === 1024)) await screenshot(page, `${name}-part2`, { fullPage: false })
+  // Every part, reached with → (or its buttons), at the tightest sizes: the same fitting code cuts
+  // the parts at every size, and the larger ones have more room at the same floor (see above).
+  // Each part's chart texts (the page around them is the same) are read at one go.
+  const walk = tight.some(([tw, th]) => tw === w && th === h)
+  if (walk)
+    for (const ctl of controls) {
+      const keys = await byKeys(ctl)
+      for (let k = 2; k <= ctl.parts; k++) {
+        await movePart(ctl, k, keys)
+        const svg = (await svgTexts(page)).map((t, i) => ({
+          text: t.text,
+          size: t.size,
+          corners: t.corners,
+          floor: floorAt(h),
+          where: `${t.where}, ${ctl.label} ${k}`,
+          id: i,
+        }))
+        const wrong = problems(svg, w, h)
+        found.push(...wrong)
+        for (const t of svg) drawn.add(t.text)
+        if (wrong.length || (k === 2 && PART_SHOTS)) await screenshot(page, `${name}-${ctl.label}${k}`, { fullPage: false })
+      }
+      if (ctl.parts > 1) await movePart(ctl, 1, keys)
+    }
+  // Every label on some part: the heatmap's rows and columns, the source of the one-step figures, each model compared.
+  if (walk || parts === 1) {
+    if (view === 'heatmap') for (const tok of [...tokens.src, ...tokens.tgt]) if (!drawn.has(tok)) found.push(`the label "${tok}" is not drawn on any part`)
+    if (view === 'step' || view === 'local')
+      for (const tok of tokens.src) if (!drawnAsPieces(tok, drawn)) found.push(`the source word "${tok}" is not drawn on any part`)
+    if (view === 'comparison') {
+      const models = Number(await page.getByTestId('compare-view').getAttribute('data-models'))
+      const named = [...drawn].filter((t) => t.startsWith(`${c.testset}-`))
+      if (named.length < models) found.push(`${named.length} of ${models} model names are drawn on the parts`)
+    }
   }
-  if (parts > 1) await firstPart()
-  if (view === 'heatmap') for (const tok of [...tokens.src, ...tokens.tgt]) if (!drawn.has(tok)) found.push(`the label "${tok}" is not drawn on any part`)
   // A local model's p_t marker is seen from the back of the room: 12 px at 720 px of height, scaled with it.
   const marker = view === 'heatmap' ? Number((await page.getByTestId('heatmap').getAttribute('data-marker')) || 0) : null
   if (marker !== null && marker < (12 * h) / 720 - 0.01) found.push(`the p_t marker is ${marker.toFixed(1)} px, under ${((12 * h) / 720).toFixed(1)} px`)

@@ -576,7 +576,28 @@ export interface StepFigureInput {
   position: number | null
   states: number[][]
   dims: number
+  /**
+   * Source positions [first, end) drawn (a slide in parts at its text floor): their bars and rows of
+   * h_j, with the whole sentence's scales, its context vector and p_t where it falls among them.
+   */
+  cols?: [number, number]
   frame: Frame
+}
+
+/** The step's data for source positions [a, b): arrays cut, the window and p_t counted from a. */
+function someCols(input: StepFigureInput, [a, b]: [number, number]): StepFigureInput {
+  const cut = <T>(xs: T[]) => xs.slice(a, b)
+  return {
+    ...input,
+    srcTokens: cut(input.srcTokens),
+    scores: cut(input.scores),
+    alpha: cut(input.alpha),
+    final: cut(input.final),
+    gaussian: input.gaussian && cut(input.gaussian),
+    window: input.window && [input.window[0] - a, input.window[1] - a],
+    position: input.position === null ? null : input.position - a,
+    states: cut(input.states),
+  }
 }
 
 /**
@@ -584,7 +605,9 @@ export interface StepFigureInput {
  * local-p the Gaussian) stacked over shared token columns, and the context vector beside them (or
  * under them on a narrow page): the encoder states faded by their weights and their weighted sum.
  */
-export function buildStepFigure(input: StepFigureInput): FigureOption {
+export function buildStepFigure(whole: StepFigureInput): FigureOption {
+  // Parts share the whole sentence's scales (a bar reads the same on every part) and its context vector.
+  const input = whole.cols ? someCols(whole, whole.cols) : whole
   const f = input.frame
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
@@ -612,8 +635,8 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
     {
       // A masked position's bar is its raw score, greyed, and labelled −∞: the score the softmax used.
       title: `1  ${L.scores}${masked.some(Boolean) ? `   (${L.masked})` : ''}`,
-      min: Math.min(0, ...input.scores),
-      max: Math.max(0, ...input.scores),
+      min: Math.min(0, ...whole.scores),
+      max: Math.max(0, ...whole.scores),
       series: (g) => [
         {
           type: 'bar',
@@ -636,7 +659,7 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
     {
       title: `2  ${L.softmax}`,
       min: 0,
-      max: Math.max(1e-6, ...input.alpha),
+      max: Math.max(1e-6, ...whole.alpha),
       series: (g) => [
         {
           type: 'bar',
@@ -652,6 +675,7 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
   ]
   if (input.gaussian && input.window && input.position !== null) {
     const curve = gaussianCurve(input.position, input.window, S)
+    // p_t is counted from the part's first position: a part away from it draws the curve's tail.
     panels.push({
       title: `3  ${L.gaussianStage}`,
       min: 0,
@@ -694,7 +718,7 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
   const key: KeyItem[] = local
     ? [
         { label: L.window, symbol: 'band', color: COLORS.gaussian, fill: COLORS.window },
-        ...(input.position !== null ? [{ label: `${L.pt} = ${input.position.toFixed(2)}`, symbol: 'dashed' as const, color: f.ink.text }] : []),
+        ...(whole.position !== null ? [{ label: `${L.pt} = ${whole.position.toFixed(2)}`, symbol: 'dashed' as const, color: f.ink.text }] : []),
       ]
     : []
   const keyBlock = keyElements(key, bars.x, bars.y, bars.width, f, 'left')
@@ -751,7 +775,8 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
       axisLabel: { fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: number) => tickText(+v.toFixed(10)), showMinLabel: plotH >= lh * 1.1 },
     })
     series.push(...p.series(g))
-    if (input.position !== null)
+    // The p_t line where it falls on this part's positions.
+    if (input.position !== null && input.position >= -0.5 && input.position <= S - 0.5)
       series.push({
         type: 'line',
         xAxisIndex: 2 * g + 1,
@@ -777,15 +802,15 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
       input.states.reduce((w, r) => Math.max(w, r.length), 0),
     ),
   )
-  const c = contextVector(input.final, input.states, N)
-  const maxAlpha = Math.max(1e-9, ...input.final)
+  const c = contextVector(whole.final, whole.states, N)
+  const maxAlpha = Math.max(1e-9, ...whole.final)
   let hMax = 0
+  for (const row of whole.states) for (let d = 0; d < N; d++) hMax = Math.max(hMax, Math.abs(row[d] ?? 0))
   const cells: HeatmapDatum[] = []
   for (let j = 0; j < S; j++) {
     const opacity = 0.15 + 0.85 * Math.min(1, pick(input.final, j) / maxAlpha)
     for (let d = 0; d < N; d++) {
       const v = input.states[j]?.[d] ?? 0
-      hMax = Math.max(hMax, Math.abs(v))
       cells.push({ value: [d, j, v], itemStyle: { opacity } })
     }
   }

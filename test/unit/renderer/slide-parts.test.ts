@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { slideSizes } from '../../../src/renderer/src/lib/fit-screen'
 import { slideFloor } from '../../../src/renderer/src/lib/presentation.svelte'
-import { mostParts, partOf, splitToFit, type Rows } from '../../../src/renderer/src/lib/slide-parts'
+import { mostParts, partOf, splitGreedy, splitToFit, type Rows } from '../../../src/renderer/src/lib/slide-parts'
 
 describe('the slide floor', () => {
   it('is 14 pt on a 7.5 in page: 18.7 px at 720 px of height, scaled with the window, rounded up', () => {
@@ -53,5 +53,46 @@ describe('a slide in parts', () => {
     const none = splitToFit(25, upTo(1))
     expect(none.fits).toBe(false)
     expect(none.parts).toHaveLength(9)
+  })
+})
+
+describe('a slide cut greedily (the p_t plot)', () => {
+  /** Rows fit while the source positions they cover (one per step, given) span at most `n`. */
+  const spanning = (at: number[], n: number) => (rows: Rows) => {
+    const xs = at.slice(rows[0], rows[1])
+    return Math.max(...xs) - Math.min(...xs) <= n
+  }
+  it('is whole where the whole fits, at one try', () => {
+    let tries = 0
+    expect(splitGreedy(10, () => (tries++, true))).toEqual({ parts: [[0, 10]], fits: true })
+    expect(tries).toBe(1)
+  })
+  it('takes each part as long as fits: fewer parts than even ones where rows differ', () => {
+    // p_t near the diagonal for 8 steps, then a jump across the sentence and back.
+    const at = [0, 1, 2, 3, 4, 5, 6, 7, 20, 8, 9]
+    const fits = spanning(at, 6)
+    const greedy = splitGreedy(at.length, fits)
+    expect(greedy).toEqual({
+      parts: [
+        [0, 7],
+        [7, 8],
+        [8, 9],
+        [9, 11],
+      ],
+      fits: true,
+    })
+    for (const part of greedy.parts) expect(fits(part)).toBe(true)
+    expect(greedy.parts.length).toBeLessThan(splitToFit(at.length, fits, at.length).parts.length)
+  })
+  it('makes a step that does not fit alone a part of its own, and says so', () => {
+    const split = splitGreedy(3, (rows) => !(rows[0] <= 1 && rows[1] > 1))
+    expect(split).toEqual({
+      parts: [
+        [0, 1],
+        [1, 2],
+        [2, 3],
+      ],
+      fits: false,
+    })
   })
 })

@@ -14,11 +14,26 @@ import { echarts, type ChartOption } from './echarts'
 
 const context = typeof document !== 'undefined' ? document.createElement('canvas').getContext('2d') : null
 
+/**
+ * Widths measured, by font and text: a slide's fitting measures the same labels at the same few
+ * sizes for every candidate layout and part, and setting the canvas's font costs more than the
+ * measuring (a fifth of the fitting's time without this, in presentation-slide.test.ts). Cleared when it grows large.
+ */
+const widths = new Map<string, number>()
+let font = ''
+
 /** Text widths as the page draws them (the figure font family, measured by the browser). */
 export const screenMeasure: Measure = (text, size, bold) => {
   if (!context) return text.length * size * 0.6
-  context.font = `${bold ? 'bold ' : ''}${size}px ${FIGURE_FONT}`
-  return context.measureText(text).width
+  const f = `${bold ? 'bold ' : ''}${size}px ${FIGURE_FONT}`
+  const key = `${f}\u0000${text}`
+  const known = widths.get(key)
+  if (known !== undefined) return known
+  if (f !== font) context.font = font = f
+  const w = context.measureText(text).width
+  if (widths.size > 20_000) widths.clear()
+  widths.set(key, w)
+  return w
 }
 
 /** The fitter's view of a candidate layout: the option as SVG, texts on their baselines. */
@@ -200,7 +215,10 @@ export function fitSlide(
       else if (hint < last && ok(last)) best = first(hint + 1, last)
     } else if (ok(0)) best = 0
     else if (last > 0 && ok(last)) best = first(1, last)
-    if (o.family !== undefined && best >= 0) slideHints.set(o.family, best)
+    if (o.family !== undefined && best >= 0) {
+      if (slideHints.size > 500) slideHints.clear()
+      slideHints.set(o.family, best)
+    }
     found = { index: best < 0 ? layouts.length - 1 : best, fits: best >= 0 }
     if (cacheKey) {
       if (slideCache.size > 200) slideCache.clear()

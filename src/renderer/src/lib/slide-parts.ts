@@ -37,5 +37,27 @@ export function splitToFit(steps: number, fits: (rows: Rows) => boolean, most = 
   return { parts: evenParts(steps, limit), fits: false }
 }
 
+/**
+ * Steps [0, steps) cut from the start, each part as long as still fits (`fits`), for figures whose
+ * rows differ so much that even parts waste them: local attention's p_t plot, whose part holds the
+ * source positions its steps look at, a few where p_t keeps near the diagonal and many where it
+ * jumps. The whole first, at one try; a step that does not fit alone is a part of its own (`fits`
+ * false). The tries are about the steps plus the parts.
+ */
+export function splitGreedy(steps: number, fits: (rows: Rows) => boolean): Split {
+  if (steps <= 0) return { parts: [[0, 0]], fits: true }
+  if (fits([0, steps])) return { parts: [[0, steps]], fits: true }
+  const parts: Rows[] = []
+  let all = true
+  for (let a = 0; a < steps;) {
+    let b = a + 1
+    if (!fits([a, b])) all = false
+    else while (b < steps && fits([a, b + 1])) b++
+    parts.push([a, b])
+    a = b
+  }
+  return { parts, fits: all }
+}
+
 /** The part that holds step `s` (0-based), or -1. */
 export const partOf = (parts: readonly Rows[], s: number): number => parts.findIndex(([a, b]) => s >= a && s < b)
