@@ -200,10 +200,11 @@ async function presentShots(page: Page): Promise<void> {
   await shot(page, 'present-heatmap')
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
   for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight')
-  await page.getByTestId('zoom-fit').click()
+  // A 25-word sentence is in parts at the slide's floor: the second part, and back to the first.
+  await page.getByTestId('part-next').click()
   await page.evaluate(() => new Promise((r) => setTimeout(r, 700)))
   await shot(page, 'present-zoom')
-  await page.getByTestId('zoom-all').click()
+  await page.getByTestId('part-prev').click()
   // Predict, then reveal: the model's first answer read while nothing is hidden, guessed right, revealed.
   const top = Number(await page.getByTestId('slide-summary').locator('tr').first().getAttribute('data-top'))
   await page.getByTestId('predict-toggle').click()

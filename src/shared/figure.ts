@@ -334,6 +334,11 @@ const rowsSchema = v.tuple([whole(0, MAX_TOKENS), whole(1, MAX_TOKENS)], 'must b
 const rowsInside = (d: { translation: { tgtTokens: string[] }; rows?: [number, number] }) =>
   !d.rows || (d.rows[0] < d.rows[1] && d.rows[1] <= d.translation.tgtTokens.length)
 const ROWS_INSIDE = 'must be output steps of the translation, the first before the end'
+/** Some source positions of a one-step figure split into parts (a slide at its text floor): [first, end). */
+const colsSchema = v.tuple([whole(0, MAX_TOKENS), whole(1, MAX_TOKENS)], 'must be [first, end) source positions')
+const colsInside = (d: { translation: { srcTokens: string[] }; cols?: [number, number] }) =>
+  !d.cols || (d.cols[0] < d.cols[1] && d.cols[1] <= d.translation.srcTokens.length)
+const COLS_INSIDE = 'must be source positions of the translation, the first before the end'
 
 /** An alignment link: source word i, target word j, sure or possible. */
 const LinkSchema = obj({ i: whole(0, MAX_TOKENS), j: whole(0, MAX_TOKENS), sure: v.boolean() })
@@ -352,7 +357,13 @@ export const FigureDataSchema = v.variant(
     ),
     /** The spotlight of one output step of a local model: softmax in the window, Gaussian, product. */
     v.pipe(
-      obj({ view: v.literal('local'), translation: TranslationSchema, windowD: whole(0, MAX_TOKENS), step: whole(0, MAX_TOKENS) }),
+      obj({
+        view: v.literal('local'),
+        translation: TranslationSchema,
+        windowD: whole(0, MAX_TOKENS),
+        step: whole(0, MAX_TOKENS),
+        cols: v.optional(colsSchema),
+      }),
       v.forward(
         v.partialCheck(
           [['translation'], ['step']],
@@ -362,10 +373,11 @@ export const FigureDataSchema = v.variant(
         ),
         ['step'],
       ),
+      v.forward(v.partialCheck([['translation', 'srcTokens'], ['cols']], colsInside, COLS_INSIDE), ['cols']),
     ),
     /** p_t against the output step of a local model, with the diagonal and the window band. */
     v.pipe(
-      obj({ view: v.literal('positions'), translation: TranslationSchema }),
+      obj({ view: v.literal('positions'), translation: TranslationSchema, rows: v.optional(rowsSchema) }),
       v.forward(
         v.partialCheck(
           [['translation']],
@@ -375,6 +387,7 @@ export const FigureDataSchema = v.variant(
         ),
         ['translation'],
       ),
+      v.forward(v.partialCheck([['translation', 'tgtTokens'], ['rows']], rowsInside, ROWS_INSIDE), ['rows']),
     ),
     /** The step-through stages of one output step: scores, softmax, (Gaussian,) context vector. */
     v.pipe(
@@ -385,6 +398,7 @@ export const FigureDataSchema = v.variant(
         attention: v.picklist(ATTENTION_KINDS, `must be ${oneOf(ATTENTION_KINDS)}`),
         /** A part of a figure split into slides: the bar stages alone, or the context vector alone. */
         stages: v.optional(v.picklist(STEP_STAGES, `must be ${oneOf(STEP_STAGES)}`)),
+        cols: v.optional(colsSchema),
       }),
       v.forward(
         v.partialCheck(
@@ -394,6 +408,7 @@ export const FigureDataSchema = v.variant(
         ),
         ['step'],
       ),
+      v.forward(v.partialCheck([['translation', 'srcTokens'], ['cols']], colsInside, COLS_INSIDE), ['cols']),
     ),
     /** Alignment lines: source above, output below, a line per weight at or above the threshold. */
     v.pipe(
@@ -409,10 +424,20 @@ export const FigureDataSchema = v.variant(
         view: v.literal('comparison'),
         translations: v.pipe(list(TranslationSchema, 32, 'translations'), v.minLength(1, 'must have at least one translation')),
         names: list(str(256), 32, 'names'),
+        /** Each model's colour where the figure shows some of the models (a slide in parts): the colours of the whole set. */
+        colours: v.optional(list(v.pipe(v.string('must be text'), v.regex(/^#[0-9a-f]{6}$/i, 'must be a colour #rrggbb')), 32, 'colours')),
       }),
       v.forward(
         v.partialCheck([['translations'], ['names']], (d) => d.names.length === d.translations.length, 'must have one name per translation'),
         ['names'],
+      ),
+      v.forward(
+        v.partialCheck(
+          [['translations'], ['colours']],
+          (d) => !d.colours || d.colours.length === d.translations.length,
+          'must have one colour per translation',
+        ),
+        ['colours'],
       ),
     ),
     /** What-if: the sentence decoded again with forced weights, before and after. */

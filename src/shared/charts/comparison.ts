@@ -10,6 +10,8 @@ import type { ChartOption, FigureOption } from './echarts-parts'
 export interface ComparisonInput {
   translations: Translation[]
   names: string[]
+  /** Each model's colour, where these are some of the models compared (a slide in parts); else by name (model-colours.ts). */
+  colours?: string[]
   title?: string
   /** A page to lay the figure out on (export): each model's output words above the chart. */
   frame?: Frame
@@ -84,7 +86,7 @@ function comparisonFigure(input: ComparisonInput, f: Frame): FigureOption {
   const ref = referenceIndex(translations)
   const T = Math.max(1, ...translations.map((t) => t.tgtTokens.length))
   const dashed = (k: number) => translations[k].attention.length === 0
-  const colours = modelColours(names)
+  const colours = input.colours ?? modelColours(names)
   const symbol = (k: number): KeyItem => ({ label: names[k], symbol: dashed(k) ? 'dashed' : 'line', color: colours[k] })
   const rows = translations.map((t, k) => {
     const marks = k === ref ? t.tgtTokens.map(() => false) : differing(comparableTokens(t), comparableTokens(translations[ref]))

@@ -261,7 +261,7 @@ function sizesBetween(asked: number, floor: number): number[] {
 }
 
 /** The output steps of a figure that can be split into parts, or 0 (a view of one step, or already a part). */
-function stepsOf(data: FigureData): number {
+export function stepsOf(data: FigureData): number {
   if ('rows' in data && data.rows) return 0
   return (viewDef(data.view)?.steps as ((d: FigureData) => number) | undefined)?.(data) ?? 0
 }

@@ -74,6 +74,11 @@ export interface Frame {
    * the usual way does not fit at the text size asked.
    */
   alternative?: boolean
+  /**
+   * The smallest text the chart may set (a slide's floor in presentation mode): a text a builder
+   * sets smaller than its size (a key) is no smaller than this. Absent: as the builder sets it.
+   */
+  least?: number
 }
 
 /** A box inside another. */

@@ -93,7 +93,7 @@ export function buildGoldLinksOption(input: GoldLinksInput): FigureOption {
     ...(frame ? {} : { grid: mapEach(option.grid ?? {}, (g) => ({ ...g, bottom: 36 })) }),
     legend: {
       data: marks.map((m) => String(m.name)),
-      ...(input.frame ? { top: input.frame.y, textStyle: { fontSize: input.frame.fontSize * 0.8 } } : { bottom: 0 }),
+      ...(input.frame ? { top: input.frame.y, textStyle: { fontSize: Math.max(input.frame.fontSize * 0.8, input.frame.least ?? 0) } } : { bottom: 0 }),
     },
     series: [...asList(option.series), ...marks],
   }

@@ -406,6 +406,9 @@ export function heatmapLayout(
       marker = Math.max(2.5, Math.min(fs * 0.45, ch * 0.3))
     }
   }
+  // A slide (a frame with a text floor) keeps p_t seen from the back of the room: the marker at 0.65
+  // of the floor (12 px at 720 px of height), where the cell has room and no value is under it.
+  if (overlay && !values && f.least !== undefined) marker = Math.max(marker, Math.min(f.least * 0.65, ch * 0.5))
   return {
     left,
     top,

@@ -57,6 +57,8 @@ export interface SpotlightInput {
   title?: string
   /** A page to lay the figure out on (export). */
   frame?: Frame
+  /** Source positions [first, end) drawn (a slide in parts at its text floor); the page's figure only. */
+  cols?: [number, number]
 }
 
 export interface PositionLabels {
@@ -87,6 +89,11 @@ export interface PositionPlotInput {
   title?: string
   /** A page to lay the figure out on (export). */
   frame?: Frame
+  /**
+   * Output steps [first, end) drawn (a slide in parts at its text floor), with the source positions
+   * their windows cover; the page's figure only, the frame's highlighted row counted from `first`.
+   */
+  rows?: [number, number]
 }
 
 /** Series ids, so the renderer and tests can find a series whatever language its name is in. */
@@ -210,7 +217,14 @@ export function buildSpotlightOption(input: SpotlightInput): FigureOption {
  */
 function spotlightSeries(
   input: SpotlightInput,
-  look: { names?: SpotlightLabels; symbolSize: number; lineWidth: number; positionLabel: MarkLineComponentOption['label'] },
+  look: {
+    names?: SpotlightLabels
+    symbolSize: number
+    lineWidth: number
+    positionLabel: MarkLineComponentOption['label']
+    /** p_t off the positions drawn is not drawn (a part of the sentence), rather than at the edge. */
+    clip?: boolean
+  },
 ): ChartSeries[] {
   const { srcTokens, align, gaussian, attention, position, window: win } = input
   const S = srcTokens.length
@@ -274,7 +288,7 @@ function spotlightSeries(
         animation: false,
         lineStyle: { color: C.position, type: 'solid', width: look.lineWidth },
         label: look.positionLabel,
-        data: [{ xAxis: clamp(position, x0, x1) }],
+        data: look.clip && (position < x0 || position > x1) ? [] : [{ xAxis: clamp(position, x0, x1) }],
       },
       z: 1,
     },
@@ -418,8 +432,21 @@ export function buildPositionPlotOption(input: PositionPlotInput): FigureOption 
 }
 
 /** The spotlight on a page: the same bars and curve, a key in place of labels on the chart. */
-function spotlightFigure(input: SpotlightInput, f: Frame): FigureOption {
+function spotlightFigure(whole: SpotlightInput, f: Frame): FigureOption {
   const T = FIGURE_TEXT[f.lang]
+  // A part: its positions' bars, the window and p_t counted from its first position (the key keeps p_t's value).
+  const [a, b] = whole.cols ?? [0, whole.srcTokens.length]
+  const input: SpotlightInput = whole.cols
+    ? {
+        ...whole,
+        srcTokens: whole.srcTokens.slice(a, b),
+        align: whole.align.slice(a, b),
+        gaussian: whole.gaussian.slice(a, b),
+        attention: whole.attention.slice(a, b),
+        position: whole.position - a,
+        window: [whole.window[0] - a, whole.window[1] - a],
+      }
+    : whole
   const local = input.kind === 'monotonic'
   const L: SpotlightLabels = {
     align: T.align,
@@ -430,7 +457,7 @@ function spotlightFigure(input: SpotlightInput, f: Frame): FigureOption {
     weight: T.weight,
     ...input.labels,
   }
-  const { srcTokens, position, window: win } = input
+  const { srcTokens, window: win } = input
   const S = srcTokens.length
   const fs = f.fontSize
   const [x0, x1] = spotlightExtent(S)
@@ -439,7 +466,7 @@ function spotlightFigure(input: SpotlightInput, f: Frame): FigureOption {
     { label: L.gaussian, symbol: 'dot', color: C.gaussian },
     { label: L.weights, symbol: 'bar', color: C.weights },
     { label: L.window, symbol: 'band', color: 'rgba(202, 138, 4, 0.8)', fill: C.window },
-    { label: `${T.pt} = ${fmt(position)}`, symbol: 'line', color: C.position },
+    { label: `${T.pt} = ${fmt(whole.position)}`, symbol: 'line', color: C.position },
   ]
   // Tokens inside the window in bold, the others muted.
   const xLabels = srcTokens.map((text, s) => (inWindow(s, win) ? { text, bold: true } : { text, color: f.ink.muted }))
@@ -453,20 +480,46 @@ function spotlightFigure(input: SpotlightInput, f: Frame): FigureOption {
     graphic: { elements: lay.elements },
     xAxis: [axes.xAxis, hidden, { type: 'value', show: false, min: x0, max: x1 }],
     yAxis: axes.yAxis,
-    series: spotlightSeries(input, { symbolSize: Math.max(3, fs * 0.3), lineWidth: Math.max(1.5, fs / 10), positionLabel: { show: false } }),
+    series: spotlightSeries(input, {
+      symbolSize: Math.max(3, fs * 0.3),
+      lineWidth: Math.max(1.5, fs / 10),
+      positionLabel: { show: false },
+      clip: !!whole.cols,
+    }),
   }
+}
+
+/**
+ * The source positions a part of the position plot draws: those its steps' windows and p_t cover,
+ * whole, inside the whole plot's range; at least two. Not the diagonal's: where p_t strays far from
+ * it, taking it in would leave rows too low for their labels at the floor, and the part is about
+ * where the steps look (the diagonal is drawn where it crosses them).
+ */
+export function partExtent(positions: number[], windows: [number, number][], whole: [number, number]): [number, number] {
+  const lows = [...positions, ...windows.map((w) => w[0])]
+  const highs = [...positions, ...windows.map((w) => w[1])]
+  const lo = Math.max(whole[0], Math.floor(Math.min(...lows) - 0.25))
+  const hi = Math.min(whole[1], Math.ceil(Math.max(...highs) + 0.25))
+  return [lo, Math.max(hi, lo + 1)]
 }
 
 /** The position plot on a page: output tokens along the bottom, source tokens up the side. */
 function positionFigure(input: PositionPlotInput, f: Frame): FigureOption {
   const T = FIGURE_TEXT[f.lang]
   const L: PositionLabels = { position: T.pt, diagonal: T.diagonal, window: T.window, step: T.outputStep, source: T.sourcePosition, ...input.labels }
-  const { srcTokens, tgtTokens, positions, windows } = input
+  const { srcTokens } = input
   const S = srcTokens.length
+  const all = input.positions.length
+  // A part: steps [a, b) in their own coordinates, drawn against the whole sentence's diagonal.
+  const [a, b] = input.rows ?? [0, all]
+  const positions = input.positions.slice(a, b)
+  const windows = input.windows.slice(a, b)
+  const tgtTokens = input.tgtTokens.slice(a, b)
   const N = positions.length
   const fs = f.fontSize
   const sel = f.highlightRow !== null && f.highlightRow < N ? f.highlightRow : null
-  const [y0, y1] = positionExtent(positions, S)
+  const diagonal = (t: number) => diagonalAt(t, all, S)
+  const [y0, y1] = input.rows ? partExtent(positions, windows, positionExtent(input.positions, S)) : positionExtent(positions, S)
   const band = windows.map((w) => {
     const lo = clamp(w[0], y0, y1)
     return [lo, clamp(w[1], y0, y1) - lo]
@@ -479,7 +532,8 @@ function positionFigure(input: PositionPlotInput, f: Frame): FigureOption {
   // The side axis names source tokens at whole positions: the layout sees them as its tick labels.
   const tokenAt = (v: number) => (Number.isInteger(v) && v >= 0 && v < S ? srcTokens[v] : '')
   const xLabels = tgtTokens.slice(0, N).map((text, t) => (t === sel ? { text, bold: true, color: f.ink.accent } : { text }))
-  const lay = cartesianLayout(f, { xLabels, xTitle: L.step, y: { min: y0, max: y1 }, yText: tokenAt, yLabels: srcTokens, yTitle: L.source, key })
+  const yLabels = srcTokens.slice(Math.max(0, y0), Math.max(0, y1 + 1))
+  const lay = cartesianLayout(f, { xLabels, xTitle: L.step, y: { min: y0, max: y1 }, yText: tokenAt, yLabels, yTitle: L.source, key })
   // Every whole position named: where they are closer than a line, the fitter gives the plot room.
   const every = 1
   const axes = cartesianAxes(f, lay, { n: N, yText: tokenAt })
@@ -501,13 +555,15 @@ function positionFigure(input: PositionPlotInput, f: Frame): FigureOption {
         silent: true,
         symbol: 'none',
         lineStyle: { color: C.diagonal, type: 'dashed', width: Math.max(1, fs / 12) },
+        // The whole sentence's diagonal at this part's steps (clipped to the part's source positions).
+        clip: true,
         data:
           N > 1
             ? [
-                [0, 0],
-                [N - 1, S - 1],
+                [0, diagonal(a)],
+                [N - 1, diagonal(b - 1)],
               ]
-            : [[0, 0]],
+            : [[0, diagonal(a)]],
       },
       {
         id: POSITION_SERIES.positions,

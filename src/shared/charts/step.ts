@@ -577,6 +577,11 @@ export interface StepFigureInput {
   position: number | null
   states: number[][]
   dims: number
+  /**
+   * Source positions [first, end) drawn (a slide in parts at its text floor): their bars and rows of
+   * h_j, with the whole sentence's scales, its context vector and p_t where it falls among them.
+   */
+  cols?: [number, number]
   frame: Frame
   /**
    * One part of a figure split into slides (issue 40): the bar stages alone across the page, or the
@@ -683,13 +688,31 @@ function contextAcross(input: StepFigureInput): FigureOption {
   }
 }
 
+/** The step's data for source positions [a, b): arrays cut, the window and p_t counted from a. */
+function someCols(input: StepFigureInput, [a, b]: [number, number]): StepFigureInput {
+  const cut = <T>(xs: T[]) => xs.slice(a, b)
+  return {
+    ...input,
+    srcTokens: cut(input.srcTokens),
+    scores: cut(input.scores),
+    alpha: cut(input.alpha),
+    final: cut(input.final),
+    gaussian: input.gaussian && cut(input.gaussian),
+    window: input.window && [input.window[0] - a, input.window[1] - a],
+    position: input.position === null ? null : input.position - a,
+    states: cut(input.states),
+  }
+}
+
 /**
  * The step-through stages of one output step on a page: the bar stages (scores, softmax and for
  * local-p the Gaussian) stacked over shared token columns, and the context vector beside them (or
  * under them on a narrow page): the encoder states faded by their weights and their weighted sum.
  */
-export function buildStepFigure(input: StepFigureInput): FigureOption {
-  if (input.stages === 'context') return contextAcross(input)
+export function buildStepFigure(whole: StepFigureInput): FigureOption {
+  if (whole.stages === 'context') return contextAcross(whole)
+  // Parts share the whole sentence's scales (a bar reads the same on every part) and its context vector.
+  const input = whole.cols ? someCols(whole, whole.cols) : whole
   const f = input.frame
   const L = FIGURE_TEXT[f.lang]
   const fs = f.fontSize
@@ -721,8 +744,8 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
     {
       // A masked position's bar is its raw score, greyed, and labelled −∞: the score the softmax used.
       title: `1  ${L.scores}${masked.some(Boolean) ? `   (${L.masked})` : ''}`,
-      min: Math.min(0, ...input.scores),
-      max: Math.max(0, ...input.scores),
+      min: Math.min(0, ...whole.scores),
+      max: Math.max(0, ...whole.scores),
       series: (g) => [
         {
           type: 'bar',
@@ -745,7 +768,7 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
     {
       title: `2  ${L.softmax}`,
       min: 0,
-      max: Math.max(1e-6, ...input.alpha),
+      max: Math.max(1e-6, ...whole.alpha),
       series: (g) => [
         {
           type: 'bar',
@@ -761,6 +784,7 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
   ]
   if (input.gaussian && input.window && input.position !== null) {
     const curve = gaussianCurve(input.position, input.window, S)
+    // p_t is counted from the part's first position: a part away from it draws the curve's tail.
     panels.push({
       title: `3  ${L.gaussianStage}`,
       min: 0,
@@ -803,7 +827,7 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
   const key: KeyItem[] = local
     ? [
         { label: L.window, symbol: 'band', color: COLORS.gaussian, fill: COLORS.window },
-        ...(input.position !== null ? [{ label: `${L.pt} = ${input.position.toFixed(2)}`, symbol: 'dashed' as const, color: f.ink.text }] : []),
+        ...(whole.position !== null ? [{ label: `${L.pt} = ${whole.position.toFixed(2)}`, symbol: 'dashed' as const, color: f.ink.text }] : []),
       ]
     : []
   const keyBlock = keyElements(key, bars.x, bars.y, bars.width, f, 'left')
@@ -860,7 +884,8 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
       axisLabel: { fontSize: fs, margin: gap, color: f.ink.text, formatter: (v: number) => tickText(+v.toFixed(10)), showMinLabel: plotH >= lh * 1.1 },
     })
     series.push(...p.series(g))
-    if (input.position !== null)
+    // The p_t line where it falls on this part's positions.
+    if (input.position !== null && input.position >= -0.5 && input.position <= S - 0.5)
       series.push({
         type: 'line',
         xAxisIndex: 2 * g + 1,
@@ -880,9 +905,14 @@ export function buildStepFigure(input: StepFigureInput): FigureOption {
   elements.push(...columnLabelElements(labels, left, plotW / S, lastBottom, 'below', f))
   if (barsOnly) return { animation: false, grid: grids, cramped: plotRoom < lh || plotW < 4 * fs, xAxis: xAxes, yAxis: yAxes, graphic: { elements }, series }
   // The context: states (rows: source tokens) faded by weight, and their weighted sum.
-  const { N, c, hMax, cMax, cName, opacity, scaleText } = contextOf(input)
+  // The whole sentence's context vector and scales; this part's states, faded by their weights.
+  const { N, c, hMax, cMax, cName, scaleText } = contextOf(whole)
+  const maxAlpha = Math.max(1e-9, ...whole.final)
   const cells: HeatmapDatum[] = []
-  for (let j = 0; j < S; j++) for (let d = 0; d < N; d++) cells.push({ value: [d, j, input.states[j]?.[d] ?? 0], itemStyle: { opacity: opacity(j) } })
+  for (let j = 0; j < S; j++) {
+    const opacity = 0.15 + 0.85 * Math.min(1, pick(input.final, j) / maxAlpha)
+    for (let d = 0; d < N; d++) cells.push({ value: [d, j, input.states[j]?.[d] ?? 0], itemStyle: { opacity } })
+  }
   const ctxTitle = `${panels.length + 1}  ${L.context}`
   const titleLines = wrapText(ctxTitle, ctx.width, fs, m, true)
   titleLines.forEach((line, i) => elements.push(textElement(line, ctx.x, ctx.y + (i + 0.5) * titleH, f, { bold: true })))

@@ -14,11 +14,26 @@ import { echarts, type ChartOption } from './echarts'
 
 const context = typeof document !== 'undefined' ? document.createElement('canvas').getContext('2d') : null
 
+/**
+ * Widths measured, by font and text: a slide's fitting measures the same labels at the same few
+ * sizes for every candidate layout and part, and setting the canvas's font costs more than the
+ * measuring (a fifth of the fitting's time without this, in presentation-slide.test.ts). Cleared when it grows large.
+ */
+const widths = new Map<string, number>()
+let font = ''
+
 /** Text widths as the page draws them (the figure font family, measured by the browser). */
 export const screenMeasure: Measure = (text, size, bold) => {
   if (!context) return text.length * size * 0.6
-  context.font = `${bold ? 'bold ' : ''}${size}px ${FIGURE_FONT}`
-  return context.measureText(text).width
+  const f = `${bold ? 'bold ' : ''}${size}px ${FIGURE_FONT}`
+  const key = `${f}\u0000${text}`
+  const known = widths.get(key)
+  if (known !== undefined) return known
+  if (f !== font) context.font = font = f
+  const w = context.measureText(text).width
+  if (widths.size > 20_000) widths.clear()
+  widths.set(key, w)
+  return w
 }
 
 /** The fitter's view of a candidate layout: the option as SVG, texts on their baselines. */
@@ -150,7 +165,7 @@ const slideHints = new Map<string, number>()
 export function fitSlide(
   layouts: SlideLayout[],
   box: { width: number; height: number },
-  o: { lang: FrameLang; highlightRow?: number | null; key?: string; family?: string },
+  o: { lang: FrameLang; highlightRow?: number | null; key?: string; family?: string; least?: number },
 ): SlideFit {
   if (!layouts.length) throw new Error('fitSlide: no layout given')
   const frameOf = (l: SlideLayout): Frame => ({
@@ -163,6 +178,7 @@ export function fitSlide(
     lang: o.lang,
     ink: INKS.light,
     highlightRow: o.highlightRow ?? null,
+    ...(o.least === undefined ? {} : { least: o.least }),
   })
   const make = (i: number): { option: ChartOption; cramped: boolean; frame: Frame } => {
     const frame = frameOf(layouts[i])
@@ -199,7 +215,10 @@ export function fitSlide(
       else if (hint < last && ok(last)) best = first(hint + 1, last)
     } else if (ok(0)) best = 0
     else if (last > 0 && ok(last)) best = first(1, last)
-    if (o.family !== undefined && best >= 0) slideHints.set(o.family, best)
+    if (o.family !== undefined && best >= 0) {
+      if (slideHints.size > 500) slideHints.clear()
+      slideHints.set(o.family, best)
+    }
     found = { index: best < 0 ? layouts.length - 1 : best, fits: best >= 0 }
     if (cacheKey) {
       if (slideCache.size > 200) slideCache.clear()
@@ -210,8 +229,12 @@ export function fitSlide(
   return { option: got.option, fontSize: layouts[found.index].fontSize, index: found.index, fits: found.fits, frame: got.frame }
 }
 
-/** The least size of a slide's smaller texts (values, keys) where its own text is larger, in px. */
-export const SLIDE_FLOOR = 18
-
-/** Text sizes a slide tries, largest first, in px: 18 and up where it fits, else the largest that fits. */
-export const SLIDE_SIZES = [26, 24, 22, 20, 18, 17, 16, 15, 14, 13, 12, 11, 10]
+/**
+ * Text sizes a slide tries, largest first, in px: from `largest` (1.3 × the floor unless told) down
+ * to the slide's floor (presentation.floor), never under it: a figure that does not fit at the floor
+ * is shown in parts (slide-parts.ts), not in smaller text.
+ */
+export function slideSizes(floor: number, largest = 1.3 * floor): number[] {
+  const above = [1.5, 1.4, 1.3, 1.2, 1.1, 1.05].map((k) => Math.round(floor * k * 2) / 2).filter((f) => f <= largest + 1e-9 && f > floor)
+  return [...new Set(above), floor]
+}

@@ -10,8 +10,22 @@ export const PRESENTATION_KEY = 'p'
 export const CHART_TEXT_SCALE = 1.6
 export const MIN_LABEL_PX = 20
 
+/**
+ * The least text size of a slide at 720 px of window height: the exporter's floor for a slide, 14 pt
+ * on a 7.5 in high page, is 14 / 72 × 96 = 18.7 px of 720. It scales with the window's height, so a
+ * slide on a 1080 px projector keeps the same share of the screen (28.05 px).
+ */
+export const FLOOR_AT_720 = 18.7
+
+/** The least text size of a slide in a window `height` px high, rounded up to 0.1 px. */
+export const slideFloor = (height: number): number => Math.ceil(((FLOOR_AT_720 * height) / 720) * 10 - 1e-9) / 10
+
 class Presentation {
   on = $state(false)
+  /** The window's inner height, kept by the app shell: the slides' text floor follows it. */
+  height = $state(720)
+  /** The least size of every text on a slide (page and charts), in px. */
+  floor = $derived(slideFloor(this.height))
 
   toggle(): void {
     this.on = !this.on

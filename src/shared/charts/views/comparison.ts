@@ -9,5 +9,5 @@ export const comparison = defineView({
   tab: { selection: 'keep' },
   cli: 'comparison',
   export: { colormap: never },
-  figure: ({ translations, names }, _spec, frame) => buildComparisonOption({ translations, names, frame }),
+  figure: ({ translations, names, colours }, _spec, frame) => buildComparisonOption({ translations, names, colours, frame }),
 })

@@ -9,7 +9,7 @@ export const local = defineView({
   tab: { selection: 'keep' },
   cli: 'local',
   export: { colormap: never, translation: (d) => d.translation },
-  figure: ({ translation: t, step: i, windowD }, _spec, frame) =>
+  figure: ({ translation: t, step: i, windowD, cols }, _spec, frame) =>
     buildSpotlightOption({
       srcTokens: t.srcTokens,
       align: t.align![i],
@@ -18,6 +18,7 @@ export const local = defineView({
       position: t.positions![i],
       window: t.windows![i],
       windowD,
+      cols,
       // The figure data carries no kind: a Gaussian strictly between 0 and 1 is local-p's.
       kind: t.gaussian![i].some((g) => g > 0 && g < 1) ? 'predictive' : 'monotonic',
       frame,

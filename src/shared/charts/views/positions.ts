@@ -8,13 +8,14 @@ export const positions = defineView({
   needs: ['translation', 'positions'],
   cli: 'positions',
   export: { colormap: never, translation: (d) => d.translation },
-  figure: ({ translation: t }, _spec, frame) => {
+  figure: ({ translation: t, rows }, _spec, frame) => {
     const T = t.tgtTokens.length
     return buildPositionPlotOption({
       srcTokens: t.srcTokens,
       tgtTokens: t.tgtTokens,
       positions: t.positions!.slice(0, T),
       windows: t.windows!.slice(0, T),
+      rows,
       frame,
     })
   },

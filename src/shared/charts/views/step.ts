@@ -56,6 +56,7 @@ export const step = defineView({
       position: local ? (t.positions?.[i] ?? null) : null,
       states: t.encoderStates,
       dims: 48,
+      cols: data.cols,
       frame,
       stages: data.stages,
     })
