@@ -47,8 +47,13 @@ describe('the Export dialog', () => {
     await expect.poll(() => page.getByTestId('export-pixels').textContent()).toBe('1920 × 1440 pixels')
     const preview = page.getByTestId('export-preview')
     await expect.poll(async () => [await preview.getAttribute('data-width'), await preview.getAttribute('data-height')]).toEqual(['720', '540'])
-    const box = (await preview.boundingBox())!
-    expect(box.width / box.height).toBeCloseTo(720 / 540, 1)
+    // The box follows once the worker's fitted figure is in (the attributes come from the spec first).
+    await expect
+      .poll(async () => {
+        const box = (await preview.boundingBox())!
+        return box.width / box.height
+      })
+      .toBeCloseTo(720 / 540, 1)
     // The preview draws the figure itself: its title, the tokens, the key.
     await expect
       .poll(() => preview.locator('svg text').allTextContents())
