@@ -9,4 +9,4 @@ if (!existsSync(cli)) {
   console.error('attention-lens: not built yet; run `npm run build` first.')
   process.exit(2)
 }
-createRequire(import.meta.url)(cli)
+createRequire(import.meta.url)(cli).main()

@@ -45,7 +45,7 @@ function describe(r: CheckReport, verbose = false): string {
   return lines.join('\n')
 }
 
-export async function check(argv: string[]): Promise<void> {
+export async function check(argv: string[]): Promise<number> {
   let v
   try {
     v = parseArgs({
@@ -85,5 +85,5 @@ export async function check(argv: string[]): Promise<void> {
     else console.log(describe(r, v.values.verbose))
   }
   if (v.values.json) console.log(JSON.stringify(paths.length === 1 ? reports[0] : reports, null, 2))
-  process.exitCode = code
+  return code
 }

@@ -493,8 +493,24 @@ async function forecastEval(argv: string[]): Promise<void> {
   await service.closeAll()
 }
 
-async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2)
+/**
+ * One command: its exit status (0, or what `check` says; 2 for a failure, said in one line on
+ * stderr). The tests run the built CLI in-process through this (test/unit/cli/cli-runner.ts).
+ */
+export async function run(argv: readonly string[]): Promise<number> {
+  return (await attempt(argv)).code
+}
+
+async function attempt(argv: readonly string[]): Promise<{ code: number; failed: boolean }> {
+  try {
+    return { code: (await command(argv)) ?? 0, failed: false }
+  } catch (e) {
+    console.error(`attention-lens: ${(e as Error).message}${e instanceof UsageError ? ' (attention-lens --help)' : ''}`)
+    return { code: 2, failed: true }
+  }
+}
+
+async function command([command, ...rest]: readonly string[]): Promise<number | void> {
   if (command === 'translate') return translate(rest)
   if (command === 'eval') return wantsAblation(rest) ? evalAblate(rest) : evaluate(rest)
   if (command && command in alignCommands) return alignCommands[command](rest)
@@ -505,21 +521,24 @@ async function main(): Promise<void> {
   if (command === 'attribute') return attribute(rest)
   if (command === undefined || command === '--help' || command === '-h') {
     console.log(USAGE + '\n' + ALIGN_USAGE + '\n' + ATTRIBUTE_USAGE)
-    if (command === undefined) process.exitCode = 2
-    return
+    return command === undefined ? 2 : 0
   }
   throw new UsageError(`unknown command "${command}"`)
 }
 
-// In a pipe whose reader has gone (`attention-lens translate … | head -3`), end quietly, as Unix
-// tools do: what was asked for has been read, and a write to nobody is no failure.
-for (const stream of [process.stdout, process.stderr])
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(0)
-    throw e
+/** The process: `bin/attention-lens.mjs` calls this with the command line. */
+export function main(argv: readonly string[] = process.argv.slice(2)): void {
+  // In a pipe whose reader has gone (`attention-lens translate … | head -3`), end quietly, as Unix
+  // tools do: what was asked for has been read, and a write to nobody is no failure.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(0)
+      throw e
+    })
+  void attempt(argv).then(({ code, failed }) => {
+    // A failure ends at once (an engine or a timer left running must not hold it open); otherwise
+    // the process ends when its work has drained.
+    if (failed) process.exit(code)
+    process.exitCode = code
   })
-
-main().catch((e: Error) => {
-  console.error(`attention-lens: ${e.message}${e instanceof UsageError ? ' (attention-lens --help)' : ''}`)
-  process.exit(2)
-})
+}

@@ -1,15 +1,14 @@
-import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { ROOT, tempDir, tiny } from '../../helpers'
+import { runCli } from './cli-runner'
 
 // The command as users get it (package.json's bin, which loads the build); built when src/ is newer than out/.
-const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 })
-  return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+  const r = runCli(args, undefined, 60_000)
+  return { code: r.code, out: r.out, err: r.err.trim() }
 }
 beforeAll(() => {
   ensureBuild()

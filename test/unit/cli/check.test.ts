@@ -8,6 +8,7 @@ import { itWithTorch, PY } from '../../torch'
 import { after, BATCH_TENSORS, constant, fixAxis, nanOf, node } from '../engine/check-edits'
 import { TensorProto_DataType } from '../../../src/engine/onnx-proto'
 import { copyFileSync, existsSync } from 'node:fs'
+import { runCli } from './cli-runner'
 
 const UNUSUAL = join(ROOT, 'test', 'fixtures', 'unusual')
 const STATE_WIDTH =
@@ -16,8 +17,8 @@ const STATE_WIDTH =
 // The command as users get it: package.json's bin, which loads the build in out/main/cli.js.
 const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
-  return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+  const r = runCli(args, undefined, 120_000)
+  return { code: r.code, out: r.out, err: r.err.trim() }
 }
 
 beforeAll(() => {

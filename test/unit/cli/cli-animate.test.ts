@@ -1,18 +1,18 @@
 /**
  * `attention-lens export --animate --format gif|apng` and `--format html` (issue 34), run from
- * the build (bin/attention-lens.mjs, as the other CLI tests: tsx would compile the CLI from source
- * again for every run) on the tiny fixture models: what is written, what is refused, and how it is said.
+ * the build (out/main/cli.js in-process, cli-runner.ts, as the other CLI tests) on the tiny
+ * fixture models: what is written, what is refused, and how it is said.
  */
-import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { GifReader } from 'omggif'
 import { describe, expect, it } from 'vitest'
-import { ROOT, tempDir, tiny } from '../../helpers'
+import { tempDir, tiny } from '../../helpers'
+import { runCli } from './cli-runner'
 
 const run = (args: string[]) => {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'attention-lens.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() }
+  const r = runCli(args, undefined, 120_000)
+  return { code: r.code, out: r.out.trim(), err: r.err.trim() }
 }
 const SRC = 'A dog runs in the park.'
 

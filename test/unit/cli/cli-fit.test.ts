@@ -3,7 +3,7 @@
  * did (a long sentence split into slides at the preset's text size, every file named), --fit strict takes only the size asked, a refusal names what fits with the options that make
  * it, --rows draws a part, and a paper-double figure has the page the app's export gives it.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -15,11 +15,11 @@ import { DEFAULT_FIGURE, SIZE_PRESETS } from '../../../src/shared/figure'
 import { defaultCaption } from '../../../src/shared/figure-context'
 import { pageProblems, parseBboxLayout, popplerWords } from '../host/pdf-readback'
 import { ROOT, tempDir } from '../../helpers'
+import { runCli } from './cli-runner'
 
-const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
 const run = (args: string[]) => {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 })
-  return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+  const r = runCli(args, undefined, 300_000)
+  return { code: r.code, out: r.out, err: r.err.trim() }
 }
 const MODEL = join(ROOT, 'resources', 'models', 'en-fr-luong-general.onnx')
 /** A held-out sentence of 25 words (the bundled en→fr test set). */

@@ -1,16 +1,15 @@
-import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { ROOT, tempDir } from '../../helpers'
+import { runCli } from './cli-runner'
 
 // The command as users run it on Hugging Face folders (test/fixtures/hf): --model DIR, or one of the folder's .onnx files.
-const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
 const HF = join(ROOT, 'test', 'fixtures', 'hf')
 function run(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 120_000 })
-  return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+  const r = runCli(args, input, 120_000)
+  return { code: r.code, out: r.out, err: r.err.trim() }
 }
 
 beforeAll(() => {

@@ -17,7 +17,6 @@ afterAll(() => {
 })
 afterEach(() => {
   vi.restoreAllMocks()
-  process.exitCode = undefined
 })
 function printed(): () => string {
   const out: string[] = []
@@ -29,9 +28,9 @@ const text = (JSON.parse(readFileSync(join(HF, 'm2m100', 'reference.json'), 'utf
 describe('the language pair on check, align and occlusion', () => {
   it('check: a bilingual model refuses a pair it was not trained for; a multilingual one is checked with the pair given by ISO code', async () => {
     let out = printed()
-    await check([join(HF, 'marian'), '--src-lang', 'en', '--tgt-lang', 'de'])
+    const code = await check([join(HF, 'marian'), '--src-lang', 'en', '--tgt-lang', 'de'])
     expect(out()).toMatch(/translates en → fr only .* not trained for en → de/)
-    expect(process.exitCode).toBe(2)
+    expect(code).toBe(2)
     vi.restoreAllMocks()
     out = printed()
     await check([join(HF, 'm2m100'), '--src-lang', 'eng', '--tgt-lang', 'deu', '--json'])
@@ -46,13 +45,13 @@ describe('the language pair on check, align and occlusion', () => {
     cpSync(join(HF, 'm2m100'), dir, { recursive: true })
     writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ src_lang: null, tgt_lang: null, tokenizer_class: 'M2M100Tokenizer' }))
     let out = printed()
-    await check([dir])
+    const code = await check([dir])
     expect(out()).toMatch(/the app can use every feature this format offers/)
     expect(out()).toMatch(
       /\? language pair: .* names no language pair .* --src-lang and --tgt-lang .*English \(en\), French \(fr\), German \(de\)\. Checked translating en → fr\./,
     )
     expect(out()).not.toMatch(/cannot open|✗/)
-    expect(process.exitCode).toBe(0)
+    expect(code).toBe(0)
     vi.restoreAllMocks()
     out = printed()
     await check([dir, '--json'])

@@ -3,20 +3,19 @@
  * (an independent reader): both panels label every source word and output token, the caption
  * carries τ and top-1 agreement as `occlusion --json` computes them, and nothing leaves the page.
  */
-import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
-import { BUNDLED_MODELS, ROOT, tempDir } from '../../helpers'
+import { BUNDLED_MODELS, tempDir } from '../../helpers'
 import { popplerWords } from '../host/pdf-readback'
+import { runCli } from './cli-runner'
 
-const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
 const MODEL = join(BUNDLED_MODELS, 'en-fr-luong-general.onnx')
 const SENTENCE = 'two dogs are playing in the snow near a fence .'
 
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
-  return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+  const r = runCli(args, undefined, 120_000)
+  return { code: r.code, out: r.out, err: r.err.trim() }
 }
 
 const count = (xs: string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>())

@@ -1,14 +1,13 @@
-import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { ROOT, tempDir, tiny } from '../../helpers'
+import { runCli } from './cli-runner'
 
-const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
 const run = (args: string[]) => {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 })
-  return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+  const r = runCli(args, undefined, 60_000)
+  return { code: r.code, out: r.out, err: r.err.trim() }
 }
 const taylor = (k: string) => join(ROOT, 'resources', 'models', `taylor-${k}.onnx`)
 

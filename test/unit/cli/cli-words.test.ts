@@ -8,16 +8,16 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
-import { BUNDLED_MODELS, ROOT, tempDir } from '../../helpers'
+import { BUNDLED_MODELS, tempDir } from '../../helpers'
 import { popplerWords, type PopplerWord as Word } from '../host/pdf-readback'
+import { runCli } from './cli-runner'
 
-const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
 const SENTENCE = 'A little girl climbing into a wooden playhouse .'
 const MODEL = join(BUNDLED_MODELS, 'en-fr-luong-general.onnx')
 
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
-  return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+  const r = runCli(args, undefined, 120_000)
+  return { code: r.code, out: r.out, err: r.err.trim() }
 }
 
 /** The value labels (".02") on the row whose label is `row`: one per column of the heatmap. */
@@ -76,14 +76,14 @@ describe('export in words (the default) and pieces (--pieces)', () => {
 
   it('writes words (and the pieces each spans) to translate --attention, pieces with --pieces', () => {
     const out = join(dir, 'att.jsonl')
-    const r = spawnSync(process.execPath, [BIN, 'translate', '--model', MODEL, '--attention', out], { cwd: ROOT, input: SENTENCE + '\n', encoding: 'utf8' })
-    expect(r.status).toBe(0)
+    const r = runCli(['translate', '--model', MODEL, '--attention', out], SENTENCE + '\n')
+    expect(r.code).toBe(0)
     const rec = JSON.parse(readFileSync(out, 'utf8'))
     expect(rec.units).toBe('words')
     expect(rec.srcTokens).toContain('playhouse')
     expect(rec.pieceSpans.src[7]).toEqual([7, 8])
     for (const row of rec.attention as number[][]) expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5)
-    spawnSync(process.execPath, [BIN, 'translate', '--model', MODEL, '--attention', out, '--pieces'], { cwd: ROOT, input: SENTENCE + '\n', encoding: 'utf8' })
+    runCli(['translate', '--model', MODEL, '--attention', out, '--pieces'], SENTENCE + '\n')
     const raw = JSON.parse(readFileSync(out, 'utf8'))
     expect(raw.units).toBe('pieces')
     expect(raw.srcTokens).toEqual(expect.arrayContaining(['play@@', 'house']))

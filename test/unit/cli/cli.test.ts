@@ -5,12 +5,18 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuild } from '../../../scripts/ensure-build.mjs'
 import { InferenceService } from '../../../src/engine/service'
 import { ROOT, tempDir, tiny } from '../../helpers'
+import { runCli } from './cli-runner'
 
 // The command as users get it: package.json's bin, which loads the build in out/main/cli.js.
 const BIN = join(ROOT, 'bin', 'attention-lens.mjs')
-function run(args: string[], input?: string, bin = BIN) {
+function spawned(args: string[], input?: string, bin = BIN) {
   const r = spawnSync(process.execPath, [bin, ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 60_000 })
   return { code: r.status, out: r.stdout, err: r.stderr.trim() }
+}
+/** The same build, in-process (cli-runner.ts): the tests below are about commands, not the process. */
+function run(args: string[], input?: string) {
+  const r = runCli(args, input, 60_000)
+  return { ...r, err: r.err.trim() }
 }
 
 // `npm test` builds first; run on its own, this file builds when src/ is newer than out/.
@@ -20,7 +26,7 @@ beforeAll(() => {
 
 describe('the shipped bin', () => {
   it('runs the build: --help', () => {
-    const r = run(['--help'])
+    const r = spawned(['--help'])
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/^usage: attention-lens translate/)
   })
@@ -29,7 +35,7 @@ describe('the shipped bin', () => {
     const dir = tempDir()
     mkdirSync(join(dir, 'bin'))
     copyFileSync(BIN, join(dir, 'bin', 'attention-lens.mjs'))
-    const r = run(['translate'], '', join(dir, 'bin', 'attention-lens.mjs'))
+    const r = spawned(['translate'], '', join(dir, 'bin', 'attention-lens.mjs'))
     expect(r).toMatchObject({ code: 2, err: 'attention-lens: not built yet; run `npm run build` first.' })
   })
 })
