@@ -50,8 +50,6 @@ const PART_SHOTS = process.env.AL_SLIDE_SHOTS === 'parts'
  * exporter's floor for a slide), that is 18.7 px at 720 px of height, scaled with the window.
  */
 const floorAt = (height: number) => (18.7 * height) / 720
-/** The tabs stand in one line: 18 px where the window has room for that, never under this. */
-const TAB_FLOOR = 14
 const TOLERANCE = 1
 
 const CASES = [
@@ -108,7 +106,7 @@ interface Drawn {
   text: string
   size: number
   corners: Point[]
-  /** The least size it may have: the slide's floor (the tabs': TAB_FLOOR). */
+  /** The least size it may have: the slide's floor. */
   floor: number
   where: string
   /** The text node or element it is from: one text's boxes (a line and its ellipsis) are not over one another. */
@@ -117,64 +115,61 @@ interface Drawn {
 
 /** Every text on show in the main area: the page's text nodes (as far as their boxes clip them) and the charts' SVG texts. */
 async function textsOnShow(page: Page, pageFloor: number): Promise<{ texts: Drawn[]; cutWithoutTitle: string[] }> {
-  const { texts, cutWithoutTitle } = await page.evaluate(
-    ([pageFloor, tabFloor]) => {
-      const texts: Drawn[] = []
-      const cutWithoutTitle: string[] = []
-      const main = document.querySelector('main')!
-      const hidden = (el: Element) => !!el.closest('.sr-only, [hidden], [aria-hidden="true"]')
-      /** The part of a rectangle its clipping ancestors let show. */
-      const clip = (el: Element, r: { x0: number; y0: number; x1: number; y1: number }) => {
-        const out = { ...r }
-        for (let a: Element | null = el; a && a !== document.body; a = a.parentElement) {
-          const cs = getComputedStyle(a)
-          if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
-            const b = a.getBoundingClientRect()
-            out.x0 = Math.max(out.x0, b.left)
-            out.y0 = Math.max(out.y0, b.top)
-            out.x1 = Math.min(out.x1, b.right)
-            out.y1 = Math.min(out.y1, b.bottom)
-          }
-        }
-        return out
-      }
-      // The page's own text.
-      const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT)
-      let id = 0
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        id += 1
-        const text = (n.textContent ?? '').trim()
-        const el = n.parentElement
-        if (!text || !el || el.closest('svg') || hidden(el)) continue
-        const cs = getComputedStyle(el)
-        if (cs.visibility === 'hidden' || Number(cs.opacity) === 0) continue
-        const range = document.createRange()
-        range.selectNodeContents(n)
-        for (const r of Array.from(range.getClientRects())) {
-          if (r.width === 0 || r.height === 0) continue
-          const c = clip(el, { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom })
-          if (c.x1 - c.x0 < 1 || c.y1 - c.y0 < 1) continue
-          // Cut short by its box: the whole text must be a hover away.
-          if (c.x1 < r.right - 1 && !el.closest('[title]')) cutWithoutTitle.push(text)
-          texts.push({
-            text,
-            size: parseFloat(cs.fontSize),
-            corners: [
-              [c.x0, c.y0],
-              [c.x1, c.y0],
-              [c.x1, c.y1],
-              [c.x0, c.y1],
-            ],
-            floor: el.closest('[role="tablist"]') ? tabFloor : pageFloor,
-            where: `${el.tagName.toLowerCase()}.${el.className}`,
-            id,
-          })
+  const { texts, cutWithoutTitle } = await page.evaluate((pageFloor) => {
+    const texts: Drawn[] = []
+    const cutWithoutTitle: string[] = []
+    const main = document.querySelector('main')!
+    const hidden = (el: Element) => !!el.closest('.sr-only, [hidden], [aria-hidden="true"]')
+    /** The part of a rectangle its clipping ancestors let show. */
+    const clip = (el: Element, r: { x0: number; y0: number; x1: number; y1: number }) => {
+      const out = { ...r }
+      for (let a: Element | null = el; a && a !== document.body; a = a.parentElement) {
+        const cs = getComputedStyle(a)
+        if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
+          const b = a.getBoundingClientRect()
+          out.x0 = Math.max(out.x0, b.left)
+          out.y0 = Math.max(out.y0, b.top)
+          out.x1 = Math.min(out.x1, b.right)
+          out.y1 = Math.min(out.y1, b.bottom)
         }
       }
-      return { texts, cutWithoutTitle }
-    },
-    [pageFloor, TAB_FLOOR],
-  )
+      return out
+    }
+    // The page's own text.
+    const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT)
+    let id = 0
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      id += 1
+      const text = (n.textContent ?? '').trim()
+      const el = n.parentElement
+      if (!text || !el || el.closest('svg') || hidden(el)) continue
+      const cs = getComputedStyle(el)
+      if (cs.visibility === 'hidden' || Number(cs.opacity) === 0) continue
+      const range = document.createRange()
+      range.selectNodeContents(n)
+      for (const r of Array.from(range.getClientRects())) {
+        if (r.width === 0 || r.height === 0) continue
+        const c = clip(el, { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom })
+        if (c.x1 - c.x0 < 1 || c.y1 - c.y0 < 1) continue
+        // Cut short by its box: the whole text must be a hover away.
+        if (c.x1 < r.right - 1 && !el.closest('[title]')) cutWithoutTitle.push(text)
+        texts.push({
+          text,
+          size: parseFloat(cs.fontSize),
+          corners: [
+            [c.x0, c.y0],
+            [c.x1, c.y0],
+            [c.x1, c.y1],
+            [c.x0, c.y1],
+          ],
+          floor: pageFloor,
+          where: `${el.tagName.toLowerCase()}.${el.className}`,
+          id,
+        })
+      }
+    }
+    return { texts, cutWithoutTitle }
+  }, pageFloor)
   // The charts' text, turned with its element, held to the same floor.
   let id = texts.length ? Math.max(...texts.map((t) => t.id)) : 0
   for (const t of await svgTexts(page)) texts.push({ text: t.text, size: t.size, corners: t.corners, floor: pageFloor, where: t.where, id: (id += 1) })
@@ -422,28 +417,28 @@ describe('presentation mode is a slide, read back at four window sizes', () => {
             180_000,
           )
 
-      it('the tabs and the sentence take one line each, every tab whole in the window; the source and the translation are whole on hover', async () => {
-        await page.setViewportSize({ width: 1024, height: 768 })
-        await show('heatmap')
-        const tabs = await page.locator('main .tabs button').evaluateAll((els) =>
-          els.map((e) => {
-            const r = e.getBoundingClientRect()
-            const clip = e.parentElement!.getBoundingClientRect()
-            return {
-              text: e.textContent!.trim(),
-              top: Math.round(r.top),
-              left: r.left,
-              right: r.right,
-              clip: clip.right,
-              size: parseFloat(getComputedStyle(e).fontSize),
-            }
-          }),
-        )
-        expect(new Set(tabs.filter((t) => t.text !== '×').map((t) => t.top)).size).toBe(1)
-        for (const t of tabs) {
-          expect(t.left, `the tab "${t.text}"`).toBeGreaterThanOrEqual(0)
-          expect(t.right, `the tab "${t.text}" is cut at the window's right edge`).toBeLessThanOrEqual(Math.min(1024, t.clip) + TOLERANCE)
-          expect(t.size, `the tab "${t.text}"`).toBeGreaterThanOrEqual(TAB_FLOOR)
+      it('the tabs at the floor, in one line at 1280 × 720 and in at most two at 1024 × 768, every tab whole in the window; the sentence in one line, whole on hover', async () => {
+        const tabsAt = async (w: number, h: number) => {
+          await page.setViewportSize({ width: w, height: h })
+          await show('heatmap')
+          return page.locator('main .tabs button').evaluateAll((els) =>
+            els.map((e) => {
+              const r = e.getBoundingClientRect()
+              return { text: e.textContent!.trim(), top: Math.round(r.top), left: r.left, right: r.right, size: parseFloat(getComputedStyle(e).fontSize) }
+            }),
+          )
+        }
+        for (const [w, h, lines] of [
+          [1280, 720, 1],
+          [1024, 768, 2],
+        ] as const) {
+          const tabs = await tabsAt(w, h)
+          expect(new Set(tabs.filter((t) => t.text !== '×').map((t) => t.top)).size, `lines of tabs at ${w} × ${h}`).toBeLessThanOrEqual(lines)
+          for (const t of tabs) {
+            expect(t.left, `the tab "${t.text}"`).toBeGreaterThanOrEqual(0)
+            expect(t.right, `the tab "${t.text}" is cut at the window's right edge`).toBeLessThanOrEqual(w + TOLERANCE)
+            expect(t.size, `the tab "${t.text}" at ${w} × ${h}`).toBeGreaterThanOrEqual(floorAt(h) - 0.01)
+          }
         }
         const line = page.getByTestId('present-line')
         expect((await line.boundingBox())!.height).toBeLessThan(48)
