@@ -7,7 +7,7 @@ import { fitFigure, type FitAlternative } from '../../../shared/charts/fit'
 import type { LensError } from '../../../shared/errors'
 import type { FigureData, FigureSpec } from '../../../shared/figure'
 import { screenMeasure, screenSvg } from './fit-screen'
-import { fittedPages, type FitReply, type FitRequest } from './figure-fit-pages'
+import { fittedPages, type FitCancel, type FitReply, type FitRequest } from './figure-fit-pages'
 
 export type FittedPage = Extract<FitReply, { fitted: unknown }>['fitted']
 export type RefusedPage = Extract<FitReply, { refused: unknown }>['refused']
@@ -56,14 +56,24 @@ export function fitHere(data: FigureData, spec: FigureSpec, alternatives: boolea
   }
 }
 
-/** The figure fitted to its page on the worker (plain data: snapshots, not reactive proxies), or here where there is none. */
-export async function fitPreview(data: FigureData, spec: FigureSpec, alternatives: boolean): Promise<PreviewFit> {
+/**
+ * The figure fitted to its page on the worker (plain data: snapshots, not reactive proxies), or here
+ * where there is none; null once `signal` aborts (the preview's settings changed): the worker then
+ * drops the fit if it has not begun it.
+ */
+export async function fitPreview(data: FigureData, spec: FigureSpec, alternatives: boolean, signal?: AbortSignal): Promise<PreviewFit | null> {
   const w = start()
   if (!w) return fitHere(data, spec, alternatives)
   const id = ++next
   const got = await new Promise<PreviewFit | null>((resolve) => {
     waiting.set(id, resolve)
+    signal?.addEventListener('abort', () => {
+      if (!waiting.delete(id)) return
+      w.postMessage({ cancel: id } satisfies FitCancel)
+      resolve(null)
+    })
     w.postMessage({ id, data, spec, alternatives } satisfies FitRequest)
   })
+  if (signal?.aborted) return null
   return got ?? fitHere(data, spec, alternatives)
 }

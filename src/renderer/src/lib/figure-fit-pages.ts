@@ -13,6 +13,11 @@ export interface FitRequest {
   alternatives: boolean
 }
 
+/** A fit the preview no longer wants (its settings changed): dropped if the worker has not begun it. */
+export interface FitCancel {
+  cancel: number
+}
+
 /**
  * A figure fitted, as the preview shows it: one SVG of its page or, split into slides, of every
  * slide side by side in rows (one SVG, so the page reads as one figure); the page's size, the

@@ -13,7 +13,8 @@ import { fitFigure, type FitAlternative, type RenderSvg } from '../../../shared/
 import { FIGURE_FONT, type Measure } from '../../../shared/charts/frame'
 import { normaliseText } from '../../../shared/charts/text-boxes'
 import type { LensError } from '../../../shared/errors'
-import { fittedPages, type FitReply, type FitRequest } from './figure-fit-pages'
+import { fittedPages, type FitCancel, type FitReply, type FitRequest } from './figure-fit-pages'
+import { fitQueue } from './fit-queue'
 
 echarts.use([...CHART_PARTS, SVGRenderer])
 
@@ -44,8 +45,7 @@ const render: RenderSvg = (option, width, height) => {
 
 const post = (reply: FitReply) => (self as unknown as { postMessage: (m: FitReply) => void }).postMessage(reply)
 
-self.onmessage = (e: MessageEvent<FitRequest>) => {
-  const { id, data, spec, alternatives } = e.data
+function fit({ id, data, spec, alternatives }: FitRequest): void {
   try {
     const fit = fitFigure(data, spec, measure, render, { alternatives })
     post({ id, fitted: fittedPages(fit) })
@@ -54,4 +54,11 @@ self.onmessage = (e: MessageEvent<FitRequest>) => {
     if (e2?.name !== 'RefusedError') return post({ id, failed: String(e2?.message ?? err) })
     post({ id, refused: { message: e2.message, alternatives: (e2.details as { alternatives?: FitAlternative[] } | undefined)?.alternatives ?? [] } })
   }
+}
+
+const queue = fitQueue<FitRequest>(fit, (id) => post({ id, failed: 'cancelled' }))
+
+self.onmessage = (e: MessageEvent<FitRequest | FitCancel>) => {
+  if ('cancel' in e.data) queue.cancel(e.data.cancel)
+  else queue.push(e.data)
 }
