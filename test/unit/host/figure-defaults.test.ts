@@ -40,17 +40,7 @@ const NOT_A_SENTENCE = ['corpus', 'forecast']
  * a slide is ten slides, over MOST_PARTS. The test fails when one of these is drawn, or another
  * is refused.
  */
-const KNOWN_REFUSED = [
-  'positions 25 words',
-  'occlusion 25 words',
-  'heatmap 30 words',
-  'positions 30 words',
-  'whatif 30 words',
-  'sidebyside 30 words',
-  'contributions 30 words',
-  'occlusion 30 words',
-  'goldlinks 30 words',
-]
+const KNOWN_REFUSED = ['positions 25 words', 'occlusion 25 words', 'positions 30 words', 'sidebyside 30 words', 'occlusion 30 words']
 
 /** The dialog's defaults: a 16:9 slide, lecture-hall text, the model's name as the caption. */
 const specFor = (data: FigureData, name?: string): FigureSpec => ({
