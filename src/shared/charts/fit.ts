@@ -6,7 +6,8 @@
  * the floor). The fitter adapts before it shrinks (issue 40), in turn: the preset's text size as
  * asked; the view's other arrangement at that size (the heatmap transposed, side by side stacked,
  * the lines down the page); the output steps split into consecutive parts at that size (a slide
- * each); and only where none of those fits, the largest text above the floor (14 pt on a slide),
+ * each), else the source too where its columns are too wide for the page (a grid of parts); and
+ * only where none of those fits, the largest text above the floor (14 pt on a slide),
  * said in the note. On a paper size (the width fixed by the column) the page grows taller as the
  * content asks, up to a page's text block; a slide keeps its size. What does not fit even so is
  * refused, naming what does (another page, a larger one), every one of them fitted.
@@ -507,7 +508,7 @@ function piecesOrNull(data: FigureData, spec: FigureSpec, measure: Measure, rend
 
 /**
  * The figure as asked or the view's other way at the asked text size; else split into parts at
- * that size: its output steps, else the view's own pieces; else (a view of one step, or one whose
+ * that size: its output steps, else its source and output steps (a grid), else the view's own pieces; else (a view of one step, or one whose
  * parts do not fit either) the largest text above the floor, said in the note, never silently.
  */
 function fitAuto(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg, split = true): FittedFigure | null {
@@ -577,7 +578,7 @@ export function fitAlternatives(data: FigureData, spec: FigureSpec, measure: Mea
 /**
  * The figure fitted, adapting before anything else: as asked; the view's other arrangement at the
  * preset's text size; the output steps split into consecutive parts at that size (`parts`, one
- * slide each); and only for a view that cannot split (one step's figure), the largest text above
+ * slide each), and the source too where that is not enough; and only for a view that cannot split (one step's figure), the largest text above
  * the floor, said in the note. On paper each is on the lowest page that fits. Throws a
  * RefusedError naming what does fit (its details: `{ alternatives }`) when nothing does: smaller
  * text is one of those, never chosen silently for a figure that could split.
