@@ -35,9 +35,9 @@ const NOT_A_SENTENCE = ['corpus', 'forecast']
 /**
  * Still refused at the defaults (issue 40, left open; the refusals name paper-double): the pₜ plot
  * has no split at all; occlusion of 25 words at four steps a slide is ten slides, over MOST_PARTS;
- * side by side of 31 words (34 source words, 34 steps) has its source in halves (each half's A and
- * B beside each other are wider than the slide, so stacked) at six steps a slide at most, ten
- * slides, over MOST_PARTS. (The heatmap, what-if, contributions and the Alignment score figure of
+ * side by side of 31 words (34 source words, 34 steps) fits at 20 pt in thirds of its source by
+ * thirds of its steps, nine slides, over MOST_PARTS (in halves of the source, some parts of six
+ * steps need 17 pt: twelve slides would not do either). (The heatmap, what-if, contributions and the Alignment score figure of
  * 31 words, whose 34 columns a line wide are wider than the slide, split across the source too.)
  * The test fails when one of these is drawn, or another is refused.
  */
