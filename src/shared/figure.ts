@@ -665,8 +665,15 @@ export const FigureDataSchema = v.variant(
 export type FigureData = v.InferOutput<typeof FigureDataSchema>
 export type FigureView = FigureData['view']
 
+/**
+ * The arguments' schema as a named type: the IPC routes that carry it (routes.ts) then name it,
+ * where spelling out every view's checks outgrew what the compiler writes for an inferred type.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an interface, not an alias: only an interface is written by its name
+export interface FigureArgsSchema extends v.StrictTupleSchema<[typeof FigureDataSchema, typeof FigureSpecSchema], undefined> {}
+
 /** The arguments of the export channels (export:figure, export:copy): the data, then the spec. */
-export const FigureArgs = v.strictTuple([FigureDataSchema, FigureSpecSchema])
+export const FigureArgs: FigureArgsSchema = v.strictTuple([FigureDataSchema, FigureSpecSchema])
 
 // ---- checking ----
 
