@@ -334,10 +334,11 @@ const rowsSchema = v.tuple([whole(0, MAX_TOKENS), whole(1, MAX_TOKENS)], 'must b
 const rowsInside = (d: { translation: { tgtTokens: string[] }; rows?: [number, number] }) =>
   !d.rows || (d.rows[0] < d.rows[1] && d.rows[1] <= d.translation.tgtTokens.length)
 const ROWS_INSIDE = 'must be output steps of the translation, the first before the end'
-/** Some source positions of a one-step figure split into parts (a slide at its text floor): [first, end). */
+/** Some source positions of a figure split into parts (a slide too narrow for the whole source): [first, end). */
 const colsSchema = v.tuple([whole(0, MAX_TOKENS), whole(1, MAX_TOKENS)], 'must be [first, end) source positions')
-const colsInside = (d: { translation: { srcTokens: string[] }; cols?: [number, number] }) =>
-  !d.cols || (d.cols[0] < d.cols[1] && d.cols[1] <= d.translation.srcTokens.length)
+/** Source positions [first, end) inside a source of `n`. */
+const colsWithin = (cols: [number, number] | undefined, n: number) => !cols || (cols[0] < cols[1] && cols[1] <= n)
+const colsInside = (d: { translation: { srcTokens: string[] }; cols?: [number, number] }) => colsWithin(d.cols, d.translation.srcTokens.length)
 const COLS_INSIDE = 'must be source positions of the translation, the first before the end'
 
 /** An alignment link: source word i, target word j, sure or possible. */
@@ -348,12 +349,13 @@ export const FigureDataSchema = v.variant(
   'view',
   [
     v.pipe(
-      obj({ view: v.literal('heatmap'), translation: TranslationSchema, rows: v.optional(rowsSchema) }),
+      obj({ view: v.literal('heatmap'), translation: TranslationSchema, rows: v.optional(rowsSchema), cols: v.optional(colsSchema) }),
       v.forward(
         v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty: this model has no attention to draw'),
         ['translation', 'attention'],
       ),
       v.forward(v.partialCheck([['translation', 'tgtTokens'], ['rows']], rowsInside, ROWS_INSIDE), ['rows']),
+      v.forward(v.partialCheck([['translation', 'srcTokens'], ['cols']], colsInside, COLS_INSIDE), ['cols']),
     ),
     /** The spotlight of one output step of a local model: softmax in the window, Gaussian, product. */
     v.pipe(
@@ -454,10 +456,16 @@ export const FigureDataSchema = v.variant(
         head: v.optional(headRef),
         /** A part of a figure split into slides: the modified run's output steps [first, end). */
         rows: v.optional(rowsSchema),
+        /** A part of a figure split into slides: source positions [first, end) of the weights. */
+        cols: v.optional(colsSchema),
       }),
       v.forward(
         v.partialCheck([['result']], (d) => d.result.modified.attention.length > 0, 'must have attention: this model has none to override'),
         ['result'],
+      ),
+      v.forward(
+        v.partialCheck([['result', 'modified', 'srcTokens'], ['cols']], (d) => colsWithin(d.cols, d.result.modified.srcTokens.length), COLS_INSIDE),
+        ['cols'],
       ),
     ),
     /** Two attention maps of one sentence on one fixed 0–1 scale, and their difference A − B. */
@@ -469,7 +477,17 @@ export const FigureDataSchema = v.variant(
         names: v.tuple([label(256), label(256)], 'must be two names'),
         /** A part of a figure split into slides: output steps [first, end) of the longer output. */
         rows: v.optional(rowsSchema),
+        /** A part of a figure split into slides: source positions [first, end) of the longer source. */
+        cols: v.optional(colsSchema),
       }),
+      v.forward(
+        v.partialCheck(
+          [['a', 'srcTokens'], ['b', 'srcTokens'], ['cols']],
+          (d) => colsWithin(d.cols, Math.max(d.a.srcTokens.length, d.b.srcTokens.length)),
+          'must be source positions of the longer source, the first before the end',
+        ),
+        ['cols'],
+      ),
       v.forward(
         v.partialCheck(
           [
@@ -543,10 +561,20 @@ export const FigureDataSchema = v.variant(
         statistical: v.nullable(list(LinkSchema, MAX_TOKENS * 4, 'links')),
         /** A part of a figure split into slides: target words [first, end). */
         rows: v.optional(rowsSchema),
+        /** A part of a figure split into slides: source words [first, end). */
+        cols: v.optional(colsSchema),
       }),
       v.forward(
         v.partialCheck([['tgtWords'], ['rows']], (d) => !d.rows || (d.rows[0] < d.rows[1] && d.rows[1] <= d.tgtWords.length), ROWS_INSIDE),
         ['rows'],
+      ),
+      v.forward(
+        v.partialCheck(
+          [['srcWords'], ['cols']],
+          (d) => colsWithin(d.cols, d.srcWords.length),
+          'must be source words of the sentence, the first before the end',
+        ),
+        ['cols'],
       ),
       v.forward(
         v.partialCheck(
@@ -605,6 +633,8 @@ export const FigureDataSchema = v.variant(
         sourceShare: numbers(MAX_TOKENS),
         /** A part of a figure split into slides: output steps [first, end). */
         rows: v.optional(rowsSchema),
+        /** A part of a figure split into slides: source positions [first, end). */
+        cols: v.optional(colsSchema),
       }),
       v.forward(
         v.partialCheck([['translation', 'attention']], (d) => d.translation.attention.length > 0, 'must not be empty'),
@@ -619,6 +649,7 @@ export const FigureDataSchema = v.variant(
         ['sourceShare'],
       ),
       v.forward(v.partialCheck([['translation', 'tgtTokens'], ['rows']], rowsInside, ROWS_INSIDE), ['rows']),
+      v.forward(v.partialCheck([['translation', 'srcTokens'], ['cols']], colsInside, COLS_INSIDE), ['cols']),
     ),
     /** The forecasting view: series above, attention heatmap below, a selected step or none. */
     v.pipe(
@@ -634,8 +665,15 @@ export const FigureDataSchema = v.variant(
 export type FigureData = v.InferOutput<typeof FigureDataSchema>
 export type FigureView = FigureData['view']
 
+/**
+ * The arguments' schema as a named type: the IPC routes that carry it (routes.ts) then name it,
+ * where spelling out every view's checks outgrew what the compiler writes for an inferred type.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an interface, not an alias: only an interface is written by its name
+export interface FigureArgsSchema extends v.StrictTupleSchema<[typeof FigureDataSchema, typeof FigureSpecSchema], undefined> {}
+
 /** The arguments of the export channels (export:figure, export:copy): the data, then the spec. */
-export const FigureArgs = v.strictTuple([FigureDataSchema, FigureSpecSchema])
+export const FigureArgs: FigureArgsSchema = v.strictTuple([FigureDataSchema, FigureSpecSchema])
 
 // ---- checking ----
 

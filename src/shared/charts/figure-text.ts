@@ -9,6 +9,8 @@ export interface FigureText {
   output: string
   /** A figure of some output steps only (an export split into parts): "output, steps 1–14 of 28". */
   outputRows: (first: number, last: number, of: number) => string
+  /** A figure of some source positions only (an export split across the source): "source, 1–17 of 34". */
+  sourceCols: (first: number, last: number, of: number) => string
   window: string
   pt: string
   weight: string
@@ -74,6 +76,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     source: 'source',
     output: 'output',
     outputRows: (a, b, n) => `output, steps ${a}–${b} of ${n}`,
+    sourceCols: (a, b, n) => `source, ${a}–${b} of ${n}`,
     window: 'window [pₜ − D, pₜ + D]',
     pt: 'pₜ',
     weight: 'weight',
@@ -128,6 +131,7 @@ export const FIGURE_TEXT: Record<FrameLang, FigureText> = {
     source: '源语言',
     output: '输出',
     outputRows: (a, b, n) => `输出（第 ${a}–${b} 步，共 ${n} 步）`,
+    sourceCols: (a, b, n) => `源语言（第 ${a}–${b} 个，共 ${n} 个）`,
     window: '窗口 [pₜ − D, pₜ + D]',
     pt: 'pₜ',
     weight: '权重',

@@ -6,7 +6,8 @@
  * the floor). The fitter adapts before it shrinks (issue 40), in turn: the preset's text size as
  * asked; the view's other arrangement at that size (the heatmap transposed, side by side stacked,
  * the lines down the page); the output steps split into consecutive parts at that size (a slide
- * each); and only where none of those fits, the largest text above the floor (14 pt on a slide),
+ * each), else the source too where its columns are too wide for the page (a grid of parts); and
+ * only where none of those fits, the largest text above the floor (14 pt on a slide),
  * said in the note. On a paper size (the width fixed by the column) the page grows taller as the
  * content asks, up to a page's text block; a slide keeps its size. What does not fit even so is
  * refused, naming what does (another page, a larger one), every one of them fitted.
@@ -124,29 +125,62 @@ export interface FittedFigure {
 }
 
 /**
- * One part of a split figure: its data (with its output steps `rows`, or the piece of the view it
- * draws), its fit, and what it is, as the note and the CLI name it ("steps 1–14", "stage 4").
+ * One part of a split figure: its data (with its output steps `rows` and source positions `cols`,
+ * or the piece of the view it draws), its fit, and what it is, as the note and the CLI name it
+ * ("steps 1–14", "steps 1–12 · source 1–17", "stage 4").
  */
 export interface FittedPart {
   /** Output steps [first, end), where the part is some of them. */
   rows?: [number, number]
+  /** Source positions [first, end), where the part is some of them. */
+  cols?: [number, number]
   label: string
   data: FigureData
   fit: FittedFigure
 }
 
-/** A split figure's parts in a line: "steps 1–11, 12–21" for output steps alone, else each part's label ("stages 1–3; stage 4"). */
+/**
+ * A split figure's parts in a line: "steps 1–11, 12–21" for output steps alone, "steps 1–12, 13–24 ×
+ * source 1–17, 18–34" for a grid of them and source positions, else each part's label ("stages 1–3; stage 4").
+ */
 export function partsSummary(parts: readonly FittedPart[], lang: FigureSpec['lang'] = 'en'): string {
   const zh = lang === 'zh'
-  if (parts.every((p) => p.rows && p.label === stepsLabel(p.rows, lang)))
-    return zh
-      ? `第 ${parts.map((p) => `${p.rows![0] + 1}–${p.rows![1]}`).join('、')} 步`
-      : `steps ${parts.map((p) => `${p.rows![0] + 1}–${p.rows![1]}`).join(', ')}`
+  if (parts.every((p) => p.rows && !p.cols && p.label === stepsLabel(p.rows, lang)))
+    return stepsLabel(
+      parts.map((p) => p.rows!),
+      lang,
+    )
+  const grid = gridOf(parts, lang)
+  if (grid) return grid
   return parts.map((p) => p.label).join(zh ? '；' : '; ')
 }
 
-/** A part of output steps, named: "steps 1–14". */
-const stepsLabel = ([a, b]: readonly [number, number], lang: FigureSpec['lang']) => (lang === 'zh' ? `第 ${a + 1}–${b} 步` : `steps ${a + 1}–${b}`)
+const spans = (parts: readonly (readonly [number, number])[], zh: boolean) => parts.map(([a, b]) => `${a + 1}–${b}`).join(zh ? '、' : ', ')
+
+/** Parts of output steps, named: "steps 1–14" (one part), "steps 1–14, 15–28". */
+function stepsLabel(rows: readonly (readonly [number, number])[] | readonly [number, number], lang: FigureSpec['lang']): string {
+  const all = (typeof rows[0] === 'number' ? [rows] : rows) as (readonly [number, number])[]
+  return lang === 'zh' ? `第 ${spans(all, true)} 步` : `steps ${spans(all, false)}`
+}
+
+/** Parts of source positions, named: "source 1–17", "source 1–17, 18–34". */
+const sourceLabel = (cols: readonly (readonly [number, number])[], lang: FigureSpec['lang']) =>
+  lang === 'zh' ? `源语言第 ${spans(cols, true)} 个` : `source ${spans(cols, false)}`
+
+/** A part of a grid, named by its output steps (where it is some of them) and its source positions: "steps 1–12 · source 1–17". */
+const gridLabel = (rows: [number, number] | undefined, cols: [number, number], lang: FigureSpec['lang']) =>
+  [rows && stepsLabel(rows, lang), sourceLabel([cols], lang)].filter(Boolean).join(' · ')
+
+/** Parts that are a whole grid of output steps × source positions, in a line ("steps 1–12, 13–24 × source 1–17, 18–34"), or null. */
+function gridOf(parts: readonly FittedPart[], lang: FigureSpec['lang']): string | null {
+  if (!parts.every((p) => p.cols && p.label === gridLabel(p.rows, p.cols, lang))) return null
+  const key = (r: readonly [number, number] | undefined) => (r ? r.join('-') : '')
+  const rows = [...new Map(parts.map((p) => [key(p.rows), p.rows])).values()]
+  const cols = [...new Map(parts.map((p) => [key(p.cols), p.cols!])).values()]
+  if (rows.length * cols.length !== parts.length) return null
+  const steps = rows.every((r) => r) ? `${stepsLabel(rows as [number, number][], lang)} × ` : ''
+  return `${steps}${sourceLabel(cols, lang)}`
+}
 
 /**
  * Something else that fits where the figure as asked does not, found by fitting it: smaller text
@@ -244,7 +278,7 @@ export function refusal(data: FigureData, spec: FigureSpec, alternatives: readon
   const n = tokensOf(data)
   const page = presetOf(spec) ?? `${inches(spec.width)} × ${inches(spec.height)} in`
   const pieces = viewDef(data.view)?.pieces as ((d: FigureData) => unknown[] | null) | undefined
-  const splits = splittable(data) || !!pieces?.(data)?.length
+  const splits = splittable(data) || sourcesOf(data) >= 2 || !!pieces?.(data)?.length
   const text = strict
     ? `${fmt(spec.fontSize)} pt text laid out the usual way`
     : `text of at least ${fmt(floors.label)} pt${splits ? `, either way round or split into ${page.startsWith('slide') ? 'slides' : 'figures'}` : ''}`
@@ -268,6 +302,12 @@ export function stepsOf(data: FigureData): number {
 
 /** Whether a figure can be split into parts of consecutive output steps. */
 export const splittable = (data: FigureData) => stepsOf(data) >= 2
+
+/** The source positions of a figure that can be split across its source, or 0 (a view that cannot, or already a part of it). */
+export function sourcesOf(data: FigureData): number {
+  if ('cols' in data && data.cols) return 0
+  return (viewDef(data.view)?.sources as ((d: FigureData) => number) | undefined)?.(data) ?? 0
+}
 
 /** The output steps [0, steps) in k consecutive parts, as even as can be. */
 export function evenParts(steps: number, k: number): [number, number][] {
@@ -305,7 +345,7 @@ function fitOrNull(
     // A layout that leaves a part out is a last resort: larger text with everything comes first;
     // but a part of a split figure (some output steps, on a slide of its own) is at the text size
     // asked or not at all, and may leave out what its own note says it leaves out.
-    const part = 'rows' in data && !!data.rows
+    const part = ('rows' in data && !!data.rows) || ('cols' in data && !!data.cols)
     if (cramped || (fallback && fontSize > floor && !part)) return null
     const svg = render(option, s.width, s.height)
     if (layoutProblems(svg, measure, s, floors, 1).length) return null
@@ -399,6 +439,49 @@ function splitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, rende
 }
 
 /**
+ * The figure as a grid of parts where its source is too wide for the page (viewDef.sources): the
+ * source in c consecutive parts, each of them in r parts of the output steps as needed, each part
+ * at the text size asked; the fewest parts first (c·r ≤ MOST_PARTS), of fewer source parts where
+ * as many; in reading order (steps, then source). Null where no grid fits.
+ */
+function gridOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg): FittedFigure | null {
+  const sources = sourcesOf(data)
+  if (sources < 2) return null
+  const steps = stepsOf(data)
+  const fits = new Map<string, FittedFigure | null>()
+  const part = (rows: [number, number] | undefined, cols: [number, number]) => ({ ...data, ...(rows ? { rows } : {}), cols }) as FigureData
+  const fitPart = (rows: [number, number] | undefined, cols: [number, number]) => {
+    const key = `${rows ?? ''}|${cols}`
+    if (!fits.has(key)) fits.set(key, fitOrNull(part(rows, cols), spec, measure, render, false, false))
+    return fits.get(key)!
+  }
+  const rowsIn = (r: number) => (r > 1 ? evenParts(steps, r) : [undefined])
+  const grids: [number, number][] = []
+  for (let c = 2; c <= Math.min(MOST_PARTS, sources); c++)
+    for (let r = 1; r <= Math.min(Math.floor(MOST_PARTS / c), Math.max(1, steps)); r++) grids.push([c, r])
+  grids.sort(([c0, r0], [c1, r1]) => c0 * r0 - c1 * r1 || c0 - c1)
+  // Where a source part with its first output steps of the most parts does not fit, fewer (longer) step parts will not either.
+  const hopeless = new Map<number, boolean>()
+  for (const [c, r] of grids) {
+    const cols = evenParts(sources, c)
+    if (!hopeless.has(c)) {
+      const widest = cols.reduce((w, p) => (p[1] - p[0] > w[1] - w[0] ? p : w))
+      hopeless.set(c, !fitPart(rowsIn(Math.min(Math.floor(MOST_PARTS / c), Math.max(1, steps)))[0], widest))
+    }
+    if (hopeless.get(c)) continue
+    const parts: FittedPart[] = []
+    grid: for (const rows of rowsIn(r))
+      for (const span of cols) {
+        const fit = fitPart(rows, span)
+        if (!fit) break grid
+        parts.push({ ...(rows ? { rows } : {}), cols: span, label: gridLabel(rows, span, spec.lang), data: part(rows, span), fit })
+      }
+    if (parts.length === c * r) return { ...parts[0].fit, note: splitNote(data, spec, parts), parts }
+  }
+  return null
+}
+
+/**
  * The figure as the view's own pieces (viewDef.pieces: the step-through's stages, the heads' average
  * and grid), each on its slide at the text size asked, a piece too long for one slide split by its
  * output steps; or null where any piece fits in neither way, or they come to more than MOST_PARTS.
@@ -425,7 +508,7 @@ function piecesOrNull(data: FigureData, spec: FigureSpec, measure: Measure, rend
 
 /**
  * The figure as asked or the view's other way at the asked text size; else split into parts at
- * that size: its output steps, else the view's own pieces; else (a view of one step, or one whose
+ * that size: its output steps, else its source and output steps (a grid), else the view's own pieces; else (a view of one step, or one whose
  * parts do not fit either) the largest text above the floor, said in the note, never silently.
  */
 function fitAuto(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg, split = true): FittedFigure | null {
@@ -433,7 +516,10 @@ function fitAuto(data: FigureData, spec: FigureSpec, measure: Measure, render: R
   const asked = fitOrNull(data, spec, measure, render, false, false)
   if (asked) return asked
   return (
-    (splittable(data) ? splitOrNull(data, spec, measure, render) : null) ?? piecesOrNull(data, spec, measure, render) ?? fitOrNull(data, spec, measure, render)
+    (splittable(data) ? splitOrNull(data, spec, measure, render) : null) ??
+    gridOrNull(data, spec, measure, render) ??
+    piecesOrNull(data, spec, measure, render) ??
+    fitOrNull(data, spec, measure, render)
   )
 }
 
@@ -492,7 +578,7 @@ export function fitAlternatives(data: FigureData, spec: FigureSpec, measure: Mea
 /**
  * The figure fitted, adapting before anything else: as asked; the view's other arrangement at the
  * preset's text size; the output steps split into consecutive parts at that size (`parts`, one
- * slide each); and only for a view that cannot split (one step's figure), the largest text above
+ * slide each), and the source too where that is not enough; and only for a view that cannot split (one step's figure), the largest text above
  * the floor, said in the note. On paper each is on the lowest page that fits. Throws a
  * RefusedError naming what does fit (its details: `{ alternatives }`) when nothing does: smaller
  * text is one of those, never chosen silently for a figure that could split.

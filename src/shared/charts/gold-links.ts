@@ -22,8 +22,9 @@ export interface GoldLinksInput {
   /** The legend's names, in the view's language. */
   names: { sure: string; possible: string; extracted: string; statistical: string }
   title?: string
-  /** The output axis's title (a part of a split figure names its words). */
+  /** The axis titles (a part of a split figure names its words). */
   outputTitle?: string
+  sourceTitle?: string
   colormap?: ColormapName
   colorScale?: boolean
   frame?: Frame
@@ -45,6 +46,7 @@ export function buildGoldLinksOption(input: GoldLinksInput): FigureOption {
     labels: 'off',
     title: input.title,
     ...(input.outputTitle ? { outputTitle: input.outputTitle } : {}),
+    ...(input.sourceTitle ? { sourceTitle: input.sourceTitle } : {}),
     frame,
     colorScale: input.colorScale,
   }

@@ -58,6 +58,14 @@ export interface HeatmapInput extends HeatmapStyle {
   /** With a frame: the axis titles (default: the frame language's "source" and "output"). */
   sourceTitle?: string
   outputTitle?: string
+  /**
+   * With a frame: the map is some of the source (a part of a figure split across it), p_t and the
+   * windows counted from its first position: those outside it are not drawn, a window crossing its
+   * edge is cut there.
+   */
+  clip?: boolean
+  /** Each row's largest weight (norm 'row') where the map is some of the source: the whole row's, so every part reads on one scale. */
+  rowMax?: number[]
 }
 
 /** The p_t marker's colours: light fill, dark edge, seen on every colour of every map. */
@@ -75,6 +83,8 @@ export const LOG_FLOOR = -4
 
 /** Where p_t's marker goes: p_t = S·sigmoid(…) can pass the last word's centre (up to S); the marker stops at the map's edge. */
 const markerAt = (p: number, S: number): number => Math.min(p, S - 0.5)
+/** Where p_t's marker goes on a map of some of the source (`clip`): null where p_t is outside it. */
+const markerIn = (p: number, S: number, clip: boolean | undefined): number | null => (!clip ? markerAt(p, S) : p >= -0.5 && p <= S - 0.5 ? p : null)
 
 /** The cells a local window covers: whole source positions inside [p_t-D, p_t+D]. */
 export function windowCells(win: [number, number], S: number): [number, number] {
@@ -109,20 +119,36 @@ function numeric(api: CustomSeriesRenderItemAPI): RenderApi {
   }
 }
 
+/** One row's window outline (cells x0 to x1) and p_t's marker (null: outside a part of the source, not drawn). */
+function overlayRow(x0: number, x1: number, top: number, h: number, stroke: number, marker: [number, number][] | null, markerLine: number) {
+  const window = { type: 'rect' as const, shape: { x: x0 + stroke / 2, y: top + stroke / 2, width: x1 - x0 - stroke, height: h - stroke } }
+  const pt = marker && { type: 'polygon' as const, shape: { points: marker } }
+  return {
+    type: 'group' as const,
+    children: [
+      ...(x1 > x0 ? [{ ...window, style: { fill: 'none', stroke: WINDOW_STROKE, lineWidth: stroke } }] : []),
+      ...(pt ? [{ ...pt, style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: markerLine } }] : []),
+    ],
+  }
+}
+
 /**
  * A custom series drawing, per output row, the window outline and p_t as a triangle hanging from
  * the row's top edge, small enough to stay clear of a centred value label `labelHeight` tall.
  */
-function localOverlay(positions: number[], windows: [number, number][], S: number, labelHeight: number, stroke: number): CustomSeriesOption {
+function localOverlay(positions: number[], windows: [number, number][], S: number, labelHeight: number, stroke: number, clip?: boolean): CustomSeriesOption {
+  // [step, p_t, the window's first and last cell, whether p_t is drawn]: on some of the source, the rows whose window misses it are left out.
+  const data = positions.flatMap((p, t) => {
+    const [lo, hi] = windowCells(windows[t], S)
+    const at = markerIn(p, S, clip)
+    return lo > hi && at === null ? [] : [[t, at ?? 0, lo, hi, at === null ? 0 : 1]]
+  })
   return {
     type: 'custom',
     name: 'local window',
     silent: true,
     z: 10,
-    data: positions.map((p, t) => {
-      const [lo, hi] = windowCells(windows[t], S)
-      return [t, markerAt(p, S), lo, hi]
-    }),
+    data,
     renderItem: (_params, raw) => {
       const api = numeric(raw)
       // A category axis snaps values to cell centres, so place fractional positions by hand.
@@ -135,21 +161,7 @@ function localOverlay(positions: number[], windows: [number, number][], S: numbe
       const xp = x(api.value(1))
       const top = yc - h / 2
       const size = Math.max(2.5, markerSize(h, labelHeight, Math.max(4, stroke * 4)))
-      return {
-        type: 'group',
-        children: [
-          {
-            type: 'rect',
-            shape: { x: x0 + stroke / 2, y: top + stroke / 2, width: x1 - x0 - stroke, height: h - stroke },
-            style: { fill: 'none', stroke: WINDOW_STROKE, lineWidth: stroke },
-          },
-          {
-            type: 'polygon',
-            shape: { points: triangleDown(xp, top + stroke, size) },
-            style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.75, stroke / 2) },
-          },
-        ],
-      }
+      return overlayRow(x0, x1, top, h, stroke, api.value(4) === 1 ? triangleDown(xp, top + stroke, size) : null, Math.max(0.75, stroke / 2))
     },
   }
 }
@@ -166,7 +178,7 @@ function cells(input: HeatmapInput, row: number | null, col: number | null, labe
   const data: HeatmapCell[] = []
   for (let t = 0; t < tgtTokens.length; t++) {
     const r = attention[t] ?? []
-    const rowMax = Math.max(0, ...r)
+    const rowMax = input.rowMax?.[t] ?? Math.max(0, ...r)
     for (let s = 0; s < srcTokens.length; s++) {
       const w = r[s] ?? 0
       const v = input.diverging ? (w + input.diverging.range) / (2 * input.diverging.range) : displayValue(w, rowMax, input)
@@ -463,7 +475,9 @@ function moveValues(
   const down = stroke + marker + 1 + valueH / 2 - ch / 2
   const roomBelow = down + valueH / 2 <= ch / 2 - 0.5
   for (let t = 0; t < (input.positions?.length ?? 0) && t < input.tgtTokens.length; t++) {
-    const xp = (markerAt(input.positions![t], S) + 0.5) * cw
+    const at = markerIn(input.positions![t], S, input.clip)
+    if (at === null) continue
+    const xp = (at + 0.5) * cw
     for (let s = Math.max(0, Math.floor((xp - half) / cw)); s < S && s * cw < xp + half; s++) {
       const w = m(valueText(input.attention[t]?.[s] ?? 0), valueSize)
       const cx = (s + 0.5) * cw
@@ -610,14 +624,14 @@ function heatmapFigure(input: HeatmapInput, f: Frame): FigureOption {
         label: { show: lay.values, fontSize: lay.valueSize, formatter: (p) => valueText(valueAt(p, 3)) },
         itemStyle: { borderColor: f.ink.dark ? 'rgba(17,24,39,0.6)' : 'rgba(255,255,255,0.6)', borderWidth: S * T > 4000 ? 0 : Math.max(0.25, fs / 40) },
       },
-      ...(overlay ? [localOverlayFigure(input.positions!, input.windows!, S, lay.marker, stroke)] : []),
+      ...(overlay ? [localOverlayFigure(input.positions!, input.windows!, S, lay.marker, stroke, input.clip)] : []),
     ],
   }
 }
 
 /** The local overlay at a fixed marker size (the page's), so the layout can promise it misses the values. */
-function localOverlayFigure(positions: number[], windows: [number, number][], S: number, marker: number, stroke: number): CustomSeriesOption {
-  const o = localOverlay(positions, windows, S, 0, stroke)
+function localOverlayFigure(positions: number[], windows: [number, number][], S: number, marker: number, stroke: number, clip?: boolean): CustomSeriesOption {
+  const o = localOverlay(positions, windows, S, 0, stroke, clip)
   return {
     ...o,
     renderItem: (_params, raw) => {
@@ -629,21 +643,7 @@ function localOverlayFigure(positions: number[], windows: [number, number][], S:
       const x0 = x(api.value(2) - 0.5)
       const x1 = x(api.value(3) + 0.5)
       const top = yc - h / 2
-      return {
-        type: 'group',
-        children: [
-          {
-            type: 'rect',
-            shape: { x: x0 + stroke / 2, y: top + stroke / 2, width: x1 - x0 - stroke, height: h - stroke },
-            style: { fill: 'none', stroke: WINDOW_STROKE, lineWidth: stroke },
-          },
-          {
-            type: 'polygon',
-            shape: { points: triangleDown(x(api.value(1)), top + stroke, marker) },
-            style: { fill: PT_MARKER.fill, stroke: PT_MARKER.stroke, lineWidth: Math.max(0.5, stroke / 2) },
-          },
-        ],
-      }
+      return overlayRow(x0, x1, top, h, stroke, api.value(4) === 1 ? triangleDown(x(api.value(1)), top + stroke, marker) : null, Math.max(0.5, stroke / 2))
     },
   }
 }

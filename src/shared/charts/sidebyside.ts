@@ -23,6 +23,10 @@ export interface SideBySideFigureInput {
   frame: Frame
   /** A part of a figure split into slides (some output steps): it may leave the difference out, saying so, rather than its text shrink. */
   partial?: boolean
+  /** Each map's source title (a part of some source positions names them); default the language's "source". */
+  sourceTitles?: [string, string]
+  /** The difference's colour range ± this (a part: the whole sentence's, so the parts read alike); default the largest |A − B| drawn. */
+  range?: number
 }
 
 /** Single-grid options as one option: panel i's grid, axes and series indexed i. */
@@ -84,8 +88,8 @@ function stacked(input: SideBySideFigureInput, withDifference = true): FigureOpt
   const same = a.srcTokens.join('\u0001') === b.srcTokens.join('\u0001')
   const rowLabelWidth = widest([...a.tgtTokens, ...b.tgtTokens], fs, f.measure, f.highlightRow !== null)
   const maps: HeatmapInput[] = [
-    { ...mapOf(a, input, false), rowLabelWidth },
-    { ...mapOf(b, input, input.colorScale), rowLabelWidth, ...(same ? { columnLabels: false as const } : {}) },
+    { ...mapOf(a, input, false, 0), rowLabelWidth },
+    { ...mapOf(b, input, input.colorScale, 1), rowLabelWidth, ...(same ? { columnLabels: false as const } : {}) },
   ]
   const need = maps.map((m) => heatmapNeeds(m, f))
   const heads = [`A · ${input.names[0]}`, `B · ${input.names[1]}`]
@@ -95,7 +99,7 @@ function stacked(input: SideBySideFigureInput, withDifference = true): FigureOpt
   // Without the difference, a line under the maps says where it is shown.
   let mapsH = same && !withDifference ? f.height - linePitch(fs) : f.height
   if (same && withDifference) {
-    const d = differenceOf(a, b)
+    const d = differenceOf(a, b, input.range)
     const r = d.range.toFixed(1)
     const small: HeatmapInput = {
       srcTokens: a.srcTokens,
@@ -168,8 +172,9 @@ function stacked(input: SideBySideFigureInput, withDifference = true): FigureOpt
 }
 
 /** One side's map: on one scale for both, weights from 0 to 1 whatever the app's range setting. */
-function mapOf(t: Translation, input: SideBySideFigureInput, colorScale: boolean): HeatmapInput {
+function mapOf(t: Translation, input: SideBySideFigureInput, colorScale: boolean, side: 0 | 1): HeatmapInput {
   return {
+    ...(input.sourceTitles ? { sourceTitle: input.sourceTitles[side] } : {}),
     srcTokens: t.srcTokens,
     tgtTokens: t.tgtTokens,
     attention: t.attention,
@@ -198,7 +203,7 @@ function compact(input: SideBySideFigureInput): FigureOption {
   const fs = f.fontSize
   const gap = fs * 1.2
   const pitch = linePitch(fs)
-  const maps = [mapOf(a, input, false), mapOf(b, input, input.colorScale)]
+  const maps = [mapOf(a, input, false, 0), mapOf(b, input, input.colorScale, 1)]
   const need = maps.map((m) => heatmapNeeds(m, f))
   const spare = f.width - need[0].width - need[1].width - gap
   // Lines of a head in a width, or null when it needs more than two.
@@ -219,7 +224,7 @@ function compact(input: SideBySideFigureInput): FigureOption {
   let diff: { box: Box; input: HeatmapInput; head: string[] } | null = null
   let note: string | null = null
   if (a.srcTokens.join('\u0001') === b.srcTokens.join('\u0001')) {
-    const d = attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
+    const d = differenceOf(a, b, input.range)
     const r = d.range.toFixed(1)
     const labelled: HeatmapInput = {
       srcTokens: a.srcTokens,
@@ -297,8 +302,10 @@ function compact(input: SideBySideFigureInput): FigureOption {
   return { ...mergePanels(parts, heading), fallback: !!note }
 }
 
-function differenceOf(a: Translation, b: Translation) {
-  return attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
+/** A − B, on ± `range` where given (a part's: the whole sentence's). */
+export function differenceOf(a: Translation, b: Translation, range?: number) {
+  const d = attentionDifference({ srcTokens: a.srcTokens, aTokens: a.tgtTokens, bTokens: b.tgtTokens, a: a.attention, b: b.attention })
+  return range === undefined ? d : { ...d, range }
 }
 
 function arranged(input: SideBySideFigureInput, how: 'row' | 'grid'): FigureOption {
@@ -330,10 +337,10 @@ function arranged(input: SideBySideFigureInput, how: 'row' | 'grid'): FigureOpti
     ),
   )
   const body = (box: (typeof boxes)[number]): Frame => ({ ...f, x: box.x, y: box.y + headH, width: box.width, height: box.height - headH })
-  const side = (t: Translation, box: (typeof boxes)[number], bar = input.colorScale) => buildHeatmapOption({ ...mapOf(t, input, bar), frame: body(box) })
-  const parts = [side(a, boxes[0]), side(b, boxes[1])]
+  const side = (t: Translation, box: (typeof boxes)[number], k: 0 | 1) => buildHeatmapOption({ ...mapOf(t, input, input.colorScale, k), frame: body(box) })
+  const parts = [side(a, boxes[0], 0), side(b, boxes[1], 1)]
   if (sameSource) {
-    const diff = differenceOf(a, b)
+    const diff = differenceOf(a, b, input.range)
     const r = diff.range.toFixed(1)
     parts.push(
       buildHeatmapOption({

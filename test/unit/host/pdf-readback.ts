@@ -14,7 +14,8 @@ import { measureText, textRuns } from '../../../src/host/export/fonts'
 import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
 import type { Translation } from '../../../src/shared/api'
 import { sourceSpan } from '../../../src/shared/charts/views/lines'
-import { sideRows } from '../../../src/shared/charts/views/sidebyside'
+import { sideCols, sideRows } from '../../../src/shared/charts/views/sidebyside'
+import { originalRows } from '../../../src/shared/charts/views/whatif'
 import type { FigureData } from '../../../src/shared/figure'
 
 export interface ReadWord {
@@ -167,9 +168,12 @@ const both = (t: Translation) => [...t.srcTokens, ...t.tgtTokens]
 export function labelsOf(data: FigureData): Map<string, number> {
   // A part of a split figure (issue 40): its own output steps.
   const cut = <T extends { tgtTokens: string[] }>(t: T): T => ('rows' in data && data.rows ? { ...t, tgtTokens: t.tgtTokens.slice(...data.rows) } : t)
+  // A part across the source: its own source positions.
+  const cols = 'cols' in data ? data.cols : undefined
+  const src = <T extends { srcTokens: string[] }>(t: T): T => (cols ? { ...t, srcTokens: t.srcTokens.slice(...cols) } : t)
   switch (data.view) {
     case 'heatmap':
-      return counted([...data.translation.srcTokens, ...cut(data.translation).tgtTokens])
+      return counted([...src(data.translation).srcTokens, ...cut(data.translation).tgtTokens])
     case 'lines': {
       // A part of the lines draws the source words its steps read (and those between parts).
       const [s0, s1] = data.rows ? sourceSpan(data.translation.attention, data.translation.srcTokens.length, data.rows) : [0, data.translation.srcTokens.length]
@@ -182,23 +186,31 @@ export function labelsOf(data: FigureData): Map<string, number> {
       return data.panel === 'grid' ? new Map() : counted(both(cut(data.translation)))
     case 'local':
     case 'step':
-      return counted(data.translation.srcTokens)
+      return counted(src(data.translation).srcTokens)
     case 'comparison':
       return counted(...data.translations.map((t) => t.tgtTokens))
-    case 'whatif':
-      return counted(cut(data.result.original).tgtTokens, cut(data.result.modified).tgtTokens, both(cut(data.result.modified)))
+    case 'whatif': {
+      // A part shows the new run's steps and the same stretch of the original run, scaled to its length.
+      const before = data.rows ? data.result.original.tgtTokens.slice(...originalRows(data.result, data.rows)) : data.result.original.tgtTokens
+      return counted(before, cut(data.result.modified).tgtTokens, both(src(cut(data.result.modified))))
+    }
     case 'sidebyside': {
       // A part shows the same stretch of both outputs: the longer one's steps, scaled to the shorter.
       const steps = Math.max(data.a.tgtTokens.length, data.b.tgtTokens.length)
-      const side = (t: Translation) => (data.rows ? { ...t, tgtTokens: t.tgtTokens.slice(...sideRows(t, data.rows, steps)) } : t)
+      const sources = Math.max(data.a.srcTokens.length, data.b.srcTokens.length)
+      const side = (t: Translation) => ({
+        ...t,
+        tgtTokens: data.rows ? t.tgtTokens.slice(...sideRows(t, data.rows, steps)) : t.tgtTokens,
+        srcTokens: data.cols ? t.srcTokens.slice(...sideCols(t, data.cols, sources)) : t.srcTokens,
+      })
       return counted(both(side(data.a)), both(side(data.b)))
     }
     case 'contributions':
-      return counted([...data.translation.srcTokens, ...cut(data.translation).tgtTokens])
+      return counted([...src(data.translation).srcTokens, ...cut(data.translation).tgtTokens])
     case 'occlusion':
       return counted([...data.occlusion.srcWords, ...(data.rows ? data.occlusion.tgtTokens.slice(...data.rows) : data.occlusion.tgtTokens)])
     case 'goldlinks':
-      return counted([...data.srcWords, ...(data.rows ? data.tgtWords.slice(...data.rows) : data.tgtWords)])
+      return counted([...(data.cols ? data.srcWords.slice(...data.cols) : data.srcWords), ...(data.rows ? data.tgtWords.slice(...data.rows) : data.tgtWords)])
     case 'beam':
       // Pruned hypotheses are drawn only where the page has room for them.
       return counted(data.translation.beamTree!.nodes.filter((n) => n.status !== 'pruned').map((n) => n.token))

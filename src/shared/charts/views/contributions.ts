@@ -1,7 +1,7 @@
 import type { ContributionMethod } from '../../contributions'
 import { FIGURE_TEXT } from '../figure-text'
 import { buildHeatmapOption } from '../heatmap'
-import { always, defineView, rowsFrame, someRows } from './view'
+import { always, colsTitle, defineView, rowsFrame, someCols, someRows } from './view'
 
 /** The method's name along the output axis: short, so it fits beside the rows of a short sentence or a part. */
 export const FIGURE_METHOD_NAMES: Record<ContributionMethod, { en: string; zh: string }> = {
@@ -26,8 +26,11 @@ export const contributions = defineView({
   tab: { selection: 'keep' },
   export: { colormap: always, translation: (d) => d.translation },
   steps: (d) => d.translation.tgtTokens.length,
-  figure: ({ translation: whole, method, rows }, spec, f) => {
-    const t = someRows(whole, rows)
+  // A source too wide for the page: parts of it, each row still scaled to its largest contribution over the whole source.
+  sources: (d) => d.translation.srcTokens.length,
+  figure: ({ translation: whole, method, rows, cols }, spec, f) => {
+    const steps = someRows(whole, rows)
+    const t = someCols(steps, cols)
     const frame = rowsFrame(f, rows)
     const name = FIGURE_METHOD_NAMES[method][frame.lang]
     return buildHeatmapOption({
@@ -37,6 +40,8 @@ export const contributions = defineView({
       colormap: spec.colormap,
       colorScale: spec.legend,
       norm: 'row',
+      ...(cols ? { rowMax: steps.attention.map((r) => Math.max(0, ...r)) } : {}),
+      sourceTitle: colsTitle(frame, cols, whole.srcTokens.length),
       labels: 'auto',
       // A part names its rows as the heatmap's parts do ("ALTI+ · output, steps 1–14 of 27").
       outputTitle: rows ? `${name} · ${FIGURE_TEXT[frame.lang].outputRows(rows[0] + 1, rows[1], whole.tgtTokens.length)}` : name,

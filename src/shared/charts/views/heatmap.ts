@@ -1,6 +1,6 @@
 import { buildHeatmapOption } from '../heatmap'
 import { FIGURE_TEXT } from '../figure-text'
-import { always, defineView, rowsFrame, someRows } from './view'
+import { always, colsTitle, defineView, rowsFrame, someCols, someRows } from './view'
 
 /** Rows as columns. */
 const transpose = (m: number[][], cols: number) => Array.from({ length: cols }, (_, s) => m.map((r) => r[s] ?? 0))
@@ -16,11 +16,14 @@ export const heatmap = defineView({
   // window marks a row's span of the source, so a map with it drawn keeps its way.
   alternative: { names: { en: 'transposed', zh: '已转置' }, offered: (d, spec) => !(spec.localOverlay && d.translation.positions) },
   steps: (d) => d.translation.tgtTokens.length,
-  figure: ({ translation: whole, rows }, spec, f) => {
-    const t = someRows(whole, rows)
+  // A source too wide for the page: parts of it, each on the one 0–1 scale, p_t and windows cut at its edges.
+  sources: (d) => d.translation.srcTokens.length,
+  figure: ({ translation: whole, rows, cols }, spec, f) => {
+    const t = someCols(someRows(whole, rows), cols)
     const frame = rowsFrame(f, rows)
     const L = FIGURE_TEXT[frame.lang]
     const outputTitle = rows ? L.outputRows(rows[0] + 1, rows[1], whole.tgtTokens.length) : L.output
+    const sourceTitle = colsTitle(frame, cols, whole.srcTokens.length)
     const overlay = spec.localOverlay && !frame.alternative
     const base = { colormap: spec.colormap, colorScale: spec.legend, labels: 'auto' as const }
     if (frame.alternative)
@@ -30,7 +33,7 @@ export const heatmap = defineView({
         tgtTokens: t.srcTokens,
         attention: transpose(t.attention, t.srcTokens.length),
         sourceTitle: outputTitle,
-        outputTitle: L.source,
+        outputTitle: sourceTitle,
         // The highlighted output step is a column now.
         highlightCol: frame.highlightRow,
         frame: { ...frame, highlightRow: null },
@@ -42,7 +45,9 @@ export const heatmap = defineView({
       attention: t.attention,
       positions: overlay ? t.positions : null,
       windows: overlay ? t.windows : null,
+      clip: !!cols,
       outputTitle,
+      sourceTitle,
       frame,
     })
   },

@@ -5,6 +5,7 @@
 import type { Translation } from '../../api'
 import type { Capability } from '../../attention-kinds'
 import type { FigureData, FigureSpec, FigureView } from '../../figure'
+import { FIGURE_TEXT } from '../figure-text'
 import type { Frame } from '../frame'
 import type { FigureOption } from '../echarts-parts'
 
@@ -43,6 +44,12 @@ export interface ViewDef<K extends FigureView = FigureView> {
   /** The figure draws output steps `rows` [first, end) when its data says so: the number of steps, so a long sentence splits into parts. */
   steps?: (data: ViewData<K>) => number
   /**
+   * The figure draws source positions `cols` [first, end) when its data says so, on the whole
+   * sentence's colour scale: the number of positions, so a source too wide for the page splits
+   * into parts of it too (each of them split by `steps` as needed).
+   */
+  sources?: (data: ViewData<K>) => number
+  /**
    * Where the figure does not fit its page at the asked text size, even split by output steps: the
    * parts it splits into instead, each a figure of the view that reads on its own slide (the
    * step-through's bar stages and its context; the heads' average and their grid), named for the
@@ -76,6 +83,34 @@ export function someRows(t: Translation, rows: readonly [number, number] | undef
   }
 }
 
+/**
+ * A translation with only source positions [first, end) (a figure split into parts across the
+ * source): its source tokens and the columns of its weights; p_t and the windows counted from the
+ * first position (they may fall outside the part: a figure drawing them clips them).
+ */
+export function someCols(t: Translation, cols: readonly [number, number] | undefined): Translation {
+  if (!cols) return t
+  const [a, b] = cols
+  return {
+    ...t,
+    srcTokens: t.srcTokens.slice(a, b),
+    srcUnknown: t.srcUnknown.slice(a, b),
+    attention: t.attention.map((r) => r.slice(a, b)),
+    // p_t past the last word's centre (up to S) is drawn at it, as on the whole map.
+    positions: t.positions?.map((p) => Math.min(p, t.srcTokens.length - 0.5) - a) ?? null,
+    windows: t.windows?.map(([lo, hi]) => [lo - a, hi - a] as [number, number]) ?? null,
+  }
+}
+
+/**
+ * Part [first, end) of `of` positions scaled to a sequence of `n` (one of two that are split
+ * alike: side by side's two outputs or sources), never empty, so the parts cover it once.
+ */
+export function scaledPart(n: number, [first, end]: readonly [number, number], of: number): [number, number] {
+  const lo = Math.min(n - 1, Math.round((first * n) / of))
+  return [lo, Math.max(lo + 1, Math.round((end * n) / of))]
+}
+
 /** Rows [first, end) of a translation that may be shorter than the longest one split (side by side): clamped to its own steps. */
 export function someRowsClamped(t: Translation, rows: readonly [number, number] | undefined): Translation {
   if (!rows) return t
@@ -88,4 +123,10 @@ export function rowsFrame(frame: Frame, rows: readonly [number, number] | undefi
   if (!rows || frame.highlightRow === null) return frame
   const r = frame.highlightRow - rows[0]
   return { ...frame, highlightRow: r >= 0 && r < rows[1] - rows[0] ? r : null }
+}
+
+/** The source axis's title of a figure of some source positions ("source, 1–17 of 34"); the whole source's where it is all drawn. */
+export function colsTitle(frame: Pick<Frame, 'lang'>, cols: readonly [number, number] | undefined, of: number): string {
+  const L = FIGURE_TEXT[frame.lang]
+  return cols ? L.sourceCols(cols[0] + 1, cols[1], of) : L.source
 }
