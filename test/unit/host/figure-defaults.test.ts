@@ -36,21 +36,9 @@ const NOT_A_SENTENCE = ['corpus', 'forecast']
  * Still refused at the defaults (issue 40, left open; the refusals name paper-double): a 31-word
  * sentence's 34 source words need 34 columns a line wide (790 pt) beside the row labels, more than
  * a 16:9 slide's 936 pt leaves, and splitting by output steps does not narrow them (a split by
- * source words is not built); the pₜ plot has no split at all; occlusion of 25 words at four steps
- * a slide is ten slides, over MOST_PARTS. The test fails when one of these is drawn, or another
- * is refused.
+ * source words is not built). The test fails when one of these is drawn, or another is refused.
  */
-const KNOWN_REFUSED = [
-  'positions 25 words',
-  'occlusion 25 words',
-  'heatmap 30 words',
-  'positions 30 words',
-  'whatif 30 words',
-  'sidebyside 30 words',
-  'contributions 30 words',
-  'occlusion 30 words',
-  'goldlinks 30 words',
-]
+const KNOWN_REFUSED = ['heatmap 30 words', 'whatif 30 words', 'sidebyside 30 words', 'contributions 30 words', 'goldlinks 30 words']
 
 /** The dialog's defaults: a 16:9 slide, lecture-hall text, the model's name as the caption. */
 const specFor = (data: FigureData, name?: string): FigureSpec => ({
@@ -189,8 +177,8 @@ describe('the dialog defaults (16:9, lecture hall): one figure or a split at 20 
   })
 
   it('smaller text is never chosen for a figure that splits: the chart is at 20 pt, and a long one is in slides', () => {
-    // One step's figures that cannot split (the beam tree, p_t, a single step of a Transformer) may take smaller text, said in the note.
-    const splits = (c: Case) => !['beam', 'positions', 'local', 'comparison', 'goldlinks', 'occlusion'].includes(c.data.view)
+    // One step's figures that cannot split (the beam tree, a single step of a Transformer) may take smaller text, said in the note.
+    const splits = (c: Case) => !['beam', 'local', 'comparison', 'goldlinks'].includes(c.data.view)
     for (const c of cases.filter((x) => !x.refused && splits(x))) expect(c.note ?? '', c.name).not.toMatch(/set at [\d.]+ pt/)
     expect(cases.find((c) => c.name === 'heatmap 25 words')?.note).toMatch(/^split into \d slides to fit at 20 pt: steps 1–\d+, /)
     // The step-through: its bar stages on one slide, its context on the next; the heads: their average, then every head.
