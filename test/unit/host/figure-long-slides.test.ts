@@ -204,7 +204,7 @@ describe('occlusion of a long sentence on a 16:9 slide', () => {
       const data: FigureData = { view: 'occlusion', title: 'en-fr-bahdanau', occlusion: s.occlusion }
       const spec = specFor(data)
       const { fit, pages, parts } = await drawn(data, spec, `occlusion-${s.words}`)
-      expect(fit.note, `${s.words} words`).toMatch(/^split into (\d) slides to fit at 20 pt: steps 1–\d+, .*; attention and importance in one row a step$/)
+      expect(fit.note, `${s.words} words`).toMatch(/^split into (\d) slides to fit at 20 pt: steps 1–\d+, .*; each step's attention and importance in one row$/)
       expect(pages.length).toBeLessThanOrEqual(MOST_PARTS)
       pages.forEach((page, k) => {
         expect(pageProblems(`${s.words} p${k + 1}`, page, spec, false, labelsOf(parts[k]))).toEqual([])

@@ -27,7 +27,7 @@ export const occlusion = defineView({
   export: { colormap: always },
   // Each step's attention and importance in one row of halves: a slide takes about three times the
   // steps of two maps (one above the other where side by side is too narrow).
-  alternative: { names: { en: 'attention and importance in one row a step', zh: '每步注意力与重要性同在一行' } },
+  alternative: { names: { en: "each step's attention and importance in one row", zh: '每步注意力与重要性同在一行' } },
   // A long sentence on a slide: consecutive parts of its output steps, each with every source word.
   steps: (d) => d.occlusion.tgtTokens.length,
   figure: ({ occlusion: o, title, rows }, spec, frame) =>
