@@ -379,7 +379,15 @@ export const FigureDataSchema = v.variant(
     ),
     /** p_t against the output step of a local model, with the diagonal and the window band. */
     v.pipe(
-      obj({ view: v.literal('positions'), translation: TranslationSchema, rows: v.optional(rowsSchema) }),
+      obj({
+        view: v.literal('positions'),
+        translation: TranslationSchema,
+        rows: v.optional(rowsSchema),
+        // A part drawn the usual way may take the source positions its steps look at where the
+        // sentence's are not a line apart (a slide in parts at its floor); an export's part the
+        // usual way has the sentence's or is laid across.
+        near: v.optional(v.boolean('must be true or false')),
+      }),
       v.forward(
         v.partialCheck(
           [['translation']],

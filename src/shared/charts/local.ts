@@ -9,7 +9,7 @@
  *   band around p_t.
  */
 import { FIGURE_TEXT } from './figure-text'
-import { cartesianAxes, cartesianLayout, type Frame, type KeyItem } from './frame'
+import { cartesianAxes, cartesianLayout, textHeight, type Frame, type KeyItem } from './frame'
 import { escapeHtml } from './html'
 import { diagonalAt } from '../attention/diagonal'
 import type { MarkLineComponentOption } from 'echarts/components'
@@ -94,13 +94,16 @@ export interface PositionPlotInput {
    * their windows cover; the page's figure only, the frame's highlighted row counted from `first`.
    */
   rows?: [number, number]
+  /** With `rows`: where the sentence's source positions are not a line apart, those the steps look at (partExtent). */
+  near?: boolean
 }
 
 /** Series ids, so the renderer and tests can find a series whatever language its name is in. */
 export const SPOTLIGHT_SERIES = { align: 'align', gaussian: 'gaussian', weights: 'weights', window: 'window' } as const
 export const POSITION_SERIES = { low: 'window-low', band: 'window', diagonal: 'diagonal', positions: 'positions' } as const
 
-const C = {
+/** The plots' colours (the p_t plot laid across, positions-across.ts, draws in the same). */
+export const C = {
   align: '#bfdbfe',
   alignBorder: '#3b82f6',
   gaussian: '#0f766e',
@@ -490,55 +493,153 @@ function spotlightFigure(whole: SpotlightInput, f: Frame): FigureOption {
 }
 
 /**
- * The source positions a part of the position plot draws: those its steps' windows and p_t cover,
- * whole, inside the whole plot's range; at least two. Not the diagonal's: where p_t strays far from
- * it, taking it in would leave rows too low for their labels at the floor, and the part is about
- * where the steps look (the diagonal is drawn where it crosses them).
+ * The source positions a part of the position plot (output steps `rows`) draws where the whole
+ * sentence's do not fit: those its steps' windows and p_t cover, and the source words whose nearest
+ * p_t is one of its steps, so that every source word is on some part; whole, inside the whole
+ * plot's range `whole`; at least two. Not the diagonal's: where p_t strays far from it, taking it in
+ * would leave rows too low for their labels at the floor, and the part is about where the steps look
+ * (the diagonal is drawn where it crosses them).
  */
-export function partExtent(positions: number[], windows: [number, number][], whole: [number, number]): [number, number] {
-  const lows = [...positions, ...windows.map((w) => w[0])]
-  const highs = [...positions, ...windows.map((w) => w[1])]
+export function partExtent(
+  positions: readonly number[],
+  windows: readonly [number, number][],
+  rows: readonly [number, number],
+  S: number,
+  whole: [number, number],
+): [number, number] {
+  const [a, b] = rows
+  const nearest = (s: number) => positions.reduce((best, p, t) => (Math.abs(p - s) < Math.abs(positions[best] - s) ? t : best), 0)
+  const own = Array.from({ length: S }, (_, s) => s).filter((s) => {
+    const t = nearest(s)
+    return t >= a && t < b
+  })
+  const lows = [...positions.slice(a, b), ...windows.slice(a, b).map((w) => w[0]), ...own]
+  const highs = [...positions.slice(a, b), ...windows.slice(a, b).map((w) => w[1]), ...own]
   const lo = Math.max(whole[0], Math.floor(Math.min(...lows) - 0.25))
   const hi = Math.min(whole[1], Math.ceil(Math.max(...highs) + 0.25))
   return [lo, Math.max(hi, lo + 1)]
 }
 
-/** The position plot on a page: output tokens along the bottom, source tokens up the side. */
-function positionFigure(input: PositionPlotInput, f: Frame): FigureOption {
-  const T = FIGURE_TEXT[f.lang]
-  const L: PositionLabels = { position: T.pt, diagonal: T.diagonal, window: T.window, step: T.outputStep, source: T.sourcePosition, ...input.labels }
-  const { srcTokens } = input
-  const S = srcTokens.length
-  const all = input.positions.length
-  // A part: steps [a, b) in their own coordinates, drawn against the whole sentence's diagonal.
-  const [a, b] = input.rows ?? [0, all]
-  const positions = input.positions.slice(a, b)
-  const windows = input.windows.slice(a, b)
-  const tgtTokens = input.tgtTokens.slice(a, b)
-  const N = positions.length
-  const fs = f.fontSize
-  const sel = f.highlightRow !== null && f.highlightRow < N ? f.highlightRow : null
-  const diagonal = (t: number) => diagonalAt(t, all, S)
-  const [y0, y1] = input.rows ? partExtent(positions, windows, positionExtent(input.positions, S)) : positionExtent(positions, S)
-  const band = windows.map((w) => {
-    const lo = clamp(w[0], y0, y1)
-    return [lo, clamp(w[1], y0, y1) - lo]
-  })
-  const key: KeyItem[] = [
+/** The p_t plot's key: p_t, the diagonal, the window band. */
+export function positionKey(L: Pick<PositionLabels, 'position' | 'diagonal' | 'window'>): KeyItem[] {
+  return [
     { label: L.position, symbol: 'dot', color: C.position },
     { label: L.diagonal, symbol: 'dashed', color: C.diagonal },
     { label: L.window, symbol: 'band', color: 'rgba(202, 138, 4, 0.8)', fill: C.band },
   ]
+}
+
+/** What a page's p_t plot draws of its input: the labels in the frame's language, and its output steps [a, b) (a part, or all). */
+export function positionPart(input: PositionPlotInput, f: Frame) {
+  const T = FIGURE_TEXT[f.lang]
+  const L: PositionLabels = { position: T.pt, diagonal: T.diagonal, window: T.window, step: T.outputStep, source: T.sourcePosition, ...input.labels }
+  const all = input.positions.length
+  const [a, b] = input.rows ?? [0, all]
+  const positions = input.positions.slice(a, b)
+  const N = positions.length
+  return {
+    L,
+    S: input.srcTokens.length,
+    a,
+    b,
+    positions,
+    windows: input.windows.slice(a, b),
+    tgtTokens: input.tgtTokens.slice(a, b),
+    N,
+    sel: f.highlightRow !== null && f.highlightRow < N ? f.highlightRow : null,
+    /** The whole sentence's diagonal at step t. */
+    diagonal: (t: number) => diagonalAt(t, all, input.srcTokens.length),
+  }
+}
+
+/**
+ * A page's p_t plot series: the window band (a transparent edge with the window's width stacked on
+ * it), the whole sentence's diagonal at the part's steps, and p_t; `at` places a source position
+ * at a step ([step, position] up the side, [position, step] across).
+ */
+export function positionSeries(
+  part: ReturnType<typeof positionPart>,
+  band: [number, number][],
+  fs: number,
+  at: (position: number, step: number) => number | [number, number],
+): ChartSeries[] {
+  const { N, a, b, sel, diagonal, positions } = part
+  const line = { symbol: 'none', silent: true, lineStyle: { opacity: 0 } }
+  return [
+    { ...line, id: POSITION_SERIES.low, type: 'line', stack: 'window', stackStrategy: 'all', data: band.map(([lo], t) => at(lo, t)) },
+    {
+      ...line,
+      id: POSITION_SERIES.band,
+      type: 'line',
+      stack: 'window',
+      stackStrategy: 'all',
+      areaStyle: { color: C.band },
+      data: band.map(([, w], t) => at(w, t)),
+    },
+    {
+      id: POSITION_SERIES.diagonal,
+      type: 'line',
+      silent: true,
+      symbol: 'none',
+      lineStyle: { color: C.diagonal, type: 'dashed', width: Math.max(1, fs / 12) },
+      // The whole sentence's diagonal at this part's steps (clipped to the part's source positions).
+      clip: true,
+      data: N > 1 ? [toPair(at(diagonal(a), 0), 0), toPair(at(diagonal(b - 1), N - 1), N - 1)] : [toPair(at(diagonal(a), 0), 0)],
+    },
+    {
+      id: POSITION_SERIES.positions,
+      type: 'line',
+      symbol: 'circle',
+      symbolSize: Math.max(4, fs * 0.45),
+      lineStyle: { color: C.position, width: Math.max(1.5, fs / 10) },
+      itemStyle: { color: C.position },
+      data: positions.map((p, t) =>
+        t === sel ? { value: at(p, t), symbolSize: Math.max(7, fs * 0.7), itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 2 } } : at(p, t),
+      ),
+      z: 5,
+    },
+  ]
+}
+
+/** A point of a line given as its value alone (up the side, at step t) as the [step, value] pair a two-point line needs. */
+const toPair = (v: number | [number, number], t: number): [number, number] => (Array.isArray(v) ? v : [t, v])
+
+/** The position plot on a page: output tokens along the bottom, source tokens up the side. */
+function positionFigure(input: PositionPlotInput, f: Frame): FigureOption {
+  const part = positionPart(input, f)
+  const { L, S, positions, windows, tgtTokens, N, sel } = part
+  const { srcTokens } = input
+  const fs = f.fontSize
+  const key = positionKey(L)
   // The side axis names source tokens at whole positions: the layout sees them as its tick labels.
   const tokenAt = (v: number) => (Number.isInteger(v) && v >= 0 && v < S ? srcTokens[v] : '')
   const xLabels = tgtTokens.slice(0, N).map((text, t) => (t === sel ? { text, bold: true, color: f.ink.accent } : { text }))
-  const yLabels = srcTokens.slice(Math.max(0, y0), Math.max(0, y1 + 1))
-  const lay = cartesianLayout(f, { xLabels, xTitle: L.step, y: { min: y0, max: y1 }, yText: tokenAt, yLabels, yTitle: L.source, key })
+  const layFor = ([lo, hi]: [number, number]) =>
+    cartesianLayout(f, {
+      xLabels,
+      xTitle: L.step,
+      y: { min: lo, max: hi },
+      yText: tokenAt,
+      yLabels: srcTokens.slice(Math.max(0, lo), Math.max(0, hi + 1)),
+      yTitle: L.source,
+      key,
+    })
+  // A part against the whole sentence's source axis; where its positions are not a line apart, the part's own if asked.
+  const whole = positionExtent(input.positions, S)
+  let [y0, y1] = input.rows ? whole : positionExtent(positions, S)
+  let lay = layFor([y0, y1])
+  if (input.rows && input.near && lay.grid.height / (y1 - y0) < textHeight(fs)) {
+    ;[y0, y1] = partExtent(input.positions, input.windows, input.rows, S, whole)
+    lay = layFor([y0, y1])
+  }
+  const band = windows.map((w): [number, number] => {
+    const lo = clamp(w[0], y0, y1)
+    return [lo, clamp(w[1], y0, y1) - lo]
+  })
   // Every whole position named: where they are closer than a line, the fitter gives the plot room.
   const every = 1
   const axes = cartesianAxes(f, lay, { n: N, yText: tokenAt })
   const yAxis = { ...axes.yAxis, min: y0, max: y1, interval: every }
-  const line = { symbol: 'none', silent: true, lineStyle: { opacity: 0 } }
   return {
     animation: false,
     grid: { ...lay.grid, containLabel: false },
@@ -546,37 +647,6 @@ function positionFigure(input: PositionPlotInput, f: Frame): FigureOption {
     graphic: { elements: lay.elements },
     xAxis: { ...axes.xAxis, axisLine: { onZero: false, lineStyle: { color: f.ink.axis } } },
     yAxis,
-    series: [
-      { ...line, id: POSITION_SERIES.low, type: 'line', stack: 'window', stackStrategy: 'all', data: band.map((b) => b[0]) },
-      { ...line, id: POSITION_SERIES.band, type: 'line', stack: 'window', stackStrategy: 'all', areaStyle: { color: C.band }, data: band.map((b) => b[1]) },
-      {
-        id: POSITION_SERIES.diagonal,
-        type: 'line',
-        silent: true,
-        symbol: 'none',
-        lineStyle: { color: C.diagonal, type: 'dashed', width: Math.max(1, fs / 12) },
-        // The whole sentence's diagonal at this part's steps (clipped to the part's source positions).
-        clip: true,
-        data:
-          N > 1
-            ? [
-                [0, diagonal(a)],
-                [N - 1, diagonal(b - 1)],
-              ]
-            : [[0, diagonal(a)]],
-      },
-      {
-        id: POSITION_SERIES.positions,
-        type: 'line',
-        symbol: 'circle',
-        symbolSize: Math.max(4, fs * 0.45),
-        lineStyle: { color: C.position, width: Math.max(1.5, fs / 10) },
-        itemStyle: { color: C.position },
-        data: positions.map((p, t) =>
-          t === sel ? { value: p, symbolSize: Math.max(7, fs * 0.7), itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 2 } } : p,
-        ),
-        z: 5,
-      },
-    ],
+    series: positionSeries(part, band, fs, (p) => p),
   }
 }

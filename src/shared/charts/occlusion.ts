@@ -76,14 +76,11 @@ export function buildOcclusionFigure(input: OcclusionFigureInput): FigureOption 
       frame,
     }
   }
-  // Side by side or one above the other, whichever skips fewer token labels (side by side on a tie).
-  const skipped = (a: ReturnType<typeof arrange>) => {
-    const l = heatmapLayout(heat(o.attention), a.body(0))
-    return l.colStep + l.rowStep
-  }
+  // Side by side, or one above the other (each map the page's width) where side by side's columns
+  // are narrower than a line and one above the other's are not.
+  const narrow = (a: ReturnType<typeof arrange>) => heatmapLayout(heat(o.attention), a.body(0)).cramped
   const [wide, tall] = [arrange(true), arrange(false)]
-  // The fitter's other arrangement (frame.alternative): one above the other, each map the page's width.
-  const { box, lines, body } = f.alternative || skipped(tall) < skipped(wide) ? tall : wide
+  const { box, lines, body } = narrow(wide) && !narrow(tall) ? tall : wide
   const stacked = box === tall.box
   const elements: GraphicElement[] = []
   lines.forEach((ls, i) =>

@@ -33,15 +33,12 @@ const LENGTHS = [14, 20, 25, 30] as const
 const NOT_A_SENTENCE = ['corpus', 'forecast']
 
 /**
- * Still refused at the defaults (issue 40, left open; the refusals name paper-double): the pₜ plot
- * has no split at all; occlusion of 25 words at four steps a slide is ten slides, over MOST_PARTS;
- * side by side of 31 words (34 source words, 34 steps) fits at 20 pt in thirds of its source by
- * thirds of its steps, nine slides, over MOST_PARTS (in halves of the source, some parts of six
- * steps need 17 pt: twelve slides would not do either). (The heatmap, what-if, contributions and the Alignment score figure of
- * 31 words, whose 34 columns a line wide are wider than the slide, split across the source too.)
- * The test fails when one of these is drawn, or another is refused.
+ * Still refused at the defaults (issue 40, left open; the refusal names paper-double): side by side
+ * of 31 words (34 source words, 34 steps) fits at 20 pt in thirds of its source by thirds of its
+ * steps, nine slides, over MOST_PARTS (in halves of the source, some parts of six steps need 17 pt:
+ * twelve slides would not do either). The test fails when it is drawn, or another is refused.
  */
-const KNOWN_REFUSED = ['positions 25 words', 'occlusion 25 words', 'positions 30 words', 'sidebyside 30 words', 'occlusion 30 words']
+const KNOWN_REFUSED = ['sidebyside 30 words']
 
 /** The dialog's defaults: a 16:9 slide, lecture-hall text, the model's name as the caption. */
 const specFor = (data: FigureData, name?: string): FigureSpec => ({
@@ -180,8 +177,8 @@ describe('the dialog defaults (16:9, lecture hall): one figure or a split at 20 
   })
 
   it('smaller text is never chosen for a figure that splits: the chart is at 20 pt, and a long one is in slides', () => {
-    // One step's figures that cannot split (the beam tree, p_t, a single step of a Transformer) may take smaller text, said in the note.
-    const splits = (c: Case) => !['beam', 'positions', 'local', 'comparison', 'goldlinks', 'occlusion'].includes(c.data.view)
+    // One step's figures that cannot split (the beam tree, a single step of a Transformer) may take smaller text, said in the note.
+    const splits = (c: Case) => !['beam', 'local', 'comparison', 'goldlinks'].includes(c.data.view)
     for (const c of cases.filter((x) => !x.refused && splits(x))) expect(c.note ?? '', c.name).not.toMatch(/set at [\d.]+ pt/)
     expect(cases.find((c) => c.name === 'heatmap 25 words')?.note).toMatch(/^split into \d slides to fit at 20 pt: steps 1–\d+, /)
     // The step-through: its bar stages on one slide, its context on the next; the heads: their average, then every head.

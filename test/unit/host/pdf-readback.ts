@@ -13,6 +13,7 @@ import { ASCENT, DESCENT } from '../../../src/shared/charts/frame'
 import { measureText, textRuns } from '../../../src/host/export/fonts'
 import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
 import type { Translation } from '../../../src/shared/api'
+import { partExtent } from '../../../src/shared/charts/local'
 import { sourceSpan } from '../../../src/shared/charts/views/lines'
 import { sideCols, sideRows } from '../../../src/shared/charts/views/sidebyside'
 import { originalRows } from '../../../src/shared/charts/views/whatif'
@@ -179,8 +180,14 @@ export function labelsOf(data: FigureData): Map<string, number> {
       const [s0, s1] = data.rows ? sourceSpan(data.translation.attention, data.translation.srcTokens.length, data.rows) : [0, data.translation.srcTokens.length]
       return counted([...data.translation.srcTokens.slice(s0, s1), ...cut(data.translation).tgtTokens])
     }
-    case 'positions':
-      return counted(both(data.translation))
+    case 'positions': {
+      // A part has its output steps, and the sentence's source words or at least those its steps look at.
+      if (!data.rows) return counted(both(data.translation))
+      const t = data.translation
+      const S = t.srcTokens.length
+      const [lo, hi] = partExtent(t.positions!, t.windows!, data.rows, S, [-1, S])
+      return counted([...t.srcTokens.slice(Math.max(0, lo), hi + 1), ...cut(t).tgtTokens])
+    }
     case 'heads':
       // The grid of small maps split off a long sentence's average carries no token labels (read on the average's axes).
       return data.panel === 'grid' ? new Map() : counted(both(cut(data.translation)))

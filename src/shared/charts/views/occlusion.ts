@@ -1,6 +1,7 @@
 import type { OcclusionResult } from '../../alignment'
 import { FIGURE_TEXT } from '../figure-text'
 import { buildOcclusionFigure, type OcclusionNames } from '../occlusion'
+import { buildOcclusionRows } from '../occlusion-rows'
 import { always, defineView } from './view'
 
 /** The panels' heads and the caption, by the figure's language (the app's panel shows the same words). */
@@ -24,11 +25,13 @@ export const occlusion = defineView({
   needs: ['translation', 'attention'],
   cli: 'occlusion',
   export: { colormap: always },
-  alternative: { names: { en: 'one above the other', zh: '上下排列' } },
+  // Each step's attention and importance in one row of halves: a slide takes about three times the
+  // steps of two maps (one above the other where side by side is too narrow).
+  alternative: { names: { en: "each step's attention and importance in one row", zh: '每步注意力与重要性同在一行' } },
   // A long sentence on a slide: consecutive parts of its output steps, each with every source word.
   steps: (d) => d.occlusion.tgtTokens.length,
   figure: ({ occlusion: o, title, rows }, spec, frame) =>
-    buildOcclusionFigure({
+    (frame.alternative ? buildOcclusionRows : buildOcclusionFigure)({
       occlusion: rows ? someSteps(o, rows) : o,
       title,
       names: OCCLUSION_NAMES[frame.lang],

@@ -1,4 +1,5 @@
 import { buildPositionPlotOption } from '../local'
+import { buildPositionsAcross } from '../positions-across'
 import { defineView, never } from './view'
 
 /** p_t against the output step of a local model, with the diagonal and the window band (drawn inside the local attention tab). */
@@ -8,15 +9,22 @@ export const positions = defineView({
   needs: ['translation', 'positions'],
   cli: 'positions',
   export: { colormap: never, translation: (d) => d.translation },
-  figure: ({ translation: t, rows }, _spec, frame) => {
+  // Source positions across and output steps down: a landscape slide has room for a sentence's
+  // source words along its width, not up its height.
+  alternative: { names: { en: 'transposed', zh: '已转置' } },
+  // A long sentence on a slide: consecutive parts of its output steps.
+  steps: (d) => d.translation.tgtTokens.length,
+  figure: ({ translation: t, rows, near }, _spec, frame) => {
     const T = t.tgtTokens.length
-    return buildPositionPlotOption({
+    const input = {
       srcTokens: t.srcTokens,
       tgtTokens: t.tgtTokens,
       positions: t.positions!.slice(0, T),
       windows: t.windows!.slice(0, T),
       rows,
+      near,
       frame,
-    })
+    }
+    return frame.alternative ? buildPositionsAcross(input, frame) : buildPositionPlotOption(input)
   },
 })
