@@ -321,6 +321,13 @@ export function evenParts(steps: number, k: number): [number, number][] {
 export const MOST_PARTS = 8
 
 /**
+ * The most parts of a figure cut both ways, along its source and its output steps: three by three.
+ * A 31-word side by side (34 source words, 34 steps, two maps a slide) fits at 20 pt in thirds of
+ * each and in nothing of eight parts or fewer (issue 40 #1: a split rather than a refusal).
+ */
+export const MOST_GRID_PARTS = 9
+
+/**
  * The figure fitted, or null: (a) the preset's text size; (b) the view's other arrangement at
  * that size; (c) where `shrink`, the largest text above the floor either way. On paper each is on
  * the lowest page from the one asked up to a page's text block.
@@ -441,7 +448,7 @@ function splitOrNull(data: FigureData, spec: FigureSpec, measure: Measure, rende
 /**
  * The figure as a grid of parts where its source is too wide for the page (viewDef.sources): the
  * source in c consecutive parts, each of them in r parts of the output steps as needed, each part
- * at the text size asked; the fewest parts first (c·r ≤ MOST_PARTS), of fewer source parts where
+ * at the text size asked; the fewest parts first (c·r ≤ MOST_GRID_PARTS), of fewer source parts where
  * as many; in reading order (steps, then source). Null where no grid fits.
  */
 function gridOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render: RenderSvg): FittedFigure | null {
@@ -457,8 +464,8 @@ function gridOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render
   }
   const rowsIn = (r: number) => (r > 1 ? evenParts(steps, r) : [undefined])
   const grids: [number, number][] = []
-  for (let c = 2; c <= Math.min(MOST_PARTS, sources); c++)
-    for (let r = 1; r <= Math.min(Math.floor(MOST_PARTS / c), Math.max(1, steps)); r++) grids.push([c, r])
+  for (let c = 2; c <= Math.min(MOST_GRID_PARTS, sources); c++)
+    for (let r = 1; r <= Math.min(Math.floor(MOST_GRID_PARTS / c), Math.max(1, steps)); r++) grids.push([c, r])
   grids.sort(([c0, r0], [c1, r1]) => c0 * r0 - c1 * r1 || c0 - c1)
   // Where a source part with its first output steps of the most parts does not fit, fewer (longer) step parts will not either.
   const hopeless = new Map<number, boolean>()
@@ -466,7 +473,7 @@ function gridOrNull(data: FigureData, spec: FigureSpec, measure: Measure, render
     const cols = evenParts(sources, c)
     if (!hopeless.has(c)) {
       const widest = cols.reduce((w, p) => (p[1] - p[0] > w[1] - w[0] ? p : w))
-      hopeless.set(c, !fitPart(rowsIn(Math.min(Math.floor(MOST_PARTS / c), Math.max(1, steps)))[0], widest))
+      hopeless.set(c, !fitPart(rowsIn(Math.min(Math.floor(MOST_GRID_PARTS / c), Math.max(1, steps)))[0], widest))
     }
     if (hopeless.get(c)) continue
     const parts: FittedPart[] = []

@@ -1,7 +1,7 @@
 /**
  * A figure split across its source (issue 40 #1): where a sentence's source is too wide for a slide
  * at the preset's text size even in parts of its output steps, the fitter cuts the source into
- * consecutive parts too, each of them in parts of the steps as needed (a grid, at most MOST_PARTS).
+ * consecutive parts too, each of them in parts of the steps as needed (a grid, at most MOST_GRID_PARTS).
  * A made-up sentence of 40 source and 30 output tokens (not a model's: its weights are known), on a
  * 16:9 slide at 20 pt: each part draws only its own columns and names them, every cell and every
  * source word is on exactly one part, and the colour scale is the whole sentence's on every part.
@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Translation } from '../../../src/shared/api'
 import { asList, type ChartOption } from '../../../src/shared/charts/echarts-parts'
-import { MOST_PARTS, type FittedFigure } from '../../../src/shared/charts/fit'
+import { MOST_GRID_PARTS, type FittedFigure } from '../../../src/shared/charts/fit'
 import { textBoxes } from '../../../src/shared/charts/text-boxes'
 import { DEFAULT_FIGURE, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
 import { fitted } from '../../../src/host/export/figure'
@@ -61,12 +61,12 @@ const SPEC: FigureSpec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-16x9'], fon
 const seriesOf = (option: ChartOption, type: string) => asList(option.series).filter((s) => (s as { type?: string }).type === type) as { data: unknown[] }[]
 const texts = (fit: FittedFigure) => textBoxes(fit.svg, measureText).map((b) => b.text)
 
-/** The figure fitted at the slide defaults: split into a grid of steps × source, at most MOST_PARTS, each part 20 pt. */
+/** The figure fitted at the slide defaults: split into a grid of steps × source, at most MOST_GRID_PARTS, each part 20 pt. */
 function grid(data: FigureData) {
   const fit = fitted(data, SPEC, { alternatives: false })
   expect(fit.note).toMatch(/^split into \d slides to fit at 20 pt: (steps [\d–, ]+ × )?source 1–\d+, \d+–40/)
   const parts = fit.parts!
-  expect(parts.length).toBeLessThanOrEqual(MOST_PARTS)
+  expect(parts.length).toBeLessThanOrEqual(MOST_GRID_PARTS)
   for (const p of parts) expect([p.fit.fontSize, p.cols !== undefined]).toEqual([20, true])
   return parts.map((p) => ({ ...p, rows: p.rows ?? ([0, T] as [number, number]), cols: p.cols! }))
 }
