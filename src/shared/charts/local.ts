@@ -562,8 +562,12 @@ export function positionSeries(
   band: [number, number][],
   fs: number,
   at: (position: number, step: number) => number | [number, number],
+  least?: number,
 ): ChartSeries[] {
   const { N, a, b, sel, diagonal, positions } = part
+  // On a slide (a frame with a text floor) p_t's dots are seen from the back of the room, as the
+  // heatmap's p_t triangles are: 0.65 of the floor, 12 px at 720 px of height (issue 40 #2).
+  const dot = Math.max(4, fs * 0.45, (least ?? 0) * 0.65)
   const line = { symbol: 'none', silent: true, lineStyle: { opacity: 0 } }
   return [
     { ...line, id: POSITION_SERIES.low, type: 'line', stack: 'window', stackStrategy: 'all', data: band.map(([lo], t) => at(lo, t)) },
@@ -590,11 +594,11 @@ export function positionSeries(
       id: POSITION_SERIES.positions,
       type: 'line',
       symbol: 'circle',
-      symbolSize: Math.max(4, fs * 0.45),
+      symbolSize: dot,
       lineStyle: { color: C.position, width: Math.max(1.5, fs / 10) },
       itemStyle: { color: C.position },
       data: positions.map((p, t) =>
-        t === sel ? { value: at(p, t), symbolSize: Math.max(7, fs * 0.7), itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 2 } } : at(p, t),
+        t === sel ? { value: at(p, t), symbolSize: Math.max(7, fs * 0.7, dot * 1.4), itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 2 } } : at(p, t),
       ),
       z: 5,
     },
@@ -647,6 +651,6 @@ function positionFigure(input: PositionPlotInput, f: Frame): FigureOption {
     graphic: { elements: lay.elements },
     xAxis: { ...axes.xAxis, axisLine: { onZero: false, lineStyle: { color: f.ink.axis } } },
     yAxis,
-    series: positionSeries(part, band, fs, (p) => p),
+    series: positionSeries(part, band, fs, (p) => p, f.least),
   }
 }

@@ -90,6 +90,6 @@ export function buildPositionsAcross(input: PositionPlotInput, f: Frame): Figure
       axisTick: { show: false },
       axisLabel: { show: false },
     },
-    series: positionSeries(part, band, fs, (p, t) => [p, t]),
+    series: positionSeries(part, band, fs, (p, t) => [p, t], f.least),
   }
 }

@@ -9,6 +9,8 @@ import {
   windowArea,
   type SpotlightInput,
 } from '../../../src/shared/charts/local'
+import { buildPositionsAcross } from '../../../src/shared/charts/positions-across'
+import { estimateWidth, INKS, type Frame } from '../../../src/shared/charts/frame'
 import { diagonalAt, meanDistanceFromDiagonal } from '../../../src/shared/attention/diagonal'
 import { InferenceService } from '../../../src/engine/service'
 import { tiny } from '../../helpers'
@@ -22,6 +24,7 @@ type Series = {
   stack?: string
   markArea?: { data: [{ xAxis: number }, { xAxis: number }][] }
   markLine?: { data: { xAxis: number }[]; label: { formatter: string } }
+  symbolSize?: number
 }
 type Axis = { type: string; data?: string[]; min?: number; max?: number; show?: boolean; axisLabel?: { formatter: (v: never) => string } }
 type Option = { series: Series[]; xAxis: Axis[] | Axis; yAxis: Axis; legend: { data: string[] } }
@@ -211,5 +214,37 @@ describe('with a real local-p translation', () => {
     const plot = buildPositionPlotOption({ srcTokens: t.srcTokens, tgtTokens: t.tgtTokens, positions: t.positions!, windows: t.windows! })
     const drawn = seriesOf(plot, POSITION_SERIES.positions).data.map((d) => (typeof d === 'number' ? d : (d as { value: number }).value))
     expect(drawn).toEqual(t.positions)
+  })
+})
+
+describe('the p_t plot on a slide (issue 40 #2: markers seen from the back)', () => {
+  const TGT = ['un', 'chien', 'court', 'sur', "l'", 'herbe', '.', '</s>']
+  const positions = [0.2, 1.4, 2.1, 3.3, 4.6, 5.2, 6.9, 8.6]
+  const windows = positions.map((p): [number, number] => [p - 2, p + 2])
+  const frame = (least?: number): Frame => ({
+    x: 0,
+    y: 0,
+    width: 1280,
+    height: 720,
+    fontSize: 12,
+    measure: estimateWidth,
+    lang: 'en',
+    ink: INKS.light,
+    highlightRow: null,
+    ...(least === undefined ? {} : { least }),
+  })
+  const dots = (least: number | undefined, across: boolean) => {
+    const input = { srcTokens: SRC, tgtTokens: TGT, positions, windows, selected: 2 }
+    const o = (across ? buildPositionsAcross(input, frame(least)) : buildPositionPlotOption({ ...input, frame: frame(least) })) as Option
+    const s = seriesOf(o, POSITION_SERIES.positions)
+    const sizes = s.data.map((d) => (typeof d === 'object' && d && 'symbolSize' in d ? (d as { symbolSize: number }).symbolSize : s.symbolSize!))
+    return { plain: s.symbolSize!, least: Math.min(...sizes) }
+  }
+
+  it.each([false, true])('each p_t dot is 0.65 of the slide floor or more (12 px at 720 px of height), either layout (across: %s)', (across) => {
+    // 18.7 px at 720 px of height, 28.05 at 1080: the dots at 12.2 and 18.2 px.
+    for (const floor of [18.7, 28.05]) expect(dots(floor, across).least).toBeGreaterThanOrEqual(floor * 0.65 - 1e-9)
+    // Off a slide (no floor) the page's figure keeps its own size: 0.45 of its 12 pt text.
+    expect(dots(undefined, across).plain).toBeCloseTo(5.4, 6)
   })
 })
