@@ -109,6 +109,9 @@ function readCells(svg: string, index: number, data: Item[]): Template | null {
     // The series' place is written in at each frame.
     cells[k] = { head: parts[1], tail: `${parts[3].replace(` ecmeta_series_index="${index}"`, SERIES_SLOT)}></path>` }
   }
+  // Every element of the series read: none drawn as anything else than such a path.
+  const drawn = svg.split(`ecmeta_series_index="${index}"`).length - 1
+  if (drawn !== cells.filter((c) => c !== null).length) return null
   const first = cells.findIndex((c) => c !== null)
   return first < 0 ? null : { cells, first, between: between ?? '' }
 }
@@ -123,40 +126,39 @@ const plainFrame: RenderSvg = (option, width, height) => optionSvg(option, width
  */
 export function frameRenderer(draw: RenderSvg = plainFrame): RenderSvg {
   const seen = new Map<string, Template | 'once' | 'unusable'>()
-  const templateOf = (key: string) => {
-    const t = seen.get(key)
-    return typeof t === 'object' ? t : null
-  }
-  return (option, width, height) => {
+  /** The frame with each known series drawn as one cell, which its template's cells then replace; null where that cell is not found. */
+  const fromTemplates = (option: ChartOption, width: number, height: number, known: { i: number; t: Template }[]): string | null => {
     const all = seriesOf(option)
-    const found = cellSeries(option).map((i) => ({ i, key: cellsKey(option, i, width, height) }))
-    const known = found.filter(({ key }) => templateOf(key))
-    if (!known.length) {
-      const svg = draw(option, width, height)
-      for (const { i, key } of found) {
-        const was = seen.get(key)
-        if (was === 'once') seen.set(key, readCells(svg, i, all[i].data!) ?? 'unusable')
-        else if (was === undefined) {
-          if (seen.size >= MOST_KEPT) seen.clear()
-          seen.set(key, 'once')
-        }
-      }
-      return svg
-    }
-    // Each known series drawn with one cell, which its template's cells then replace.
     const series = all.slice()
-    for (const { i, key } of known) series[i] = { ...all[i], data: [all[i].data![templateOf(key)!.first]] }
+    for (const { i, t } of known) series[i] = { ...all[i], data: [all[i].data![t.first]] }
     let svg = draw({ ...option, series: series as ChartOption['series'] }, width, height)
-    for (const { i, key } of known) {
-      const t = templateOf(key)!
-      const data = all[i].data!
+    for (const { i, t } of known) {
       const at = new RegExp(`<path [^>]*ecmeta_series_index="${i}" ecmeta_data_index="0"[^>]*></path>`).exec(svg)
-      if (!at) return draw(option, width, height)
+      if (!at) return null
+      const data = all[i].data!
       const cells: string[] = []
       t.cells.forEach((c, k) => {
         if (c) cells.push(c.head + fillOpacity(opacityOf(data[k])!) + c.tail.replace(SERIES_SLOT, ` ecmeta_series_index="${i}"`))
       })
       svg = svg.slice(0, at.index) + cells.join(t.between) + svg.slice(at.index + at[0].length)
+    }
+    return svg
+  }
+  return (option, width, height) => {
+    const found = cellSeries(option).map((i) => ({ i, key: cellsKey(option, i, width, height) }))
+    const known = found.flatMap(({ i, key }) => {
+      const t = seen.get(key)
+      return typeof t === 'object' ? [{ i, t }] : []
+    })
+    const svg = (known.length ? fromTemplates(option, width, height, known) : null) ?? draw(option, width, height)
+    // The others, drawn whole by ECharts in this frame: a second drawing with the same key becomes its template.
+    for (const { i, key } of found) {
+      const was = seen.get(key)
+      if (was === 'once') seen.set(key, readCells(svg, i, seriesOf(option)[i].data!) ?? 'unusable')
+      else if (was === undefined) {
+        if (seen.size >= MOST_KEPT) seen.clear()
+        seen.set(key, 'once')
+      }
     }
     return svg
   }
