@@ -23,7 +23,7 @@ import { deflateSync } from 'node:zlib'
 import UPNG from 'upng-js'
 import { RefusedError } from '../../shared/errors'
 import { composeFigure } from '../../shared/charts/figure'
-import { fitAtSize, fitFigure, growsWithContent, type FittedFigure, type RenderSvg } from '../../shared/charts/fit'
+import { fitAtSize, fitFigure, growsWithContent, type FittedFigure } from '../../shared/charts/fit'
 import { INKS } from '../../shared/charts/frame'
 import { wordSteps } from '../../shared/charts/figure-text'
 import type { ChartOption } from '../../shared/charts/echarts-parts'
@@ -31,7 +31,8 @@ import type { AnimatedData, AnimationFormat } from '../../shared/animation'
 import { pngPixels, type FigureSpec } from '../../shared/figure'
 import type { BeamNode, BeamTree } from '../../shared/teaching'
 import { GifFrames, hex } from './animation-gif'
-import { optionSvg, rasterise } from './figure'
+import { rasterise } from './figure'
+import { frameRenderer } from './frame-cells'
 import { fontFiles, measureText, textRuns } from './fonts'
 import { textsAsPaths } from './text-paths'
 
@@ -136,9 +137,6 @@ function frameData(data: AnimatedData, t: number, last: boolean): AnimatedData {
   return { ...data, step: t } as AnimatedData
 }
 
-/** A frame's SVG: the still figure's, without the hover styles no frame shows (optionSvg). */
-const frameSvg: RenderSvg = (option, width, height) => optionSvg(option, width, height, false)
-
 const captionFor = (base: string | undefined, line: string | null) => (line === null ? base : base ? `${line} · ${base}` : line)
 
 function check(signal: AbortSignal | undefined): void {
@@ -190,6 +188,8 @@ export function planAnimation(
   )
   const grows = growsWithContent(spec)
   const ink = INKS[spec.theme === 'dark' ? 'dark' : 'light']
+  // A frame's SVG: the still figure's, without the hover styles no frame shows, its repeated heatmap cells drawn once.
+  const frameSvg = frameRenderer()
   let frames: AnimationFrame[]
   let page: FigureSpec
   let fontSize: number

@@ -15,11 +15,11 @@ import { join } from 'node:path'
 import { GifReader } from 'omggif'
 import { PNG } from 'pngjs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { InferenceService } from '../../../src/engine/service'
 import { renderAnimation, type AnimatedData } from '../../../src/host/export/animation'
 import type { Translation } from '../../../src/shared/api'
 import { DEFAULT_FIGURE, FONT_PRESETS, SIZE_PRESETS, type FigureSpec } from '../../../src/shared/figure'
-import { BUNDLED_MODELS, tempDir } from '../../helpers'
+import { tempDir } from '../../helpers'
+import { localPTranslation } from './figure-data'
 
 const SENTENCE = 'Two young men in red jackets are waiting for the bus .'
 const SPEC: FigureSpec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-16x9'], dpi: 96, fontSize: FONT_PRESETS.screen }
@@ -65,9 +65,7 @@ function framesApart(gif: Buffer, apng: Buffer): FramesApart {
 let t: Translation
 
 beforeAll(async () => {
-  const svc = new InferenceService()
-  t = await svc.translate(join(BUNDLED_MODELS, 'en-fr-local-p.onnx'), SENTENCE)
-  await svc.closeAll()
+  t = await localPTranslation(SENTENCE)
 }, 120_000)
 
 /** The APNG's first frame over white (a GIF has no partial transparency), by pngjs. */

@@ -1,12 +1,22 @@
 /** Figure data every figure test draws from the bundled models: the forecast and the BLEU-by-length corpus. */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { CorpusResult, ForecastResult } from '../../../src/shared/api'
-import type { InferenceService } from '../../../src/engine/service'
+import type { CorpusResult, ForecastResult, Translation } from '../../../src/shared/api'
+import { InferenceService } from '../../../src/engine/service'
 import { parseSeriesCsv } from '../../../src/shared/series'
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
 
 const model = (name: string) => join(BUNDLED_MODELS, `${name}.onnx`)
+
+/** A sentence translated by en-fr-local-p (greedy) on a service of its own, closed after. */
+export async function localPTranslation(sentence: string): Promise<Translation> {
+  const svc = new InferenceService()
+  try {
+    return await svc.translate(model('en-fr-local-p'), sentence)
+  } finally {
+    await svc.closeAll()
+  }
+}
 
 /** taylor-local-p's forecast from the held-out weeks' step 384. */
 export async function bundledForecast(svc: InferenceService): Promise<ForecastResult> {
