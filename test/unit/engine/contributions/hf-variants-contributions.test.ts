@@ -1,10 +1,11 @@
-import { readFileSync, rmSync, truncateSync } from 'node:fs'
+import { cpSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HfContributionModel, type BlockTensors, type HfTapped } from '../../../../src/engine/contributions/hf'
 import type { HfBlock } from '../../../../src/engine/contributions/hf-taps'
 import { headOutputsInto } from '../../../../src/engine/contributions/math'
+import { fromBinary, ModelProtoSchema, TensorProto_DataType, toBinary, type GraphProto, type TensorProto } from '../../../../src/engine/onnx-proto'
 import type { Contributions } from '../../../../src/shared/contributions'
 import { ROOT, tempDir } from '../../../helpers'
 import { externalise } from '../formats/external-data'
@@ -176,3 +177,55 @@ describe.each([
     for (const v of Object.values(worst)) expect(v).toBeLessThan(tol)
   })
 })
+
+/**
+ * marian-q8 as quantize_dynamic writes it with weight_type QUInt8: every MatMulInteger weight and
+ * its zero point moved from int8 to uint8 by + 128, the same dequantized weights, (W_q − W_zp) · s,
+ * with a zero point of about 128 instead of 0.
+ */
+function toUint8(from: string, to: string): void {
+  cpSync(from, to, { recursive: true })
+  const dir = join(to, 'onnx')
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.onnx'))) {
+    const model = fromBinary(ModelProtoSchema, new Uint8Array(readFileSync(join(dir, f))))
+    const inits = new Map<string, TensorProto>()
+    const weights = new Set<string>()
+    const walk = (g: GraphProto | undefined) => {
+      if (!g) return
+      for (const t of g.initializer) inits.set(t.name, t)
+      for (const n of g.node) {
+        if (n.opType === 'MatMulInteger') [n.input[1], n.input[3]].forEach((w) => w && weights.add(w))
+        for (const a of n.attribute) [a.g, ...a.graphs].forEach(walk)
+      }
+    }
+    walk(model.graph)
+    for (const w of weights) {
+      const t = inits.get(w)
+      if (t?.dataType !== TensorProto_DataType.INT8) continue
+      // raw bytes (a weight), or int32_data (a scalar zero point)
+      if (t.rawData.length > 0) t.rawData = t.rawData.map((b) => (b + 128) & 0xff)
+      else t.int32Data = t.int32Data.map((v) => v + 128)
+      t.dataType = TensorProto_DataType.UINT8
+    }
+    writeFileSync(join(dir, f), toBinary(ModelProtoSchema, model))
+  }
+}
+
+it('reads a q8 weight with its zero point: marian-q8 with uint8 weights (zero point ≈ 128) gives its int8 numbers', async () => {
+  const work = tempDir()
+  try {
+    toUint8(join(HF, 'marian-q8'), join(work, 'u8'))
+    const refs = JSON.parse(readFileSync(join(HF, 'marian/reference.json'), 'utf8')) as { sentences: { input_ids: number[]; greedy: number[] }[] }
+    const sentences = refs.sentences.slice(0, 4).map((s) => ({ src: s.input_ids, tgt: s.greedy }))
+    const int8 = await run(join(HF, 'marian-q8'), sentences)
+    const uint8 = await run(join(work, 'u8'), sentences)
+    await int8.model.release()
+    await uint8.model.release()
+    const worst = worstOf(uint8.got.map((g, i) => [g, int8.got[i]]))
+    console.log(`marian-q8 as uint8 vs int8: ${shown(worst)}; block miss ${uint8.miss.toExponential(1)}`)
+    expect(uint8.miss).toBeLessThan(2e-2)
+    for (const v of Object.values(worst)) expect(v).toBeLessThan(1e-5)
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}, 120_000)
