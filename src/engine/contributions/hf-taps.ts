@@ -144,7 +144,7 @@ class GraphReader {
   /** The projection computing `out`: a MatMul by a weight, or its dynamic quantisation (quantized). */
   projectionTo(out: string): Projection | null {
     const p = this.producerOf(out)
-    if (p?.opType === 'MatMul') return { input: p.input[0], out, weight: this.constant(p.input[1]) }
+    if (p?.opType === 'MatMul' || p?.opType === 'MatMulNBits') return this.projectionFrom(p)
     if (p?.opType !== 'Mul') return null
     for (const i of p.input) {
       const cast = this.producerOf(i)
@@ -157,9 +157,42 @@ class GraphReader {
     return null
   }
 
-  /** The projection a MatMul or MatMulInteger node starts. */
+  /** The projection a MatMul, MatMulNBits or MatMulInteger node starts. */
   projectionFrom(mm: NodeProto): Projection | null {
-    return mm.opType === 'MatMul' ? { input: mm.input[0], out: mm.output[0], weight: this.constant(mm.input[1]) } : this.quantized(mm)
+    if (mm.opType === 'MatMul') return { input: mm.input[0], out: mm.output[0], weight: this.constant(mm.input[1]) }
+    if (mm.opType === 'MatMulNBits') return { input: mm.input[0], out: mm.output[0], weight: this.blockQuantized(mm) }
+    return this.quantized(mm)
+  }
+
+  /**
+   * onnxruntime's MatMulNBits (transformers.js's q4 and q4f16, MatMulNBitsQuantizer): W^T as
+   * [N][K / block_size][block_size · bits / 8] bytes, elements packed low bits first, one scale a
+   * block and a zero point a block (packed the same way; absent: 2^(bits − 1)). Read dequantized,
+   * (q − zp) · scale. Floating zero points, g_idx and a fused bias are not read (null: refused).
+   */
+  private blockQuantized(mm: NodeProto): Constant | null {
+    const attr = (name: string, or: number) => Number(mm.attribute.find((a) => a.name === name)?.i ?? or)
+    const [K, N, bits, block] = [attr('K', 0), attr('N', 0), attr('bits', 4), attr('block_size', 0)]
+    const packed = this.inits.get(mm.input[1])
+    const scales = this.constant(mm.input[2])
+    const zpInit = mm.input[3] ? this.inits.get(mm.input[3]) : undefined
+    if (mm.input.slice(4).some(Boolean) || (mm.input[3] && zpInit?.dataType !== TensorProto_DataType.UINT8)) return null
+    if (!packed || !scales || ![2, 4, 8].includes(bits) || block <= 0 || K <= 0 || N <= 0) return null
+    const q = this.resolve(packed).rawData
+    const zp = zpInit ? this.resolve(zpInit).rawData : null
+    const blocks = Math.ceil(K / block)
+    const blob = (block * bits) / 8
+    const zpRow = Math.ceil((blocks * bits) / 8)
+    if (q.length < N * blocks * blob || scales.values.length < N * blocks || (zp && zp.length < N * zpRow)) return null
+    const nibble = (bytes: Uint8Array, at: number, i: number) => (bytes[at + Math.floor((i * bits) / 8)] >> ((i * bits) % 8)) & ((1 << bits) - 1)
+    const values = new Float32Array(K * N)
+    for (let n = 0; n < N; n++)
+      for (let b = 0; b < blocks; b++) {
+        const scale = scales.values[n * blocks + b]
+        const zero = zp ? nibble(zp, n * zpRow, b) : 1 << (bits - 1)
+        for (let i = 0; i < block && b * block + i < K; i++) values[(b * block + i) * N + n] = (nibble(q, (n * blocks + b) * blob, i) - zero) * scale
+      }
+    return { values, dims: [K, N] }
   }
 
   /**
@@ -215,7 +248,7 @@ function blockAt(g: GraphReader, softmax: string, heads: number, what: string, s
   if (!vProj) throw new ContributionTapError(`${what}'s values are not a MatMul with a weight (plus a bias)`)
   const { w: wv, d } = g.matrix(vProj.weight, `${what}'s value projection`)
   if (d % heads !== 0) throw new ContributionTapError(`${what}'s width ${d} is not a multiple of ${heads} heads`)
-  const oProj = g.projectionFrom(g.forwardTo(pv.output[0], ['MatMul', 'MatMulInteger'], `${what}'s heads`))
+  const oProj = g.projectionFrom(g.forwardTo(pv.output[0], ['MatMul', 'MatMulInteger', 'MatMulNBits'], `${what}'s heads`))
   if (!oProj) throw new ContributionTapError(`${what}'s heads do not go into a MatMul with a weight`)
   const { w: wo } = g.matrix(oProj.weight, `${what}'s output projection`)
   // then + b_O (not in T5), then + x, the residual

@@ -69,6 +69,19 @@ function worstBlockMiss(m: HfContributionModel, tp: HfTapped): number {
   return Math.max(...blocks)
 }
 
+/**
+ * A variant's folder: test/fixtures/hf's, or marian-q4's, whose two files alone are kept
+ * (test/fixtures/contributions/marian-q4: hf_variants.quantize_q4 on marian's onnx/ files), put
+ * beside marian's tokenizer and config in `work`.
+ */
+function folder(name: string, work: string): string {
+  if (name !== 'marian-q4') return join(HF, name)
+  const dir = join(work, name)
+  cpSync(join(HF, 'marian'), dir, { recursive: true, filter: (f) => !f.endsWith('.onnx') })
+  cpSync(join(ROOT, 'test/fixtures/contributions/marian-q4/onnx'), join(dir, 'onnx'), { recursive: true })
+  return dir
+}
+
 interface Sentence {
   src: number[]
   tgt: number[]
@@ -145,21 +158,25 @@ describe("contributions on a folder whose weights are in .onnx_data files (Optim
 })
 
 describe.each([
-  // fp16: weights and activations rounded to 11 bits; q8: weights to 8 bits per tensor, each MatMul's input quantised at run time
+  // fp16: weights and activations rounded to 11 bits; q8: weights to 8 bits per tensor, each MatMul's input quantised at run
+  // time; q4: weights to 4 bits in blocks of 32, activations float32 (so the weights read give back the block exactly)
   ['marian-fp16', 1e-2, 2e-2],
   ['marian-q8', 3e-2, 2e-2],
+  ['marian-q4', 0.1, 1e-4],
 ])('contributions on %s against the fp32 folder it was converted from', (name, tol, missTol) => {
   const refs = JSON.parse(readFileSync(join(HF, 'marian/reference.json'), 'utf8')) as { sentences: { input_ids: number[]; greedy: number[] }[] }
   const sentences = refs.sentences.map((s) => ({ src: s.input_ids, tgt: s.greedy }))
   let fp32: Awaited<ReturnType<typeof run>>
   let variant: Awaited<ReturnType<typeof run>>
+  const work = tempDir()
   beforeAll(async () => {
     fp32 = await run(join(HF, 'marian'), sentences)
-    variant = await run(join(HF, name), sentences)
+    variant = await run(folder(name, work), sentences)
   }, 120_000)
   afterAll(async () => {
     await fp32?.model.release()
     await variant?.model.release()
+    rmSync(work, { recursive: true, force: true })
   })
 
   it(`finds a post-norm block in every layer, whose weights give back the graph's own output (within ${missTol} of its size)`, () => {
