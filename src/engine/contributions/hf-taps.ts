@@ -245,7 +245,11 @@ function blockAt(g: GraphReader, softmax: string, heads: number, what: string, s
   const vBias = g.biasAdd(vNode)
   const vOut = vBias ? vBias.other : vNode?.output[0]
   const vProj = vOut === undefined ? null : g.projectionTo(vOut)
-  if (!vProj) throw new ContributionTapError(`${what}'s values are not a MatMul with a weight (plus a bias)`)
+  if (!vProj) {
+    // a quantisation whose weights are not read (bitsandbytes' MatMulBnb4, QDQ's DequantizeLinear …) named as it is
+    const op = vOut === undefined ? undefined : g.producerOf(vOut)?.opType
+    throw new ContributionTapError(`${what}'s values are not a MatMul with a weight (plus a bias)${op ? `: they come from a ${op}` : ''}`)
+  }
   const { w: wv, d } = g.matrix(vProj.weight, `${what}'s value projection`)
   if (d % heads !== 0) throw new ContributionTapError(`${what}'s width ${d} is not a multiple of ${heads} heads`)
   const oProj = g.projectionFrom(g.forwardTo(pv.output[0], ['MatMul', 'MatMulInteger', 'MatMulNBits'], `${what}'s heads`))
