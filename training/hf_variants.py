@@ -7,6 +7,8 @@ them: the helpers behind training/hf_test_models.py's --variants and --large (is
   with constant weights only, Gather: the embeddings, ...), into If subgraphs (EnableSubgraph), weights
   QInt8 (transformers.js takes QUInt8 only for graphs with Conv or fused attention ops, which these
   have not), activations QUInt8.
+- `quantize_q4`: `_q4` files, MatMulNBits with 4-bit weights in blocks of 32 (made for the
+  contribution tests: test/fixtures/contributions/marian-q4).
 - `to_fp16`: `_fp16` files as the same script writes them: onnxruntime.transformers.float16 (the
   converter transformers.js imports from onnxconverter_common) with keep_io_types=True and the
   default op block list, so inputs and outputs stay float32 and everything inside, Softmax included,
@@ -87,6 +89,17 @@ def quantize_q8(src: Path, dest: Path) -> None:
     quantize_dynamic(str(src), str(dest), op_types_to_quantize=sorted(IntegerOpsRegistry), per_channel=False, reduce_range=False,
                      weight_type=weight, use_external_data_format=False, extra_options={"EnableSubgraph": True, "MatMulConstBOnly": True})
     onnx.checker.check_model(str(dest))
+
+
+def quantize_q4(src: Path, dest: Path) -> None:
+    """`_q4` files as transformers.js's q4 mode writes them: onnxruntime's MatMulNBitsQuantizer, 4-bit
+    weights in blocks of 32 along K, symmetric (no zero points stored), activations float32."""
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+
+    q = MatMulNBitsQuantizer(onnx.load(str(src)), block_size=32, is_symmetric=True)
+    q.process()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    q.model.save_model_to_file(str(dest), False)
 
 
 def _op_types(graph: onnx.GraphProto) -> set[str]:

@@ -1,5 +1,5 @@
 import { producers } from '../onnx-graph'
-import type { GraphProto, NodeProto, TensorProto } from '../onnx-proto'
+import { create, NodeProtoSchema, TensorProto_DataType, type GraphProto, type NodeProto, type TensorProto } from '../onnx-proto'
 import { crossSoftmaxes } from '../formats/hf/taps'
 import type { BlockWeights } from './math'
 import { ContributionTapError, initializerValues } from './taps'
@@ -47,12 +47,32 @@ export interface HfDecoderLayer {
   cross: HfBlock
 }
 
-/** Ops between the probabilities and P·V, and between P·V and W_O (masking NaN rows, casts, head reshapes). */
-const PASS = new Set(['Cast', 'Where', 'Identity', 'Transpose', 'Reshape', 'Squeeze', 'Unsqueeze'])
+/** Ops between the probabilities and P·V, and between P·V and W_O (masking NaN rows, casts, head reshapes, q8's quantisation of W_O's input). */
+const PASS = new Set(['Cast', 'Where', 'Identity', 'Transpose', 'Reshape', 'Squeeze', 'Unsqueeze', 'DynamicQuantizeLinear'])
+
+/** An initializer with its bytes: those kept outside the graph read (hf-weights.ts), the others as they are. */
+export type WeightBytes = (t: TensorProto) => TensorProto
 
 interface Constant {
   values: Float32Array
   dims: number[]
+}
+
+/** x · W: where x comes from, the float result's name, the weight [in, out] (null where it is not a constant). */
+interface Projection {
+  input: string
+  out: string
+  weight: Constant | null
+}
+
+/** A weight's values as float32: float32 or float16 (initializerValues), or q8's int8 / uint8 weights and zero points. */
+function tensorValues(t: TensorProto): Float32Array {
+  const n = t.dims.reduce((a, d) => a * Number(d), 1)
+  const signed = t.dataType === TensorProto_DataType.INT8
+  if (!signed && t.dataType !== TensorProto_DataType.UINT8) return initializerValues(t)
+  if (t.rawData.length === 0) return Float32Array.from(t.int32Data.slice(0, n))
+  const raw = t.rawData.subarray(0, n)
+  return Float32Array.from(signed ? new Int8Array(raw.buffer, raw.byteOffset, n) : raw)
 }
 
 class GraphReader {
@@ -60,7 +80,10 @@ class GraphReader {
   readonly consumers = new Map<string, NodeProto[]>()
   private readonly inits: Map<string, TensorProto>
 
-  constructor(readonly graph: GraphProto) {
+  constructor(
+    readonly graph: GraphProto,
+    private readonly resolve: WeightBytes,
+  ) {
     this.producer = producers(graph)
     for (const n of graph.node) for (const i of n.input) if (i) this.consumers.set(i, [...(this.consumers.get(i) ?? []), n])
     this.inits = new Map(graph.initializer.map((t) => [t.name, t]))
@@ -74,33 +97,30 @@ class GraphReader {
   /** A weight: an initializer, a Constant node's value, or either through Identity / Cast (fp16 weights are cast to float32 or used as they are). */
   constant(name: string): Constant | null {
     const t = this.inits.get(name)
-    if (t) {
-      if (t.externalData.length > 0)
-        throw new ContributionTapError(`its weight ${name} is in an external data file, which the contribution taps do not read yet`)
-      return { values: initializerValues(t), dims: t.dims.map(Number) }
-    }
+    if (t) return { values: tensorValues(this.resolve(t)), dims: t.dims.map(Number) }
     const p = this.producerOf(name)
     if (!p) return null
     if (p.opType === 'Constant') {
       const v = p.attribute.find((a) => a.name === 'value')?.t
-      return v ? { values: initializerValues(v), dims: v.dims.map(Number) } : null
+      return v ? { values: tensorValues(this.resolve(v)), dims: v.dims.map(Number) } : null
     }
     return p.opType === 'Identity' || p.opType === 'Cast' ? this.constant(p.input[0]) : null
   }
 
   /** The one consumer of `name` that is not a pass-through op, following pass-throughs (breadth first, a few steps). */
-  forwardTo(name: string, op: string, what: string): NodeProto {
+  forwardTo(name: string, op: string | string[], what: string): NodeProto {
+    const ops = new Set(typeof op === 'string' ? [op] : op)
     let frontier = [name]
     for (let depth = 0; depth < 6 && frontier.length; depth++) {
       const next: string[] = []
       for (const f of frontier)
         for (const c of this.consumers.get(f) ?? []) {
-          if (c.opType === op) return c
+          if (ops.has(c.opType)) return c
           if (PASS.has(c.opType)) next.push(c.output[0])
         }
       frontier = next
     }
-    throw new ContributionTapError(`no ${op} after ${what}`)
+    throw new ContributionTapError(`no ${[...ops].join(' or ')} after ${what}`)
   }
 
   /** Back from `name` through pass-through ops to the first node that is not one. */
@@ -112,14 +132,93 @@ class GraphReader {
     return p
   }
 
-  /** A MatMul's constant right-hand side [in, out] as [out][in] (d × d). */
-  matrix(mm: NodeProto, what: string): { w: Float32Array; d: number } {
-    const c = this.constant(mm.input[1])
+  /** A constant d × d weight [in, out] as [out][in]. */
+  matrix(c: Constant | null, what: string): { w: Float32Array; d: number } {
     if (!c || c.dims.length !== 2 || c.dims[0] !== c.dims[1]) throw new ContributionTapError(`${what} is not a constant d × d MatMul weight`)
     const d = c.dims[0]
     const w = new Float32Array(d * d)
     for (let i = 0; i < d; i++) for (let o = 0; o < d; o++) w[o * d + i] = c.values[i * d + o]
     return { w, d }
+  }
+
+  /** The projection computing `out`: a MatMul by a weight, or its dynamic quantisation (quantized). */
+  projectionTo(out: string): Projection | null {
+    const p = this.producerOf(out)
+    if (p?.opType === 'MatMul' || p?.opType === 'MatMulNBits') return this.projectionFrom(p)
+    if (p?.opType !== 'Mul') return null
+    for (const i of p.input) {
+      const cast = this.producerOf(i)
+      const mi = cast?.opType === 'Cast' ? this.producerOf(cast.input[0]) : undefined
+      if (mi?.opType === 'MatMulInteger') {
+        const q = this.quantized(mi)
+        return q?.out === out ? q : null
+      }
+    }
+    return null
+  }
+
+  /** The projection a MatMul, MatMulNBits or MatMulInteger node starts. */
+  projectionFrom(mm: NodeProto): Projection | null {
+    if (mm.opType === 'MatMul') return { input: mm.input[0], out: mm.output[0], weight: this.constant(mm.input[1]) }
+    if (mm.opType === 'MatMulNBits') return { input: mm.input[0], out: mm.output[0], weight: this.blockQuantized(mm) }
+    return this.quantized(mm)
+  }
+
+  /**
+   * onnxruntime's MatMulNBits (transformers.js's q4 and q4f16, MatMulNBitsQuantizer): W^T as
+   * [N][K / block_size][block_size · bits / 8] bytes, elements packed low bits first, one scale a
+   * block and a zero point a block (packed the same way; absent: 2^(bits − 1)). Read dequantized,
+   * (q − zp) · scale. Floating zero points, g_idx and a fused bias are not read (null: refused).
+   */
+  private blockQuantized(mm: NodeProto): Constant | null {
+    const attr = (name: string, or: number) => Number(mm.attribute.find((a) => a.name === name)?.i ?? or)
+    const [K, N, bits, block] = [attr('K', 0), attr('N', 0), attr('bits', 4), attr('block_size', 0)]
+    const packed = this.inits.get(mm.input[1])
+    const scales = this.constant(mm.input[2])
+    const zpInit = mm.input[3] ? this.inits.get(mm.input[3]) : undefined
+    if (mm.input.slice(4).some(Boolean) || (mm.input[3] && zpInit?.dataType !== TensorProto_DataType.UINT8)) return null
+    if (!packed || !scales || ![2, 4, 8].includes(bits) || block <= 0 || K <= 0 || N <= 0) return null
+    const q = this.resolve(packed).rawData
+    const zp = zpInit ? this.resolve(zpInit).rawData : null
+    const blocks = Math.ceil(K / block)
+    const blob = (block * bits) / 8
+    const zpRow = Math.ceil((blocks * bits) / 8)
+    if (q.length < N * blocks * blob || scales.values.length < N * blocks || (zp && zp.length < N * zpRow)) return null
+    const nibble = (bytes: Uint8Array, at: number, i: number) => (bytes[at + Math.floor((i * bits) / 8)] >> ((i * bits) % 8)) & ((1 << bits) - 1)
+    const values = new Float32Array(K * N)
+    for (let n = 0; n < N; n++)
+      for (let b = 0; b < blocks; b++) {
+        const scale = scales.values[n * blocks + b]
+        const zero = zp ? nibble(zp, n * zpRow, b) : 1 << (bits - 1)
+        for (let i = 0; i < block && b * block + i < K; i++) values[(b * block + i) * N + n] = (nibble(q, (n * blocks + b) * blob, i) - zero) * scale
+      }
+    return { values, dims: [K, N] }
+  }
+
+  /**
+   * onnxruntime's quantize_dynamic (IntegerOps; transformers.js's q8): DynamicQuantizeLinear(x) →
+   * MatMulInteger(x_q, W_q, x_zp, W_zp) → Cast → Mul by x_scale · W_scale. The weight read is the
+   * dequantized (W_q − W_zp) · W_scale (per tensor, or per output column), so the methods describe
+   * the model with those weights; the activations' rounding stays in the tapped tensors.
+   */
+  private quantized(mi: NodeProto): Projection | null {
+    const dq = this.producerOf(mi.input[0])
+    const only = (name: string, op: string) => {
+      const cs = this.consumers.get(name) ?? []
+      return cs.length === 1 && cs[0].opType === op ? cs[0] : null
+    }
+    const cast = only(mi.output[0], 'Cast')
+    const mul = cast && only(cast.output[0], 'Mul')
+    if (dq?.opType !== 'DynamicQuantizeLinear' || !mul) return null
+    const scales = this.producerOf(mul.input[mul.input[0] === cast.output[0] ? 1 : 0])
+    const wScale = scales?.opType === 'Mul' ? scales.input.filter((n) => n !== dq.output[1]).map((n) => this.constant(n))[0] : null
+    const q = this.constant(mi.input[1])
+    if (!wScale || !q || q.dims.length !== 2) return null
+    const zp = mi.input[3] ? this.constant(mi.input[3])?.values : undefined
+    const cols = q.dims[1]
+    const at = (v: Float32Array | undefined, col: number) => (v === undefined ? 0 : v.length === 1 ? v[0] : v[col])
+    const values = q.values.map((x, k) => (x - at(zp, k % cols)) * at(wScale.values, k % cols))
+    return { input: dq.input[0], out: mul.output[0], weight: { values, dims: q.dims } }
   }
 
   /** `node`'s constant input (a bias) and its other input, where `node` is an Add with one. */
@@ -144,19 +243,25 @@ function blockAt(g: GraphReader, softmax: string, heads: number, what: string, s
   // V = (source · W_V^T) + b_V, then split into heads
   const vNode = g.backFrom(pv.input[1])
   const vBias = g.biasAdd(vNode)
-  const vMatMul = vBias ? g.producerOf(vBias.other) : vNode
-  if (vMatMul?.opType !== 'MatMul') throw new ContributionTapError(`${what}'s values are not a MatMul with a weight (plus a bias)`)
-  const { w: wv, d } = g.matrix(vMatMul, `${what}'s value projection`)
+  const vOut = vBias ? vBias.other : vNode?.output[0]
+  const vProj = vOut === undefined ? null : g.projectionTo(vOut)
+  if (!vProj) {
+    // a quantisation whose weights are not read (bitsandbytes' MatMulBnb4, QDQ's DequantizeLinear …) named as it is
+    const op = vOut === undefined ? undefined : g.producerOf(vOut)?.opType
+    throw new ContributionTapError(`${what}'s values are not a MatMul with a weight (plus a bias)${op ? `: they come from a ${op}` : ''}`)
+  }
+  const { w: wv, d } = g.matrix(vProj.weight, `${what}'s value projection`)
   if (d % heads !== 0) throw new ContributionTapError(`${what}'s width ${d} is not a multiple of ${heads} heads`)
-  const oMatMul = g.forwardTo(pv.output[0], 'MatMul', `${what}'s heads`)
-  const { w: wo } = g.matrix(oMatMul, `${what}'s output projection`)
+  const oProj = g.projectionFrom(g.forwardTo(pv.output[0], ['MatMul', 'MatMulInteger', 'MatMulNBits'], `${what}'s heads`))
+  if (!oProj) throw new ContributionTapError(`${what}'s heads do not go into a MatMul with a weight`)
+  const { w: wo } = g.matrix(oProj.weight, `${what}'s output projection`)
   // then + b_O (not in T5), then + x, the residual
   const next = (name: string) => {
     const cs = g.consumers.get(name) ?? []
     if (cs.length !== 1) throw new ContributionTapError(`${what}'s output goes to ${cs.length} nodes, not to one residual Add`)
     return cs[0]
   }
-  let attnOut = oMatMul.output[0]
+  let attnOut = oProj.out
   let add = next(attnOut)
   const oBias = g.biasAdd(add)
   if (oBias) {
@@ -177,13 +282,13 @@ function blockAt(g: GraphReader, softmax: string, heads: number, what: string, s
     post = { y: ln.output[0], gamma: gamma.values, eps: epsilonOf(ln) }
   } else {
     // pre-norm: the values read LN(x_j) = L_j(x_j) + β; β goes with the biases
-    const norm = g.producerOf(vMatMul.input[0])
+    const norm = g.producerOf(vProj.input)
     if (norm?.opType === 'LayerNormalization') beta = (norm.input[2] ? g.constant(norm.input[2])?.values : null) ?? zeros
-    else if (vMatMul.input[0] === 'encoder_hidden_states' && sourceBeta) beta = sourceBeta
+    else if (vProj.input === 'encoder_hidden_states' && sourceBeta) beta = sourceBeta
   }
   return {
     weights: softmax,
-    source: vMatMul.input[0],
+    source: vProj.input,
     x,
     z,
     post,
@@ -195,8 +300,8 @@ function blockAt(g: GraphReader, softmax: string, heads: number, what: string, s
 const softmaxes = (graph: GraphProto) => graph.node.filter((n) => n.opType === 'Softmax').map((n) => n.output[0])
 
 /** The encoder's blocks, lowest layer first, and the β of its final norm (pre-norm: M2M100's layer_norm; null where there is none with a β). */
-export function hfEncoderTaps(graph: GraphProto, heads: number, layers: number): { blocks: HfBlock[]; finalBeta: Float32Array | null } {
-  const g = new GraphReader(graph)
+export function hfEncoderTaps(graph: GraphProto, heads: number, layers: number, resolve: WeightBytes): { blocks: HfBlock[]; finalBeta: Float32Array | null } {
+  const g = new GraphReader(graph, resolve)
   const found = softmaxes(graph)
   if (found.length !== layers) throw new ContributionTapError(`its encoder has ${found.length} Softmax nodes, not one per layer (${layers})`)
   const blocks = found.map((s, l) => blockAt(g, s, heads, `encoder layer ${l}`, null))
@@ -207,8 +312,8 @@ export function hfEncoderTaps(graph: GraphProto, heads: number, layers: number):
 }
 
 /** The decoder's blocks, lowest layer first: in each layer the self-attention, then the cross-attention (hf/taps.ts tells them apart). */
-export function hfDecoderTaps(graph: GraphProto, heads: number, layers: number, encoderBeta: Float32Array | null): HfDecoderLayer[] {
-  const g = new GraphReader(graph)
+export function hfDecoderTaps(graph: GraphProto, heads: number, layers: number, encoderBeta: Float32Array | null, resolve: WeightBytes): HfDecoderLayer[] {
+  const g = new GraphReader(graph, resolve)
   const cross = crossSoftmaxes(graph)
   const self = softmaxes(graph).filter((s) => !cross.includes(s))
   if (cross.length !== layers || self.length !== layers)
@@ -224,17 +329,16 @@ export function hfDecoderTaps(graph: GraphProto, heads: number, layers: number, 
 /**
  * A merged decoder (decoder_model_merged.onnx: one If on use_cache_branch) as the plain graph of
  * its no-cache branch: the branch's nodes read the main graph's inputs and weights by name, so
- * they run as the main graph once put there. Returns the graph and what its `logits` is called.
+ * they run as the main graph once put there, each of its outputs passed on under the If's output
+ * name (an fp16 conversion's Casts back to float32 after the If read those, and `logits` is
+ * found under its own name either way).
  */
-export function unmerged(graph: GraphProto): { graph: GraphProto; logits: string } {
+export function unmerged(graph: GraphProto): GraphProto {
   const ifNode = graph.node.find((n) => n.opType === 'If')
   const branch = ifNode?.attribute.find((a) => a.name === 'else_branch')?.g
-  if (!ifNode || !branch) return { graph, logits: 'logits' }
-  const at = ifNode.output.indexOf('logits')
-  // an fp16 conversion casts the If's outputs after it: not read yet
-  if (at < 0) throw new ContributionTapError("its merged decoder's If does not output logits itself (an fp16 conversion's casts after it are not read yet)")
-  return {
-    graph: { ...graph, node: [...graph.node.filter((n) => n !== ifNode), ...branch.node], initializer: [...graph.initializer, ...branch.initializer] },
-    logits: branch.output[at].name,
-  }
+  if (!ifNode || !branch) return graph
+  const passOn = ifNode.output.map((name, k) =>
+    create(NodeProtoSchema, { opType: 'Identity', name: `al_contrib/unmerged/${k}`, input: [branch.output[k].name], output: [name] }),
+  )
+  return { ...graph, node: [...graph.node.filter((n) => n !== ifNode), ...branch.node, ...passOn], initializer: [...graph.initializer, ...branch.initializer] }
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { basename } from 'node:path'
 import * as ort from 'onnxruntime-node'
 import type { Contributions } from '../../shared/contributions'
 import type { ModelSpec } from '../contract'
@@ -7,12 +7,14 @@ import { modelFile, modelOptions } from '../formats'
 import { readFolder } from '../formats/hf'
 import { toFloat32 } from '../formats/hf/parts'
 import { floatTap } from '../formats/hf/taps'
-import { sessionOptions } from '../formats/ort-sessions'
+import { checkExternalData, readSlimModel, type SlimModel } from '../formats/model-bytes'
+import { createAll, sessionOptions } from '../formats/ort-sessions'
 import type { SourceEncoder } from '../formats/types'
 import { valueInfo } from '../graph-surgery'
-import { extractGraph, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
+import { extractGraph, serializeWith } from '../onnx-graph'
 import { TensorProto_DataType, type GraphProto } from '../onnx-proto'
 import { tokenize } from '../tokenizer'
+import { externalTensorReader } from './hf-weights'
 import { hfDecoderTaps, hfEncoderTaps, unmerged, type HfBlock, type HfDecoderLayer } from './hf-taps'
 import { altiBlock, crossNorms, FULL, headOutputsInto, type AltiOptions, type BlockWeights } from './math'
 import { assemble, type Pass } from './pass'
@@ -56,14 +58,15 @@ function heads(t: ort.Tensor): Float32Array[][] {
 const blockNames = (b: HfBlock) => [b.weights, b.source, b.x, b.z, ...(b.post ? [b.post.y] : [])]
 
 /** A session over `graph` computing `outputs` and, cast to float32, the tapped names (those that are graph inputs are read from the feeds). */
-async function tappedSession(file: OnnxFile, graph: GraphProto, outputs: string[], taps: string[]): Promise<ort.InferenceSession> {
+async function tappedSession(slim: SlimModel, graph: GraphProto, outputs: string[], taps: string[]): Promise<ort.InferenceSession> {
   const inputs = new Set(graph.input.map((i) => i.name))
   const computed = [...new Set(taps)].filter((n) => !inputs.has(n))
   const outs = [...outputs, ...computed.map(tapOf)]
   const g = extractGraph({ ...graph, node: [...graph.node, ...computed.map((n) => floatTap(n, tapOf(n)))] }, outs)
   const declared = new Set(graph.output.map((o) => o.name))
   g.output = g.output.map((o) => (declared.has(o.name) ? o : valueInfo(o.name, TensorProto_DataType.FLOAT, null)))
-  return ort.InferenceSession.create(serializeWith(file, g), sessionOptions('cpu'))
+  const [session] = await createAll([{ bytes: serializeWith(slim.file, g), dir: slim.dir }], sessionOptions('cpu'))
+  return session
 }
 
 export class HfContributionModel {
@@ -74,31 +77,37 @@ export class HfContributionModel {
     private readonly decoder: ort.InferenceSession,
     readonly encoderTaps: HfBlock[],
     readonly decoderTaps: HfDecoderLayer[],
-    private readonly logits: string,
   ) {}
 
   /** Opens a folder (or one of its files; a model id with languages); throws ContributionTapError where its graphs are not read. */
   static async open(id: string): Promise<HfContributionModel> {
     const f = await readFolder(modelFile(id), modelOptions(id))
     const { layers, heads } = f.spec.heads!
-    const encFile = parseOnnx(readFileSync(f.files.encoder))
-    const decFile = parseOnnx(readFileSync(f.files.first))
-    const encGraph = encFile.model.graph as GraphProto
-    const enc = hfEncoderTaps(encGraph, heads, Number(f.config.encoder_layers ?? f.config.num_layers ?? layers))
-    const dec = unmerged(decFile.model.graph as GraphProto)
-    const decTaps = hfDecoderTaps(dec.graph, heads, layers, enc.finalBeta)
+    // read as the app opens a folder: without their weights, which stay in its files (external
+    // data or the .onnx's own bytes) for onnxruntime, and for the taps to read the few they need
+    const slim = async (path: string) => {
+      const m = await readSlimModel(path)
+      checkExternalData(m, basename(path))
+      return m
+    }
+    const encFile = await slim(f.files.encoder)
+    const decFile = await slim(f.files.first)
+    const encGraph = encFile.file.model.graph as GraphProto
+    const enc = hfEncoderTaps(encGraph, heads, Number(f.config.encoder_layers ?? f.config.num_layers ?? layers), externalTensorReader(encFile.dir))
+    const dec = unmerged(decFile.file.model.graph as GraphProto)
+    const decTaps = hfDecoderTaps(dec, heads, layers, enc.finalBeta, externalTensorReader(decFile.dir))
     const encOut = encGraph.output[0].name
     const encoder = await tappedSession(encFile, encGraph, [encOut], enc.blocks.flatMap(blockNames))
     const decoder = await tappedSession(
       decFile,
-      dec.graph,
-      [dec.logits],
+      dec,
+      ['logits'],
       decTaps.flatMap((l) => [...blockNames(l.self), ...blockNames(l.cross)]),
     ).catch(async (e: unknown) => {
       await encoder.release()
       throw e
     })
-    return new HfContributionModel(f.spec, f.sourceEncoder, encoder, decoder, enc.blocks, decTaps, dec.logits)
+    return new HfContributionModel(f.spec, f.sourceEncoder, encoder, decoder, enc.blocks, decTaps)
   }
 
   async release(): Promise<void> {
@@ -170,7 +179,7 @@ export class HfContributionModel {
       const forced = ids.length === 0 ? (generation?.forcedFirst ?? null) : null
       let next = forced ?? -1
       if (forced === null) {
-        const logits = toFloat32((await decode([special.bos, ...ids]))[this.logits])
+        const logits = toFloat32((await decode([special.bos, ...ids]))['logits'])
         const V = logits.dims[2]
         const data = logits.data as Float32Array
         const at = ids.length * V

@@ -375,7 +375,7 @@ export function externalRefs(graph: GraphProto | undefined): ExternalRef[] {
 }
 
 /** An external data location as a path inside `dir`, refused where it is absolute or leaves the folder (onnxruntime refuses it too). */
-function inFolder(dir: string, location: string, name: string): string {
+export function inFolder(dir: string, location: string, name: string): string {
   const n = normalize(location)
   if (!location || isAbsolute(location) || n === '..' || n.startsWith(`..${sep}`)) {
     throw new ContractError(`${name} keeps weights at "${location}", outside its folder: onnxruntime reads external data only from the model's own folder.`)

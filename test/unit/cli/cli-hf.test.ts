@@ -60,4 +60,23 @@ describe('the CLI on Hugging Face folders', () => {
     const half = run(['translate', '--model', join(HF, 'm2m100'), '--src-lang', 'en'], 'A dog runs.\n')
     expect(half.err).toMatch(/--src-lang and --tgt-lang go together/)
   })
+
+  it("attribute --model DIR on the fp16 and q8 files: the fp32 folder's output and, within their rounding, its numbers", () => {
+    const attribute = (name: string) => {
+      const r = run(['attribute', '--model', join(HF, name), '--src', 'the cat sat on the mat', '--json'])
+      expect(r.code, r.err).toBe(0)
+      return JSON.parse(r.out.trim().split('\n')[0]) as { method: string; tgtTokens: string[]; matrix: number[][] }
+    }
+    const fp32 = attribute('marian')
+    for (const [name, tol] of [
+      ['marian-fp16', 2e-3],
+      ['marian-q8', 2e-2],
+    ] as const) {
+      const got = attribute(name)
+      expect(got.method).toBe('alti+')
+      expect(got.tgtTokens).toEqual(fp32.tgtTokens)
+      const diff = Math.max(...got.matrix.flatMap((row, t) => row.map((v, j) => Math.abs(v - fp32.matrix[t][j]))))
+      expect(diff).toBeLessThan(tol)
+    }
+  })
 })
