@@ -51,25 +51,34 @@ export function lnLinear(z: Vec, gamma: Float32Array, eps: number): Float64Array
   return out
 }
 
+/** a[ai …] · b[bi …] over n, four sums at once: one sum waits on each add, four keep the CPU busy. */
+function dot(a: Float32Array, ai: number, b: Float64Array, bi: number, n: number): number {
+  let s0 = 0
+  let s1 = 0
+  let s2 = 0
+  let s3 = 0
+  let i = 0
+  for (; i + 3 < n; i += 4) {
+    s0 += a[ai + i] * b[bi + i]
+    s1 += a[ai + i + 1] * b[bi + i + 1]
+    s2 += a[ai + i + 2] * b[bi + i + 2]
+    s3 += a[ai + i + 3] * b[bi + i + 3]
+  }
+  for (; i < n; i++) s0 += a[ai + i] * b[bi + i]
+  return s0 + s1 + s2 + s3
+}
+
 /** Per head h: W_O^h (W_V^h z + (withBias ? b_V^h : 0)), written to out[at + h·d …]. */
 export function headOutputsInto(z: Vec, w: BlockWeights, withBias: boolean, out: Float64Array, at: number): void {
   const { d, heads } = w
   const dh = d / heads
+  // z as float64 keeps dot's reads of one type
+  const zz = z instanceof Float64Array ? z : Float64Array.from(z)
   const u = new Float64Array(d)
-  for (let o = 0; o < d; o++) {
-    let s = withBias ? w.bv[o] : 0
-    const row = o * d
-    for (let i = 0; i < d; i++) s += w.wv[row + i] * z[i]
-    u[o] = s
-  }
+  for (let o = 0; o < d; o++) u[o] = (withBias ? w.bv[o] : 0) + dot(w.wv, o * d, zz, 0, d)
   for (let h = 0; h < heads; h++) {
     const base = at + h * d
-    for (let k = 0; k < d; k++) {
-      let s = 0
-      const row = k * d
-      for (let o = h * dh; o < (h + 1) * dh; o++) s += w.wo[row + o] * u[o]
-      out[base + k] = s
-    }
+    for (let k = 0; k < d; k++) out[base + k] = dot(w.wo, k * d + h * dh, u, h * dh, dh)
   }
 }
 
