@@ -71,6 +71,8 @@ export class ContributionModel implements Attributor<Tapped> {
     readonly taps: TransformerTaps,
     private readonly encoder: ort.InferenceSession,
     private readonly step: ort.InferenceSession,
+    /** The step without its logits, for a given target: the projection onto the vocabulary is about half a small model's step. */
+    private readonly forced: ort.InferenceSession,
     private readonly file: OnnxFile,
     /** The per-sentence values the encoder part computes for the step (graph-surgery.ts's keys). */
     private readonly keys: string[],
@@ -116,25 +118,35 @@ export class ContributionModel implements Attributor<Tapped> {
       input: graph.input.filter((v) => v.name !== 'encoder_states'),
     }
     const encBytes = serializeWith(file, typed(extractGraph(withStates, [...encOut, ...keys]), [...encOut, ...keys]))
-    const stepGraph = extractGraph(graph, stepOut, new Map(keys.map((k) => [k, valueInfo(k, TensorProto_DataType.FLOAT, null)])))
+    const keyInfo = new Map(keys.map((k) => [k, valueInfo(k, TensorProto_DataType.FLOAT, null)]))
+    const forcedOut = stepOut.filter((o) => o !== 'logits')
     const opts = sessionOptions('cpu')
     const encoder = await ort.InferenceSession.create(encBytes, opts)
-    const step = await ort.InferenceSession.create(serializeWith(file, typed(stepGraph, stepOut)), opts).catch(async (e: unknown) => {
-      await encoder.release()
+    const sessions: ort.InferenceSession[] = [encoder]
+    try {
+      for (const outs of [stepOut, forcedOut])
+        sessions.push(await ort.InferenceSession.create(serializeWith(file, typed(extractGraph(graph, outs, keyInfo), outs)), opts))
+    } catch (e) {
+      await Promise.all(sessions.map((s) => s.release()))
       throw e
-    })
-    return new ContributionModel(spec, taps, encoder, step, file, keys)
+    }
+    return new ContributionModel(spec, taps, encoder, sessions[1], sessions[2], file, keys)
   }
 
   async release(): Promise<void> {
     await this.encoder.release()
     await this.step.release()
+    await this.forced.release()
   }
+
+  // Built once: a vocabulary's map costs more than a sentence's arithmetic.
+  private srcIndex: Map<string, number> | null = null
+  private tgtIndex: Map<string, number> | null = null
 
   /** Source text to pieces and ids, `</s>` last (the app's tokenizer, cut as the app cuts it). */
   encodeSource(text: string): { tokens: string[]; ids: number[] } {
     const { srcVocab, special, srcTokenizer } = this.spec
-    const index = new Map(srcVocab.map((w, i) => [w, i]))
+    const index = (this.srcIndex ??= new Map(srcVocab.map((w, i) => [w, i])))
     const pieces = tokenize(text, srcTokenizer).slice(0, MAX_SOURCE_TOKENS)
     return { tokens: [...pieces, srcVocab[special.eos]], ids: [...pieces.map((p) => index.get(p) ?? special.unk), special.eos] }
   }
@@ -142,7 +154,7 @@ export class ContributionModel implements Attributor<Tapped> {
   /** Target text to ids with `</s>` last, cut to the step limit. */
   encodeTarget(text: string, srcLen: number): number[] {
     const { tgtVocab, special, tgtTokenizer } = this.spec
-    const index = new Map(tgtVocab.map((w, i) => [w, i]))
+    const index = (this.tgtIndex ??= new Map(tgtVocab.map((w, i) => [w, i])))
     const pieces = tokenize(text, tgtTokenizer).slice(0, maxTargetLength(srcLen, this.spec.maxTarget) - 1)
     return [...pieces.map((p) => index.get(p) ?? special.unk), special.eos]
   }
@@ -177,7 +189,8 @@ export class ContributionModel implements Attributor<Tapped> {
     let state = eo.decoder_init
     let prev = spec.special.bos
     const perStep: { x1: Float32Array[]; x2: Float32Array[]; x3: Float32Array[]; self: Float32Array[]; cross: Float32Array[]; values: Float32Array[] }[] = []
-    const inputs = new Set(this.step.inputNames)
+    const session = target ? this.forced : this.step
+    const inputs = new Set(session.inputNames)
     const constant = {
       attn_override: new ort.Tensor('float32', new Float32Array(S), [1, S]),
       override_on: new ort.Tensor('float32', new Float32Array(1), this.file.inputs.get('override_on')?.dims.length === 2 ? [1, 1] : [1]),
@@ -194,7 +207,7 @@ export class ContributionModel implements Attributor<Tapped> {
         ...constant,
         ...Object.fromEntries(this.keys.map((k) => [k, eo[k]])),
       }
-      const o = await timed(this.step, Object.fromEntries(Object.entries(feeds).filter(([k]) => inputs.has(k))))
+      const o = await timed(session, Object.fromEntries(Object.entries(feeds).filter(([k]) => inputs.has(k))))
       state = o.next_state
       perStep.push({
         x1: taps.decoder.map((tp) => (o[tp.x1].data as Float32Array).slice(0, d)),

@@ -31,39 +31,54 @@ export interface AltiOptions {
 
 export const FULL: AltiOptions = { residual: true, layerNorm: true }
 
-/** The layer norm's linear part: γ ⊙ (z − mean z) / √(var z + ε). */
-export function lnLinear(z: Vec, gamma: Float32Array, eps: number): Float64Array {
+/** z's mean and 1 / √(var z + ε). */
+function moments(z: Vec, eps: number): { mu: number; inv: number } {
   const d = z.length
   let mu = 0
   for (let i = 0; i < d; i++) mu += z[i]
   mu /= d
   let v = 0
   for (let i = 0; i < d; i++) v += (z[i] - mu) ** 2
-  const inv = 1 / Math.sqrt(v / d + eps)
+  return { mu, inv: 1 / Math.sqrt(v / d + eps) }
+}
+
+/** The layer norm's linear part: γ ⊙ (z − mean z) / √(var z + ε). */
+export function lnLinear(z: Vec, gamma: Float32Array, eps: number): Float64Array {
+  const d = z.length
+  const { mu, inv } = moments(z, eps)
   const out = new Float64Array(d)
   for (let i = 0; i < d; i++) out[i] = gamma[i] * (z[i] - mu) * inv
   return out
+}
+
+/** a[ai …] · b[bi …] over n, four sums at once: one sum waits on each add, four keep the CPU busy. */
+function dot(a: Float32Array, ai: number, b: Float64Array, bi: number, n: number): number {
+  let s0 = 0
+  let s1 = 0
+  let s2 = 0
+  let s3 = 0
+  let i = 0
+  for (; i + 3 < n; i += 4) {
+    s0 += a[ai + i] * b[bi + i]
+    s1 += a[ai + i + 1] * b[bi + i + 1]
+    s2 += a[ai + i + 2] * b[bi + i + 2]
+    s3 += a[ai + i + 3] * b[bi + i + 3]
+  }
+  for (; i < n; i++) s0 += a[ai + i] * b[bi + i]
+  return s0 + s1 + s2 + s3
 }
 
 /** Per head h: W_O^h (W_V^h z + (withBias ? b_V^h : 0)), written to out[at + h·d …]. */
 export function headOutputsInto(z: Vec, w: BlockWeights, withBias: boolean, out: Float64Array, at: number): void {
   const { d, heads } = w
   const dh = d / heads
+  // z as float64 keeps dot's reads of one type
+  const zz = z instanceof Float64Array ? z : Float64Array.from(z)
   const u = new Float64Array(d)
-  for (let o = 0; o < d; o++) {
-    let s = withBias ? w.bv[o] : 0
-    const row = o * d
-    for (let i = 0; i < d; i++) s += w.wv[row + i] * z[i]
-    u[o] = s
-  }
+  for (let o = 0; o < d; o++) u[o] = (withBias ? w.bv[o] : 0) + dot(w.wv, o * d, zz, 0, d)
   for (let h = 0; h < heads; h++) {
     const base = at + h * d
-    for (let k = 0; k < d; k++) {
-      let s = 0
-      const row = k * d
-      for (let o = h * dh; o < (h + 1) * dh; o++) s += w.wo[row + o] * u[o]
-      out[base + k] = s
-    }
+    for (let k = 0; k < d; k++) out[base + k] = dot(w.wo, k * d + h * dh, u, h * dh, dh)
   }
 }
 
@@ -128,19 +143,39 @@ export interface PostNormInput {
   eps: number
 }
 
-/** L_i(t) in place: t's mean taken out, times γ / √(var z_i + ε). */
-function postNormed(t: Float64Array, zi: Vec, post: PostNormInput): void {
-  const d = t.length
-  let mz = 0
-  for (let k = 0; k < d; k++) mz += zi[k]
-  mz /= d
-  let v = 0
-  for (let k = 0; k < d; k++) v += (zi[k] - mz) ** 2
-  const inv = 1 / Math.sqrt(v / d + post.eps)
+/** Per query i of a post-norm block: 1 / √(var z_i + ε), the only part of L_i that depends on i. */
+function postScales(post: PostNormInput): Float64Array {
+  return Float64Array.from(post.z, (zi) => moments(zi, post.eps).inv)
+}
+
+/** γ ⊙ (t − mean t) in place: L_i(t) without its per-query scale. */
+function centred(t: Float64Array, at: number, d: number, gamma: Float32Array): void {
   let mt = 0
-  for (let k = 0; k < d; k++) mt += t[k]
+  for (let k = 0; k < d; k++) mt += t[at + k]
   mt /= d
-  for (let k = 0; k < d; k++) t[k] = post.gamma[k] * (t[k] - mt) * inv
+  for (let k = 0; k < d; k++) t[at + k] = gamma[k] * (t[at + k] - mt)
+}
+
+/**
+ * r − Σ_h c_h v_h, v_h = v[at + h·d …]: into r, or with `l1` only its L1 norm returned (r then
+ * holds the passes before the last). Four heads a pass (a missing head reads head g's vector times
+ * 0): one pass per head is three times slower in V8.
+ */
+function lessHeads(r: Float64Array, c: Float64Array, v: Vec, at: number, heads: number, d: number, l1: boolean): number {
+  let norm = 0
+  for (let g = 0; g < heads; g += 4) {
+    const b0 = at + g * d
+    const c0 = c[g]
+    const c1 = g + 1 < heads ? c[g + 1] : 0
+    const c2 = g + 2 < heads ? c[g + 2] : 0
+    const c3 = g + 3 < heads ? c[g + 3] : 0
+    const b1 = g + 1 < heads ? b0 + d : b0
+    const b2 = g + 2 < heads ? b0 + 2 * d : b0
+    const b3 = g + 3 < heads ? b0 + 3 * d : b0
+    if (l1 && g + 4 >= heads) for (let k = 0; k < d; k++) norm += Math.abs(r[k] - c0 * v[b0 + k] - c1 * v[b1 + k] - c2 * v[b2 + k] - c3 * v[b3 + k])
+    else for (let k = 0; k < d; k++) r[k] = r[k] - c0 * v[b0 + k] - c1 * v[b1 + k] - c2 * v[b2 + k] - c3 * v[b3 + k]
+  }
+  return norm
 }
 
 /**
@@ -163,37 +198,48 @@ export function altiBlock(
   post: PostNormInput | null = null,
 ): number[][] {
   const { d, heads } = w
-  const keys = values.length / (heads * d)
+  const hd = heads * d
+  const keys = values.length / hd
+  // L_i(Σ_h a_h v_h) = s_i · Σ_h a_h γ ⊙ (v_h − mean v_h), s_i = 1 / √(var z_i + ε): the centring
+  // is done once per key and head, the scale folded into the weights.
+  let vals = values
+  let scale: Float64Array | null = null
+  if (post) {
+    vals = Float64Array.from(values)
+    for (let at = 0; at < vals.length; at += d) centred(vals, at, d, post.gamma)
+    scale = postScales(post)
+  }
   const yi = new Float64Array(d)
   const xo = new Float64Array(d)
-  const t = new Float64Array(d)
+  const r = new Float64Array(d)
   const al = new Float64Array(heads)
+  const rowOf: ArrayLike<number>[] = new Array(heads)
   return x.map((xi, i) => {
     // the residual as it reaches y_i
     xo.set(xi)
-    if (post) postNormed(xo, post.z[i], post)
-    for (let k = 0; k < d; k++) yi[k] = opts.residual ? y[i][k] : y[i][k] - xo[k]
+    if (post && scale) {
+      centred(xo, 0, d, post.gamma)
+      for (let k = 0; k < d; k++) xo[k] *= scale[i]
+    }
+    const yRow = y[i]
+    for (let k = 0; k < d; k++) yi[k] = opts.residual ? yRow[k] : yRow[k] - xo[k]
     const ny = l1(yi)
+    const s = scale ? scale[i] : 1
+    for (let h = 0; h < heads; h++) rowOf[h] = a[h][i]
     const c = new Array<number>(keys).fill(0)
     for (let j = 0; j < keys; j++) {
       let any = false
       for (let h = 0; h < heads; h++) {
-        al[h] = a[h][i][j]
+        al[h] = rowOf[h][j] * s
         if (al[h] !== 0) any = true
       }
       const diagonal = opts.residual && residual === 'diagonal' && i === j
       // T = 0: ‖y − T‖₁ = ‖y‖₁, so c = 0
       if (!any && !diagonal) continue
-      const base = j * heads * d
-      for (let k = 0; k < d; k++) {
-        let tk = 0
-        for (let h = 0; h < heads; h++) tk += al[h] * values[base + h * d + k]
-        t[k] = tk
-      }
-      if (post) postNormed(t, post.z[i], post)
-      let dist = 0
-      for (let k = 0; k < d; k++) dist += Math.abs(yi[k] - t[k] - (diagonal ? xo[k] : 0))
-      c[j] = Math.max(0, ny - dist)
+      // ‖y_i − T_i(z_j)‖₁ (less the residual on the diagonal)
+      if (diagonal) for (let k = 0; k < d; k++) r[k] = yi[k] - xo[k]
+      else r.set(yi)
+      c[j] = Math.max(0, ny - lessHeads(r, al, vals, j * hd, heads, d, true))
     }
     if (residual === 'column') {
       let dist = 0
@@ -214,40 +260,52 @@ export function crossNorms(
   w: BlockWeights,
 ): { perHead: number[][][]; total: number[][]; outNorm: number[] } {
   const { d, heads } = w
+  const hd = heads * d
   const T = a[0].length
-  const S = f.length / (heads * d)
+  const S = f.length / hd
+  // Per source piece j, the Gram matrix of its heads' vectors, G_j[h][g] = f^h(h_j) · f^g(h_j):
+  // ‖Σ_h a_h f^h‖² = Σ_hg a_h a_g G_j[h][g] costs H² a cell where the vectors cost H·d.
+  const gram = new Float64Array(S * heads * heads)
+  for (let j = 0; j < S; j++)
+    for (let h = 0; h < heads; h++)
+      for (let g = h; g < heads; g++) {
+        const bh = j * hd + h * d
+        const bg = j * hd + g * d
+        let n = 0
+        for (let k = 0; k < d; k++) n += f[bh + k] * f[bg + k]
+        gram[(j * heads + h) * heads + g] = n
+        gram[(j * heads + g) * heads + h] = n
+      }
   const perHead = Array.from({ length: heads }, () => Array.from({ length: T }, () => new Array<number>(S).fill(0)))
   const total = Array.from({ length: T }, () => new Array<number>(S).fill(0))
   const outNorm = new Array<number>(T).fill(0)
-  const sum = new Float64Array(d)
   const out = new Float64Array(d)
+  const alpha = new Float64Array(heads)
   for (let t = 0; t < T; t++) {
     out.fill(0)
     for (let j = 0; j < S; j++) {
-      sum.fill(0)
-      for (let hd = 0; hd < heads; hd++) {
-        const alpha = a[hd][t][j]
-        const base = (j * heads + hd) * d
-        let n = 0
-        for (let k = 0; k < d; k++) {
-          const e = alpha * f[base + k]
-          sum[k] += e
-          n += e * e
-        }
-        perHead[hd][t][j] = Math.sqrt(n)
-      }
+      for (let h = 0; h < heads; h++) alpha[h] = a[h][t][j]
+      const gj = j * heads * heads
       let n = 0
-      for (let k = 0; k < d; k++) {
-        n += sum[k] * sum[k]
-        out[k] += sum[k]
+      for (let h = 0; h < heads; h++) {
+        const ah = alpha[h]
+        perHead[h][t][j] = Math.abs(ah) * Math.sqrt(gram[gj + h * heads + h])
+        for (let g = 0; g < heads; g++) n += ah * alpha[g] * gram[gj + h * heads + g]
       }
-      total[t][j] = Math.sqrt(n)
+      for (let h = 0; h < heads; h++) alpha[h] = -alpha[h]
+      lessHeads(out, alpha, f, j * hd, heads, d, false)
+      // rounding can leave a vanishing sum a hair below 0
+      total[t][j] = Math.sqrt(Math.max(0, n))
     }
-    let n = 0
-    for (let k = 0; k < d; k++) n += out[k] * out[k]
-    outNorm[t] = Math.sqrt(n)
+    outNorm[t] = Math.sqrt(l2sq(out))
   }
   return { perHead, total, outNorm }
+}
+
+const l2sq = (v: Float64Array) => {
+  let s = 0
+  for (let k = 0; k < v.length; k++) s += v[k] * v[k]
+  return s
 }
 
 const eye = (n: number): number[][] => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)))
