@@ -598,7 +598,9 @@ export function positionSeries(
       lineStyle: { color: C.position, width: Math.max(1.5, fs / 10) },
       itemStyle: { color: C.position },
       data: positions.map((p, t) =>
-        t === sel ? { value: at(p, t), symbolSize: Math.max(7, fs * 0.7, dot * 1.4), itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 2 } } : at(p, t),
+        t === sel
+          ? { value: at(p, t), symbolSize: Math.max(7, fs * 0.7, dot * 1.4), itemStyle: { color: '#ffffff', borderColor: C.selected, borderWidth: 2 } }
+          : at(p, t),
       ),
       z: 5,
     },
