@@ -245,6 +245,16 @@ def onnx_encoder_check(folder: Path, model, ids) -> float:
     return float(np.abs(got - want).max())
 
 
+def seeded_model(folder: Path, seed: int):
+    """The test folder's transformers model remade from hf_test_models.py's seed, with eager attention (the hooks read its weights)."""
+    from transformers import AutoConfig, AutoModelForSeq2SeqLM
+
+    cfg = AutoConfig.from_pretrained(folder)
+    cfg._attn_implementation = "eager"
+    torch.manual_seed(seed)
+    return cfg, AutoModelForSeq2SeqLM.from_config(cfg, attn_implementation="eager").eval()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--folder", required=True)
@@ -252,14 +262,9 @@ def main():
     p.add_argument("--n", type=int, default=5)
     p.add_argument("--out", required=True)
     a = p.parse_args()
-    from transformers import AutoConfig, AutoModelForSeq2SeqLM
-
     torch.set_num_threads(1)
     folder = Path(a.folder)
-    cfg = AutoConfig.from_pretrained(folder)
-    cfg._attn_implementation = "eager"
-    torch.manual_seed(a.seed)
-    model = AutoModelForSeq2SeqLM.from_config(cfg, attn_implementation="eager").eval()
+    cfg, model = seeded_model(folder, a.seed)
     ref = json.loads((folder / "reference.json").read_text(encoding="utf-8"))
     start = ref["start"]
     eos = cfg.eos_token_id

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from contributions_reference_hf import reference  # noqa: E402
+from contributions_reference_hf import reference, seeded_model  # noqa: E402
 
 
 def dequantize_into(model, folder: Path, variant: Path) -> int:
@@ -68,14 +68,9 @@ def main():
     p.add_argument("--cases", required=True, help="the fp32 reference (contributions_reference_hf.py's output): its sentences and output ids")
     p.add_argument("--out", required=True)
     a = p.parse_args()
-    from transformers import AutoConfig, AutoModelForSeq2SeqLM
-
     torch.set_num_threads(1)
     folder = Path(a.folder)
-    cfg = AutoConfig.from_pretrained(folder)
-    cfg._attn_implementation = "eager"
-    torch.manual_seed(a.seed)
-    model = AutoModelForSeq2SeqLM.from_config(cfg, attn_implementation="eager").eval()
+    _, model = seeded_model(folder, a.seed)
     if a.kind == "fp16":
         with torch.no_grad():
             for w in model.parameters():
