@@ -4,7 +4,8 @@
  * with every gold word tokenized on its own (pieces.ts), each method's [target piece][source piece]
  * matrix read like the weights (wordMatrix: source pieces summed, target pieces averaged, `</s>`
  * left out, renormalised) and each target word linked to its argmax source word. One code path for
- * `align --method alti+`, the Alignment score tab and bench/contributions-aer.ts.
+ * `align --method alti+`, the Alignment score tab and bench/contributions-aer.ts; a Hugging Face
+ * folder's own tokens around the pieces (a language code, `<s>`, the forced first step) left out.
  */
 import { CONTRIBUTION_METHODS, methodResult, type ContributionMethod, type Contributions } from '../../shared/contributions'
 import { CancelledError } from '../../shared/errors'
@@ -29,17 +30,11 @@ export interface PairContributions {
   tgtSpans: PairAttention['tgtSpans']
   pass: Pass
   contributions: Contributions
-}
-
-/**
- * A Hugging Face folder adds its format's own tokens (a language code, BART's `<s>`) around the
- * pieces, which the gold's word spans do not count: only the bundled Transformers are read here.
- */
-export function refuseFolder(model: Attributor): void {
-  if (model instanceof HfContributionModel)
-    throw new Error(
-      `${model.spec.name}: the contribution methods align a bundled Transformer's pieces with the gold's words; a Hugging Face folder's own tokens are not mapped to them yet (score its attention weights instead).`,
-    )
+  /**
+   * A matrix of the pass ([target id][source id]) as the gold's pieces: a Hugging Face folder's own
+   * tokens (a language code or `<s>` before the source, the forced first token's step) left out.
+   */
+  gold: (m: readonly (readonly number[])[]) => number[][]
 }
 
 /**
@@ -53,19 +48,24 @@ export async function visitPairContributions(
   visit: (p: PairContributions, n: number) => void,
   opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<void> {
-  refuseFolder(model)
   const { spec } = model
   const srcIndex = new Map(spec.srcVocab.map((w, i) => [w, i]))
   const tgtIndex = new Map(spec.tgtVocab.map((w, i) => [w, i]))
+  /** The bundled Transformers' ids: the pieces and `</s>`, nothing of their own around them. */
+  const bundled = (src: string[], tgt: string[]) => {
+    const srcIds = [...src.map((p) => srcIndex.get(p) ?? spec.special.unk), spec.special.eos]
+    const room = maxTargetLength(srcIds.length, spec.maxTarget) - 1
+    return { srcIds, tgtIds: [...tgt.slice(0, room).map((p) => tgtIndex.get(p) ?? spec.special.unk), spec.special.eos], head: 0, forced: 0 }
+  }
   for (const [n, pair] of pairs.entries()) {
     if (opts.signal?.aborted) throw new CancelledError('The alignment was cancelled.')
     const src = wordPieces(pair.src, spec.srcTokenizer, spec.srcVocab[spec.special.unk])
     const tgt = wordPieces(pair.tgt, spec.tgtTokenizer, spec.tgtVocab[spec.special.unk])
-    const srcIds = [...src.pieces.map((p) => srcIndex.get(p) ?? spec.special.unk), spec.special.eos]
-    const room = maxTargetLength(srcIds.length, spec.maxTarget) - 1
-    const tgtIds = [...tgt.pieces.slice(0, room).map((p) => tgtIndex.get(p) ?? spec.special.unk), spec.special.eos]
+    const { srcIds, tgtIds, head, forced } =
+      model instanceof HfContributionModel ? model.encodeGoldPieces(src.pieces, tgt.pieces) : bundled(src.pieces, tgt.pieces)
     const pass = await model.run(srcIds, tgtIds)
-    visit({ srcSpans: src.spans, tgtSpans: tgt.spans, pass, contributions: model.contributions(pass) }, n)
+    const gold = (m: readonly (readonly number[])[]) => m.slice(forced).map((r) => Array.from(r.slice(head)))
+    visit({ srcSpans: src.spans, tgtSpans: tgt.spans, pass, contributions: model.contributions(pass), gold }, n)
     opts.onProgress?.(n + 1, pairs.length)
   }
 }
@@ -84,7 +84,7 @@ export async function methodAttentions(
 
 /** One method's matrix of a pair as the weights' reader takes it (PairAttention's rows: [target piece][source piece]). */
 export function methodAttention(p: PairContributions, method: ContributionMethod): PairAttention {
-  return { srcSpans: p.srcSpans, tgtSpans: p.tgtSpans, rows: methodResult(p.contributions, method).matrix, cross: null }
+  return { srcSpans: p.srcSpans, tgtSpans: p.tgtSpans, rows: p.gold(methodResult(p.contributions, method).matrix), cross: null }
 }
 
 /** A model file's methods over the gold pairs, its reader opened and released here. */

@@ -131,6 +131,30 @@ export class HfContributionModel {
     return [...ids.slice(0, maxTargetLength(srcLen, this.spec.maxTarget) - 1), special.eos]
   }
 
+  /**
+   * A gold pair's pieces (each gold word tokenized on its own) as this folder's ids: its own tokens
+   * around the source (a language code or `<s>` before, `</s>` last) and the forced first token
+   * (a language code) before the target, `</s>` last, cut to the step limit as encodeTarget cuts;
+   * `head` and `forced`: how many of those lead the source's and the target's ids, which the
+   * gold's word spans do not count.
+   */
+  encodeGoldPieces(src: readonly string[], tgt: readonly string[]): { srcIds: number[]; tgtIds: number[]; head: number; forced: number } {
+    const { srcVocab, tgtVocab, special, generation } = this.spec
+    const ends = this.sourceEncoder('')
+    // The gold's spans count the pieces and `</s>`: a tokenizer that adds more after the text is not read.
+    if (ends.tail !== 1)
+      throw new Error(
+        `${this.spec.name}: its tokenizer ends a source with ${ends.tail} tokens of its own; the gold's words are mapped where it ends with \`</s>\` alone`,
+      )
+    const srcIndex = new Map(srcVocab.map((w, i) => [w, i]))
+    const tgtIndex = new Map(tgtVocab.map((w, i) => [w, i]))
+    const srcIds = [...ends.ids.slice(0, ends.head), ...src.map((p) => srcIndex.get(p) ?? special.unk), ...ends.ids.slice(ends.ids.length - 1)]
+    const first = generation?.forcedFirst ?? null
+    const lead = first === null ? [] : [first]
+    const ids = [...lead, ...tgt.map((p) => tgtIndex.get(p) ?? special.unk)]
+    return { srcIds, tgtIds: [...ids.slice(0, maxTargetLength(srcIds.length, this.spec.maxTarget) - 1), special.eos], head: ends.head, forced: lead.length }
+  }
+
   /** One forward pass with the taps: over `target` (ids with `</s>` last), or the greedy output (the decoder run again over each longer prefix) where it is null. */
   async run(srcIds: number[], target: number[] | null): Promise<HfTapped> {
     const S = srcIds.length

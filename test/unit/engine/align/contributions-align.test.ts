@@ -9,11 +9,12 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseAlignMethod } from '../../../../src/cli/align'
-import { wordMatrix, type PairAttention } from '../../../../src/engine/align/attention'
+import { pairAttentions, wordMatrix, type PairAttention } from '../../../../src/engine/align/attention'
 import { boardContributions, goldSet, scored } from '../../../../src/engine/align/board'
 import { ALIGN_CONTRIBUTIONS, methodAttentions, visitPairContributions } from '../../../../src/engine/align/contributions'
 import { extractLinks } from '../../../../src/engine/align/extract'
-import { ContributionModel } from '../../../../src/engine/contributions'
+import { ContributionModel, openAttributor } from '../../../../src/engine/contributions'
+import { LoadedModel } from '../../../../src/engine/model'
 import type { ContributionMethod } from '../../../../src/shared/contributions'
 import { methodResult } from '../../../../src/shared/contributions'
 import { BUNDLED_MODELS, ROOT } from '../../../helpers'
@@ -86,4 +87,41 @@ describe('the contribution methods on gold pairs (bundled en→fr Transformer)',
     // An RNN has no contribution rows.
     expect(await boardContributions(join(BUNDLED_MODELS, 'en-fr-bahdanau.onnx'), 'bahdanau', pairs, gold)).toBeNull()
   }, 300_000)
+})
+
+describe('the contribution methods on gold pairs: Hugging Face folders, their own tokens left out', () => {
+  // Marian: `</s>` alone after the source; M2M100: a language code before the source and a forced first target token.
+  const HF = join(ROOT, 'test', 'fixtures', 'hf')
+  const hfPairs = [
+    { src: ['the', 'cat', 'sat', 'on', 'the', 'mat'], tgt: ['le', 'chat', 'est', 'assis'] },
+    { src: ['a', 'dog', 'runs'], tgt: ['un', 'chien', 'court'] },
+  ]
+  it.each(['marian', 'm2m100'])(
+    '%s: every layer and head of the tapped pass, cut to the gold pieces, is the weights path’s cross-attention for the same pair',
+    async (name) => {
+      const folder = join(HF, name)
+      const cm = await openAttributor(folder)
+      const lm = await LoadedModel.open(folder)
+      try {
+        const weights = await pairAttentions(lm, hfPairs)
+        const seen: number[][][][][] = []
+        await visitPairContributions(cm, hfPairs, (p) => seen.push(p.pass.dec.map((l) => l.cross.map((h) => p.gold(h.map((r) => Array.from(r)))))))
+        for (const [n, w] of weights.entries()) {
+          // [step][layer][head][source] against [layer][head][step][source], over the gold's pieces and `</s>`.
+          const mine = seen[n]
+          expect(mine[0][0]).toHaveLength(w.rows.length)
+          expect(mine[0][0][0]).toHaveLength(w.rows[0].length)
+          for (let t = 0; t < w.rows.length; t++)
+            for (let l = 0; l < mine.length; l++)
+              for (let h = 0; h < mine[l].length; h++) for (let j = 0; j < w.rows[t].length; j++) expect(mine[l][h][t][j]).toBeCloseTo(w.cross![t][l][h][j], 4)
+        }
+        const by = await methodAttentions(cm, hfPairs, ['alti+'])
+        for (const pa of by.get('alti+')!) expect(pa.rows.length).toBeGreaterThan(pa.tgtSpans.at(-1)![1])
+      } finally {
+        await cm.release()
+        await lm.release()
+      }
+    },
+    120_000,
+  )
 })
