@@ -79,7 +79,8 @@ export interface EncodedSource {
 }
 
 const indexCache = new WeakMap<string[], Map<string, number>>()
-function vocabIndex(vocab: string[]): Map<string, number> {
+/** A vocabulary's piece → id map, built once per vocabulary (a 256k-piece map costs more than a sentence's work). */
+export function vocabIndex(vocab: string[]): Map<string, number> {
   let m = indexCache.get(vocab)
   if (!m) {
     m = new Map(vocab.map((w, i) => [w, i]))

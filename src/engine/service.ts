@@ -21,7 +21,7 @@ import { buildBoard, type BoardInput, type BoardProgress, type BuiltBoard } from
 import { occlusion, occlusionSummary } from './align/occlusion'
 import { blocked, FEATURE_NAMES, openingFindings } from './check'
 import { ContractError, type ModelSpec } from './contract'
-import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
+import { forcedDecode, greedyBatch, translate, vocabIndex, whatIf } from './decode'
 import { evaluateCorpus, type EvalOptions } from './evaluate'
 import { evaluateForecast, forecastAt, type SeriesInput } from './forecast'
 import { forecastWhatIf } from './forecast-whatif'
@@ -297,7 +297,7 @@ export class InferenceService {
       let target: number[] | null = null
       if (req.pieces) {
         const { tgtVocab, special } = cm.spec
-        const index = new Map(tgtVocab.map((w, i) => [w, i]))
+        const index = vocabIndex(tgtVocab)
         const ids = req.pieces.map((p) => index.get(p) ?? special.unk)
         if (ids[ids.length - 1] === special.eos) ids.pop()
         target = [...ids, special.eos]

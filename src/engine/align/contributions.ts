@@ -11,7 +11,7 @@ import { CONTRIBUTION_METHODS, methodResult, type ContributionMethod, type Contr
 import { CancelledError } from '../../shared/errors'
 import { openAttributor, HfContributionModel, type Attributor } from '../contributions'
 import type { Pass } from '../contributions/pass'
-import { maxTargetLength } from '../decode'
+import { maxTargetLength, vocabIndex } from '../decode'
 import type { WordPair } from './gold'
 import type { PairAttention } from './attention'
 import { wordPieces } from './pieces'
@@ -49,8 +49,8 @@ export async function visitPairContributions(
   opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<void> {
   const { spec } = model
-  const srcIndex = new Map(spec.srcVocab.map((w, i) => [w, i]))
-  const tgtIndex = new Map(spec.tgtVocab.map((w, i) => [w, i]))
+  const srcIndex = vocabIndex(spec.srcVocab)
+  const tgtIndex = vocabIndex(spec.tgtVocab)
   /** The bundled Transformers' ids: the pieces and `</s>`, nothing of their own around them. */
   const bundled = (src: string[], tgt: string[]) => {
     const srcIds = [...src.map((p) => srcIndex.get(p) ?? spec.special.unk), spec.special.eos]

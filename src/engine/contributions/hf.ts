@@ -2,7 +2,7 @@ import { basename } from 'node:path'
 import * as ort from 'onnxruntime-node'
 import type { Contributions } from '../../shared/contributions'
 import type { ModelSpec } from '../contract'
-import { maxTargetLength } from '../decode'
+import { maxTargetLength, vocabIndex } from '../decode'
 import { modelFile, modelOptions } from '../formats'
 import { readFolder } from '../formats/hf'
 import { toFloat32 } from '../formats/hf/parts'
@@ -124,11 +124,16 @@ export class HfContributionModel {
   /** Target text to ids with `</s>` last (and the forced first token, a language code, first), cut to the step limit. */
   encodeTarget(text: string, srcLen: number): number[] {
     const { tgtVocab, special, tgtTokenizer, generation } = this.spec
-    const index = new Map(tgtVocab.map((w, i) => [w, i]))
+    const index = vocabIndex(tgtVocab)
     const first = generation?.forcedFirst ?? null
     const ids = tokenize(text, tgtTokenizer).map((p) => index.get(p) ?? special.unk)
     if (first !== null && ids[0] !== first) ids.unshift(first)
-    return [...ids.slice(0, maxTargetLength(srcLen, this.spec.maxTarget) - 1), special.eos]
+    return this.cutTarget(ids, srcLen)
+  }
+
+  /** Target ids cut to the step limit for a source of `srcLen` ids, `</s>` last. */
+  private cutTarget(ids: number[], srcLen: number): number[] {
+    return [...ids.slice(0, maxTargetLength(srcLen, this.spec.maxTarget) - 1), this.spec.special.eos]
   }
 
   /**
@@ -146,13 +151,13 @@ export class HfContributionModel {
       throw new Error(
         `${this.spec.name}: its tokenizer ends a source with ${ends.tail} tokens of its own; the gold's words are mapped where it ends with \`</s>\` alone`,
       )
-    const srcIndex = new Map(srcVocab.map((w, i) => [w, i]))
-    const tgtIndex = new Map(tgtVocab.map((w, i) => [w, i]))
+    const srcIndex = vocabIndex(srcVocab)
+    const tgtIndex = vocabIndex(tgtVocab)
     const srcIds = [...ends.ids.slice(0, ends.head), ...src.map((p) => srcIndex.get(p) ?? special.unk), ...ends.ids.slice(ends.ids.length - 1)]
     const first = generation?.forcedFirst ?? null
     const lead = first === null ? [] : [first]
     const ids = [...lead, ...tgt.map((p) => tgtIndex.get(p) ?? special.unk)]
-    return { srcIds, tgtIds: [...ids.slice(0, maxTargetLength(srcIds.length, this.spec.maxTarget) - 1), special.eos], head: ends.head, forced: lead.length }
+    return { srcIds, tgtIds: this.cutTarget(ids, srcIds.length), head: ends.head, forced: lead.length }
   }
 
   /** One forward pass with the taps: over `target` (ids with `</s>` last), or the greedy output (the decoder run again over each longer prefix) where it is null. */

@@ -5,7 +5,7 @@ import { checkContract, neverGenerated, type ModelSpec } from '../contract'
 import { splitStep, valueInfo } from '../graph-surgery'
 import { concatArrays, extractGraph, nodesFor, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
 import { create, NodeProtoSchema, TensorProto_DataType, type GraphProto } from '../onnx-proto'
-import { maxTargetLength, MAX_SOURCE_TOKENS } from '../decode'
+import { maxTargetLength, MAX_SOURCE_TOKENS, vocabIndex } from '../decode'
 import { sessionOptions } from '../formats/ort-sessions'
 import { tokenize } from '../tokenizer'
 import { altiBlock, crossNorms, FULL, headValues, tappedHeadValues, valueBias, type AltiOptions, type BlockWeights } from './math'
@@ -139,14 +139,10 @@ export class ContributionModel implements Attributor<Tapped> {
     await this.forced.release()
   }
 
-  // Built once: a vocabulary's map costs more than a sentence's arithmetic.
-  private srcIndex: Map<string, number> | null = null
-  private tgtIndex: Map<string, number> | null = null
-
   /** Source text to pieces and ids, `</s>` last (the app's tokenizer, cut as the app cuts it). */
   encodeSource(text: string): { tokens: string[]; ids: number[] } {
     const { srcVocab, special, srcTokenizer } = this.spec
-    const index = (this.srcIndex ??= new Map(srcVocab.map((w, i) => [w, i])))
+    const index = vocabIndex(srcVocab)
     const pieces = tokenize(text, srcTokenizer).slice(0, MAX_SOURCE_TOKENS)
     return { tokens: [...pieces, srcVocab[special.eos]], ids: [...pieces.map((p) => index.get(p) ?? special.unk), special.eos] }
   }
@@ -154,7 +150,7 @@ export class ContributionModel implements Attributor<Tapped> {
   /** Target text to ids with `</s>` last, cut to the step limit. */
   encodeTarget(text: string, srcLen: number): number[] {
     const { tgtVocab, special, tgtTokenizer } = this.spec
-    const index = (this.tgtIndex ??= new Map(tgtVocab.map((w, i) => [w, i])))
+    const index = vocabIndex(tgtVocab)
     const pieces = tokenize(text, tgtTokenizer).slice(0, maxTargetLength(srcLen, this.spec.maxTarget) - 1)
     return [...pieces.map((p) => index.get(p) ?? special.unk), special.eos]
   }
