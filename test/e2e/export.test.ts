@@ -47,17 +47,21 @@ describe('the Export dialog', () => {
     await expect.poll(() => page.getByTestId('export-pixels').textContent()).toBe('1920 × 1440 pixels')
     const preview = page.getByTestId('export-preview')
     await expect.poll(async () => [await preview.getAttribute('data-width'), await preview.getAttribute('data-height')]).toEqual(['720', '540'])
-    // The box follows once the worker's fitted figure is in (the attributes come from the spec first).
+    // The preview draws the figure itself: its title, the tokens, the key. The title is the last
+    // setting given, so its figure is the one the preview ends on.
+    await expect
+      .poll(() => preview.locator('svg text').allTextContents())
+      .toEqual(expect.arrayContaining(['local-p: where each word looks', 'girl', 'source', 'pₜ']))
+    // With its title the tiny model's map splits into two 4:3 slides at 20 pt (as `attention-lens
+    // export --size slide-4x3 --title …` says), shown side by side 24 pt apart: the box is that
+    // sheet's shape. (Read before the title's fit was in, it was one slide's 4:3, a race.)
+    expect(await preview.getAttribute('data-slides')).toBe('2')
     await expect
       .poll(async () => {
         const box = (await preview.boundingBox())!
         return box.width / box.height
       })
-      .toBeCloseTo(720 / 540, 1)
-    // The preview draws the figure itself: its title, the tokens, the key.
-    await expect
-      .poll(() => preview.locator('svg text').allTextContents())
-      .toEqual(expect.arrayContaining(['local-p: where each word looks', 'girl', 'source', 'pₜ']))
+      .toBeCloseTo((2 * 720 + 24) / 540, 1)
     await screenshot(page, 'export-dialog')
     const path = await saveDownload(() => page.getByTestId('export-save').click(), 'export-heatmap.png')
     const img = PNG.sync.read(readFileSync(path))
