@@ -126,6 +126,6 @@ export interface AlignmentProgress {
   total: number
   /** The model being run, when the step belongs to one: its name, and which of how many. */
   model?: { name: string; index: number; count: number }
-  /** Inside the board's current model: gold pairs forced through it, then heads scored (a 192-head model takes seconds). */
-  step?: { what: 'pairs' | 'heads'; done: number; total: number }
+  /** Inside the board's current model: gold pairs forced through it, heads scored (a 192-head model takes seconds), then a Transformer's contribution methods' pass over the pairs. */
+  step?: { what: 'pairs' | 'heads' | 'methods'; done: number; total: number }
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -87,7 +88,8 @@ describe('a Hugging Face folder in browser mode', () => {
     await page.getByTestId('gold-pairs').setInputFiles(file('tiny.src-tgt'))
     await page.getByTestId('gold-links').setInputFiles(file('tiny.gold'))
     await page.getByTestId('gold-run').click()
-    const row = page.locator('[data-testid="gold-board"] tbody tr', { hasText: 'marian' })
+    // the model's own row: its contribution methods' rows (data-method) are named after it too
+    const row = page.locator('[data-testid="gold-board"] tbody tr:not([data-method])', { hasText: 'marian' })
     await expect.poll(() => row.count(), { timeout: 120_000 }).toBe(1)
     expect(await row.innerText()).toMatch(/best head \d:\d: AER \d+\.\d\d/)
     await screenshot(page, 'hf-marian-alignment-score')
@@ -96,6 +98,33 @@ describe('a Hugging Face folder in browser mode', () => {
     await expect.poll(() => grids.count()).toBe(3)
     expect(await grids.first().locator('tbody tr').count()).toBe(3)
   })
+
+  it('lists a row per contribution method beside its heads, each with the AER that `align --method` gives on the same gold', async () => {
+    for (const method of ['norm', 'alti', 'alti+', 'rollout']) {
+      const row = page.locator(`[data-testid="gold-board"] tbody tr[data-method="${method}"]`, { hasText: 'marian' })
+      expect(await row.count()).toBe(1)
+      const tabAer = (await row.locator('td').nth(2).textContent())!.trim()
+      // the CLI's score, in its own process: `AER 12.34 P … R …` on stderr
+      const cli = spawnSync(
+        process.execPath,
+        [
+          join(ROOT, 'bin/attention-lens.mjs'),
+          'align',
+          '--model',
+          FOLDER,
+          '--input',
+          join(GOLD, 'tiny.src-tgt'),
+          '--gold',
+          join(GOLD, 'tiny.gold'),
+          '--method',
+          method,
+        ],
+        { encoding: 'utf8', timeout: 120_000 },
+      )
+      expect(cli.status, cli.stderr).toBe(0)
+      expect(tabAer).toBe(/AER (\d+\.\d\d)/.exec(cli.stderr)?.[1])
+    }
+  }, 300_000)
 
   it('exports the heatmap as a PNG', async () => {
     await page.getByTestId('tab-heatmap').click()

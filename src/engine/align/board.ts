@@ -5,8 +5,6 @@ import { aerCounts, aerOf, addCounts } from './aer'
 import { pairAttentions, wordMatrix, type ForceOptions } from './attention'
 import { ALIGN_CONTRIBUTIONS, methodAttentionsOf } from './contributions'
 import { ContributionTapError } from '../contributions'
-import { folderOf } from '../formats/hf'
-import { modelFile } from '../formats'
 import { corpusPairs } from './corpus'
 import { extractLinks } from './extract'
 import { outOfRange, parsePairs, type WordPair } from './gold'
@@ -96,19 +94,19 @@ export async function boardModel(
 }
 
 /**
- * A bundled Transformer's contribution methods on the gold pairs (src/engine/align/contributions.ts,
- * the code path of `align --method` and bench/contributions-aer.ts): each method's argmax links at
- * the usual step, scored, and its AER at the shifted step. Null for an RNN and a Hugging Face
- * folder (whose own tokens are not mapped to the gold's words).
+ * A Transformer's contribution methods on the gold pairs (src/engine/align/contributions.ts, the
+ * code path of `align --method` and bench/contributions-aer.ts), a bundled one's or a Hugging Face
+ * folder's: each method's argmax links at the usual step, scored, and its AER at the shifted step.
+ * Null for an RNN and for a graph whose attention blocks the taps do not find.
  */
 export async function boardContributions(
   path: string,
   attention: string,
   pairs: WordPair[],
   gold: Link[][],
-  opts: { signal?: AbortSignal } = {},
+  opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<NonNullable<BoardModel['contributions']> | null> {
-  if (attention !== 'transformer' || (await folderOf(modelFile(path)))) return null
+  if (attention !== 'transformer') return null
   let by: Awaited<ReturnType<typeof methodAttentionsOf>>
   try {
     by = await methodAttentionsOf(path, pairs, ALIGN_CONTRIBUTIONS, opts)
@@ -162,9 +160,9 @@ export interface BoardInput {
 /** A scoreboard before the host names its models by their app ids. */
 export type BuiltBoard = Omit<AlignmentBoard, 'models'> & { models: Omit<BoardModel, 'modelId'>[] }
 
-/** Where the board is inside one model: forcing the gold pairs through it, then scoring each head. */
+/** Where the board is inside one model: forcing the gold pairs through it, scoring each head, then a Transformer's contribution methods' pass over the pairs. */
 export interface BoardStep {
-  what: 'pairs' | 'heads'
+  what: 'pairs' | 'heads' | 'methods'
   done: number
   total: number
 }
@@ -190,10 +188,12 @@ export async function buildBoard(
   const total = paths.length + 10
   const models: Omit<BoardModel, 'modelId'>[] = []
   for (const p of paths) {
-    const row = await using(p, (m) =>
-      boardModel(m, pairs, gold, { signal: opts.signal, onStep: (step) => opts.onProgress?.({ done: models.length, total, step }) }),
-    )
-    const contributions = await boardContributions(p, row.attention, pairs, gold, { signal: opts.signal })
+    const onStep = (step: BoardStep) => opts.onProgress?.({ done: models.length, total, step })
+    const row = await using(p, (m) => boardModel(m, pairs, gold, { signal: opts.signal, onStep }))
+    const contributions = await boardContributions(p, row.attention, pairs, gold, {
+      signal: opts.signal,
+      onProgress: (done, of) => onStep({ what: 'methods', done, total: of }),
+    })
     models.push(contributions ? { ...row, contributions } : row)
     opts.onProgress?.({ done: models.length, total })
   }

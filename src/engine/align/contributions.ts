@@ -92,7 +92,7 @@ export async function methodAttentionsOf(
   path: string,
   pairs: readonly WordPair[],
   methods: readonly ContributionMethod[],
-  opts: { signal?: AbortSignal } = {},
+  opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<Map<ContributionMethod, PairAttention[]>> {
   const model = await openAttributor(path)
   try {

@@ -16,7 +16,8 @@ import { TensorProto_DataType, type GraphProto } from '../onnx-proto'
 import { tokenize } from '../tokenizer'
 import { externalTensorReader } from './hf-weights'
 import { hfDecoderTaps, hfEncoderTaps, unmerged, type HfBlock, type HfDecoderLayer } from './hf-taps'
-import { altiBlock, crossNorms, FULL, headOutputsInto, type AltiOptions, type BlockWeights } from './math'
+import { altiBlock, crossNorms, FULL, headOutputsInto, tappedHeadValues, valueBias, type AltiOptions, type BlockWeights } from './math'
+import { valueNodes, valuesOutput, type ValueNodes } from './hf-values'
 import { assemble, type Pass } from './pass'
 
 /**
@@ -35,6 +36,8 @@ export interface BlockTensors {
   source: Float32Array[]
   /** [H][Nq][Nk] */
   a: Float32Array[][]
+  /** Each key's W_O^h W_V^h (u_j − β) as the session computed it, flat [Nk][H][d] (hf-values.ts). */
+  values: Float32Array
 }
 
 export interface HfTapped extends Pass {
@@ -57,12 +60,16 @@ function heads(t: ort.Tensor): Float32Array[][] {
 
 const blockNames = (b: HfBlock) => [b.weights, b.source, b.x, b.z, ...(b.post ? [b.post.y] : [])]
 
-/** A session over `graph` computing `outputs` and, cast to float32, the tapped names (those that are graph inputs are read from the feeds). */
-async function tappedSession(slim: SlimModel, graph: GraphProto, outputs: string[], taps: string[]): Promise<ort.InferenceSession> {
+/**
+ * A session over `graph` computing `outputs`, cast to float32 the tapped names (those that are
+ * graph inputs are read from the feeds), and each block's values (hf-values.ts).
+ */
+async function tappedSession(slim: SlimModel, graph: GraphProto, outputs: string[], taps: string[], values: ValueNodes[]): Promise<ort.InferenceSession> {
   const inputs = new Set(graph.input.map((i) => i.name))
   const computed = [...new Set(taps)].filter((n) => !inputs.has(n))
-  const outs = [...outputs, ...computed.map(tapOf)]
-  const g = extractGraph({ ...graph, node: [...graph.node, ...computed.map((n) => floatTap(n, tapOf(n)))] }, outs)
+  const outs = [...outputs, ...computed.map(tapOf), ...values.map((v) => v.output)]
+  const added = [...computed.map((n) => floatTap(n, tapOf(n))), ...values.flatMap((v) => v.nodes)]
+  const g = extractGraph({ ...graph, node: [...graph.node, ...added], initializer: [...graph.initializer, ...values.flatMap((v) => v.initializers)] }, outs)
   const declared = new Set(graph.output.map((o) => o.name))
   g.output = g.output.map((o) => (declared.has(o.name) ? o : valueInfo(o.name, TensorProto_DataType.FLOAT, null)))
   const [session] = await createAll([{ bytes: serializeWith(slim.file, g), dir: slim.dir }], sessionOptions('cpu'))
@@ -97,12 +104,19 @@ export class HfContributionModel {
     const dec = unmerged(decFile.file.model.graph as GraphProto)
     const decTaps = hfDecoderTaps(dec, heads, layers, enc.finalBeta, externalTensorReader(decFile.dir))
     const encOut = encGraph.output[0].name
-    const encoder = await tappedSession(encFile, encGraph, [encOut], enc.blocks.flatMap(blockNames))
+    const encoder = await tappedSession(
+      encFile,
+      encGraph,
+      [encOut],
+      enc.blocks.flatMap(blockNames),
+      enc.blocks.map((b, l) => valueNodes(b, `enc.${l}`)),
+    )
     const decoder = await tappedSession(
       decFile,
       dec,
       ['logits'],
       decTaps.flatMap((l) => [...blockNames(l.self), ...blockNames(l.cross)]),
+      decTaps.flatMap((l, k) => [valueNodes(l.self, `dec.${k}.self`), valueNodes(l.cross, `dec.${k}.cross`)]),
     ).catch(async (e: unknown) => {
       await encoder.release()
       throw e
@@ -184,18 +198,20 @@ export class HfContributionModel {
     const o = await decode([start, ...ids.slice(0, -1)])
     const d = this.encoderTaps[0].w.d
     const read = (out: ort.InferenceSession.ReturnType, name: string) => (name === 'encoder_hidden_states' ? hidden : out[tapOf(name)])
-    const tensors = (out: ort.InferenceSession.ReturnType, b: HfBlock): BlockTensors => ({
+    const tensors = (out: ort.InferenceSession.ReturnType, b: HfBlock, tag: string): BlockTensors => ({
       x: rows(read(out, b.x), d),
       z: rows(read(out, b.z), d),
       y: rows(read(out, b.post ? b.post.y : b.z), d),
       source: rows(read(out, b.source), d),
       a: heads(read(out, b.weights)),
+      values: out[valuesOutput(tag)].data as Float32Array,
     })
-    const dec = this.decoderTaps.map((l) => {
-      const crossBlock = tensors(o, l.cross)
-      return { self: tensors(o, l.self), crossBlock, cross: crossBlock.a }
+    const dec = this.decoderTaps.map((l, k) => {
+      const crossBlock = tensors(o, l.cross, `dec.${k}.cross`)
+      return { self: tensors(o, l.self, `dec.${k}.self`), crossBlock, cross: crossBlock.a }
     })
-    return { srcIds, tgtIds: ids, S, T: ids.length, enc: this.encoderTaps.map((b) => tensors(eo, b)), dec, runSeconds }
+    const enc = this.encoderTaps.map((b, l) => tensors(eo, b, `enc.${l}`))
+    return { srcIds, tgtIds: ids, S, T: ids.length, enc, dec, runSeconds }
   }
 
   /** Greedy ids with `</s>` last, as the app decodes a folder: the forced first token, bad words never, at most maxTargetLength steps. */
@@ -231,17 +247,18 @@ export class HfContributionModel {
       const post = opts.layerNorm && b.post ? { z: t.z, gamma: b.post.gamma, eps: b.post.eps } : null
       // left out (the tests' omission): a post-norm's norm, a pre-norm's norm before the values
       const y = opts.layerNorm || !b.post ? t.y : t.z
-      const from = opts.layerNorm || b.post || residual === 'column' ? t.source : t.x
-      return altiBlock(t.x, y, sourceValues(from, b.w, opts.layerNorm && !b.post), t.a, b.w, residual, opts, post)
+      // a pre-norm block's norm left out: the values read x where its output was, with β in (sourceValues, in JavaScript)
+      const values = opts.layerNorm || b.post ? tappedHeadValues(t.values, b.w, null) : sourceValues(residual === 'column' ? t.source : t.x, b.w)
+      return altiBlock(t.x, y, values, t.a, b.w, residual, opts, post)
     }
     const encoderAlti = tp.enc.map((t, l) => alti(t, this.encoderTaps[l], 'diagonal'))
     const selfAlti = tp.dec.map((t, l) => alti(t.self, this.decoderTaps[l].self, 'diagonal'))
     const crossAlti = tp.dec.map((t, l) => alti(t.crossBlock, this.decoderTaps[l].cross, 'column'))
-    // Kobayashi et al.: f^h(h_j) = W_O^h (W_V^h h_j + b_V^h), the values as the model computed them
+    // Kobayashi et al.: f^h(h_j) = W_O^h (W_V^h h_j + b_V^h), the values as the model computed
+    // them: the tapped W_O^h W_V^h (h_j − β) plus W_O^h (W_V^h β + b_V^h)
     const norms = tp.dec.map((t, l) => {
       const w = this.decoderTaps[l].cross.w
-      const f = new Float64Array(tp.S * w.heads * w.d)
-      t.crossBlock.source.forEach((h, j) => headOutputsInto(h, w, true, f, j * w.heads * w.d))
+      const f = tappedHeadValues(t.crossBlock.values, w, valueBias(w), 1)
       return crossNorms(f, t.cross, w)
     })
     const v = this.spec.tgtVocab
@@ -260,13 +277,9 @@ export class HfContributionModel {
   }
 }
 
-/** Each key's W_O^h W_V^h (u_j − β) flat [j][h][k]: β taken out where the values read a pre-norm LayerNorm's output. */
-function sourceValues(u: Float32Array[], w: BlockWeights, lessBeta: boolean): Float64Array {
+/** Each key's W_O^h W_V^h u_j flat [j][h][k], in JavaScript: the tests' omission of a pre-norm block's norm. */
+function sourceValues(u: Float32Array[], w: BlockWeights): Float64Array {
   const out = new Float64Array(u.length * w.heads * w.d)
-  const uj = new Float64Array(w.d)
-  u.forEach((row, j) => {
-    for (let k = 0; k < w.d; k++) uj[k] = lessBeta ? row[k] - w.beta[k] : row[k]
-    headOutputsInto(uj, w, false, out, j * w.heads * w.d)
-  })
+  u.forEach((row, j) => headOutputsInto(row, w, false, out, j * w.heads * w.d))
   return out
 }

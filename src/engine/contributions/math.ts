@@ -108,13 +108,14 @@ export function valueBias(w: BlockWeights): Float64Array {
 
 /**
  * The same from what the graph computed: the per-head products W_O^h v_j^h of its value
- * projections v_j = W_V LN(z_j) + b_V ([N][H][d], tapped), less `bias` (valueBias) when `less`.
+ * projections v_j = W_V LN(z_j) + b_V ([N][H][d], tapped), less `bias` (valueBias) where given;
+ * `sign` 1 adds it instead (a Hugging Face folder taps the values without it).
  */
-export function tappedHeadValues(perHead: Float32Array, w: BlockWeights, bias: Float64Array | null): Float64Array {
+export function tappedHeadValues(perHead: Float32Array, w: BlockWeights, bias: Float64Array | null, sign: 1 | -1 = -1): Float64Array {
   const out = Float64Array.from(perHead)
   if (bias) {
     const hd = w.heads * w.d
-    for (let at = 0; at < out.length; at += hd) for (let k = 0; k < hd; k++) out[at + k] -= bias[k]
+    for (let at = 0; at < out.length; at += hd) for (let k = 0; k < hd; k++) out[at + k] += sign * bias[k]
   }
   return out
 }

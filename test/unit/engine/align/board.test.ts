@@ -93,8 +93,8 @@ describe('the scoreboard', () => {
     expect(board.statistical.corpus).toBe('the 3 gold pairs alone')
     expect(board.sentences[2].gold).toHaveLength(4)
     expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
-    // Inside the one model (0 done): its pairs forced, then its four heads scored.
-    expect(steps.slice(-4)).toEqual(['0 heads 1', '0 heads 2', '0 heads 3', '0 heads 4'])
+    // Inside the one model (0 done): its pairs forced, its four heads scored, then its contribution methods' pass over the 3 pairs.
+    expect(steps.slice(-7)).toEqual(['0 heads 1', '0 heads 2', '0 heads 3', '0 heads 4', '0 methods 1', '0 methods 2', '0 methods 3'])
   })
 })
 
