@@ -15,6 +15,7 @@ import { extractGraph, serializeWith } from '../onnx-graph'
 import { TensorProto_DataType, type GraphProto } from '../onnx-proto'
 import { tokenize } from '../tokenizer'
 import { externalTensorReader } from './hf-weights'
+import { ContributionTapError } from './taps'
 import { hfDecoderTaps, hfEncoderTaps, unmerged, type HfBlock, type HfDecoderLayer } from './hf-taps'
 import { altiBlock, crossNorms, FULL, headOutputsInto, tappedHeadValues, valueBias, type AltiOptions, type BlockWeights } from './math'
 import { valueNodes, valuesOutput, type ValueNodes } from './hf-values'
@@ -160,9 +161,10 @@ export class HfContributionModel {
   encodeGoldPieces(src: readonly string[], tgt: readonly string[]): { srcIds: number[]; tgtIds: number[]; head: number; forced: number } {
     const { srcVocab, tgtVocab, special, generation } = this.spec
     const ends = this.sourceEncoder('')
-    // The gold's spans count the pieces and `</s>`: a tokenizer that adds more after the text is not read.
+    // The gold's spans count the pieces and `</s>`: a tokenizer that adds more after the text is not
+    // read. A tap error, so the Alignment score board drops this folder's method rows, not the board.
     if (ends.tail !== 1)
-      throw new Error(
+      throw new ContributionTapError(
         `${this.spec.name}: its tokenizer ends a source with ${ends.tail} tokens of its own; the gold's words are mapped where it ends with \`</s>\` alone`,
       )
     const srcIndex = vocabIndex(srcVocab)
