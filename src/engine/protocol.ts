@@ -6,7 +6,7 @@
  */
 import type { DecodeOptions, EvalResult, ProviderInfo, Translation } from '../shared/api'
 import type { OcclusionResult } from '../shared/alignment'
-import type { ContributionsRequest, ContributionsResult } from '../shared/contributions'
+import type { ContributionsRequest, EngineContributionsResult } from '../shared/contributions'
 import type { Request, Response } from '../shared/rpc'
 import type { BoardInput, BuiltBoard } from './align/board'
 import type { AblationResult, InferenceService } from './service'
@@ -40,7 +40,7 @@ export type EngineMethods = Pick<InferenceService, Forwarded> & {
   /** Stops when the caller cancels. */
   occlusion(path: string, text: string): Promise<OcclusionResult>
   /** Every contribution method for one sentence (issue 41); stops when the caller cancels. */
-  contributions(path: string, req: Omit<ContributionsRequest, 'modelId'>): Promise<Omit<ContributionsResult, 'modelId'>>
+  contributions(path: string, req: Omit<ContributionsRequest, 'modelId'>): Promise<EngineContributionsResult>
   /** Test hook, honoured only when AL_ENGINE_TEST_HOOKS=1: kills the process with SIGSEGV, like a native crash. */
   crash(): Promise<void>
 }

@@ -21,13 +21,16 @@ import { buildBoard, type BoardInput, type BoardProgress, type BuiltBoard } from
 import { occlusion, occlusionSummary } from './align/occlusion'
 import { blocked, FEATURE_NAMES, openingFindings } from './check'
 import { ContractError, type ModelSpec } from './contract'
-import { forcedDecode, greedyBatch, translate, vocabIndex, whatIf } from './decode'
+import { forcedDecode, greedyBatch, translate, whatIf } from './decode'
 import { evaluateCorpus, type EvalOptions } from './evaluate'
 import { evaluateForecast, forecastAt, type SeriesInput } from './forecast'
 import { forecastWhatIf } from './forecast-whatif'
 import type { ForecastWhatIfRequest, ForecastWhatIfResult } from '../shared/teaching'
-import { CONTRIBUTIONS_NOT_OFFERED, type ContributionsRequest, type ContributionsResult } from '../shared/contributions'
+import { CONTRIBUTIONS_NOT_OFFERED, type ContributionsRequest, type EngineContributionsResult } from '../shared/contributions'
 import { ContributionTapError, openAttributor, type Attributor } from './contributions'
+import { forcedIds } from './contributions/pieces'
+import { contextNormResult } from './contributions/rnn-result'
+import { RnnContextModel } from './contributions/rnn'
 
 /** What a forecast what-if overrides: the steps and the weights. */
 export type ForecastOverrideRequest = Pick<ForecastWhatIfRequest, 'steps' | 'mode' | 'lag' | 'lags'>
@@ -266,42 +269,42 @@ export class InferenceService {
   }
 
   // The contribution methods' own sessions (src/engine/contributions), cut from the file once, by path.
-  private contributionModels = new Map<string, Promise<Attributor>>()
+  private contributionModels = new Map<string, Promise<Attributor | RnnContextModel>>()
 
   /**
    * Every contribution method (issue 41) for one sentence: the pieces given forced through, or the
    * greedy output, in one tapped forward pass; with that pass's raw cross-attention weights (the
-   * mean over layers and heads). Bundled Transformers and Hugging Face folders; an RNN, or a graph
-   * the taps do not recognise, is refused with a ContributionsNotOfferedError that says why.
+   * mean over layers and heads). Bundled Transformers and Hugging Face folders; an RNN with
+   * attention gets the context-norm analogue (contributions/rnn.ts); an RNN without, or a graph the
+   * taps do not recognise, is refused with a ContributionsNotOfferedError that says why.
    */
-  async contributions(path: string, req: Omit<ContributionsRequest, 'modelId'>, signal?: AbortSignal): Promise<Omit<ContributionsResult, 'modelId'>> {
+  async contributions(path: string, req: Omit<ContributionsRequest, 'modelId'>, signal?: AbortSignal): Promise<EngineContributionsResult> {
     return this.translating(path, async (m) => {
       const refuse = (why: string) => new LensError(why, { name: 'ContributionsNotOfferedError', code: CONTRIBUTIONS_NOT_OFFERED })
-      if (m.spec.attention !== 'transformer')
-        throw refuse(
-          `Contributions are computed for Transformers only; ${m.spec.name} is an RNN (${KINDS[m.spec.attention].displayName}) and has no residual stream or value vectors to decompose.`,
-        )
       const t0 = performance.now()
+      const rnn = m.spec.attention !== 'transformer'
       let entry = this.contributionModels.get(path)
       if (!entry) {
         // A graph whose layers the taps do not recognise is refused with what they missed.
-        entry = openAttributor(path).catch((e: unknown) => {
-          throw e instanceof ContributionTapError ? refuse(`Contributions cannot read this model's graph yet: ${e.message}`) : e
+        const opening: Promise<Attributor | RnnContextModel> = rnn ? RnnContextModel.open(path) : openAttributor(path)
+        const opened = opening.catch((e: unknown) => {
+          if (!(e instanceof ContributionTapError)) throw e
+          throw refuse(
+            rnn
+              ? `${m.spec.name} is an RNN (${KINDS[m.spec.attention].displayName}), and the RNN analogue of the source share cannot read it: ${e.message}. Value norms, ALTI, ALTI+ and rollout need a Transformer.`
+              : `Contributions cannot read this model's graph yet: ${e.message}`,
+          )
         })
-        this.contributionModels.set(path, entry)
-        entry.catch(() => this.contributionModels.get(path) === entry && this.contributionModels.delete(path))
+        entry = opened
+        this.contributionModels.set(path, opened)
+        opened.catch(() => this.contributionModels.get(path) === opened && this.contributionModels.delete(path))
       }
-      const cm = await entry
+      const opened = await entry
+      if (opened instanceof RnnContextModel) return contextNormResult(opened, req, t0, signal)
+      const cm = opened
       if (signal?.aborted) throw new CancelledError('The contributions were cancelled.')
       const src = cm.encodeSource(req.text)
-      let target: number[] | null = null
-      if (req.pieces) {
-        const { tgtVocab, special } = cm.spec
-        const index = vocabIndex(tgtVocab)
-        const ids = req.pieces.map((p) => index.get(p) ?? special.unk)
-        if (ids[ids.length - 1] === special.eos) ids.pop()
-        target = [...ids, special.eos]
-      }
+      const target = forcedIds(cm.spec, req.pieces)
       const tp = await cm.run(src.ids, target)
       if (signal?.aborted) throw new CancelledError('The contributions were cancelled.')
       const c = cm.contributions(tp)
@@ -309,7 +312,7 @@ export class InferenceService {
       const raw = Array.from({ length: tp.T }, (_, t) =>
         Array.from({ length: tp.S }, (_, s) => tp.dec.reduce((a, l) => a + l.cross.reduce((b, h) => b + h[t][s], 0), 0) / Math.max(1, cells)),
       )
-      return { ...c, forced: target !== null, raw, seconds: { run: tp.runSeconds, total: (performance.now() - t0) / 1000 } }
+      return { ...c, method: 'transformer', forced: target !== null, raw, seconds: { run: tp.runSeconds, total: (performance.now() - t0) / 1000 } }
     })
   }
 

@@ -8,6 +8,8 @@
  * source pieces, `</s>` included. Target-prefix columns are the decoder's inputs (`prefixTokens`).
  */
 
+import type { ContextNorm } from './context-norm'
+
 export const CONTRIBUTION_METHODS = ['norm', 'alti', 'alti+', 'rollout'] as const
 export type ContributionMethod = (typeof CONTRIBUTION_METHODS)[number]
 
@@ -95,16 +97,38 @@ export interface ContributionsRequest {
   pieces?: string[]
 }
 
-/** The app's answer: every method's numbers for one forward pass, and the raw cross-attention weights of the same pass. */
-export interface ContributionsResult extends Contributions {
+/** What every answer of `contributions:run` holds beside its numbers. */
+interface ResultBase {
   modelId: string
   /** Whether the output was forced through (the pieces asked) or the model's greedy output. */
   forced: boolean
-  /** [T][S]: the cross-attention weights of this forward pass, the mean over layers and heads (what the heatmap shows). */
+  /** [T][S]: the attention weights of this forward pass (a Transformer's: the mean over layers and heads), what the heatmap shows. */
   raw: number[][]
   /** Seconds: the tapped forward pass in onnxruntime, and the whole call in the engine. */
   seconds: { run: number; total: number }
 }
 
-/** The one error the route answers for a model the methods cannot read yet (an RNN, a Hugging Face folder). */
+/** A Transformer's answer: every method's numbers for one forward pass (`method`: the Transformer methods, read with methodResult). */
+export interface TransformerContributionsResult extends Contributions, ResultBase {
+  method: 'transformer'
+}
+
+/** An RNN's answer: the context-norm analogue (context-norm.ts), and why each Transformer method does not apply. */
+export interface ContextNormResult extends ContextNorm, ResultBase {
+  notApplicable: Record<ContributionMethod, string>
+}
+
+/** The app's answer, by the methods the model allows. */
+export type ContributionsResult = TransformerContributionsResult | ContextNormResult
+
+/** The engine's answer, before the host names the model. */
+export type EngineContributionsResult = ContributionsResult extends infer R ? (R extends unknown ? Omit<R, 'modelId'> : never) : never
+
+/** The one error the route answers for a model the methods cannot read (an RNN without attention, a graph the taps do not recognise). */
 export const CONTRIBUTIONS_NOT_OFFERED = 'contributions-not-offered'
+
+/** A Transformer's answer as such; an RNN's (the context-norm analogue) is an error here. */
+export function transformerResult<R extends EngineContributionsResult | ContributionsResult>(r: R): Extract<R, { method: 'transformer' }> {
+  if (r.method !== 'transformer') throw new Error(`the answer holds the ${r.method} analogue, not the Transformer methods`)
+  return r as Extract<R, { method: 'transformer' }>
+}

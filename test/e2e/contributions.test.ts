@@ -200,9 +200,4 @@ describe('the Contributions tab', () => {
     await presenting(svg, false)
     await svg.setViewportSize({ width: 1400, height: 1000 })
   }, 120_000)
-
-  it('an RNN has no Contributions tab', async () => {
-    await openAndType(page, 'bundled:en-fr-bahdanau.onnx', 'A dog runs.')
-    expect(await page.getByTestId('tab-contributions').count()).toBe(0)
-  }, 120_000)
 })

@@ -5,14 +5,14 @@ import { checkContract, neverGenerated, type ModelSpec } from '../contract'
 import { splitStep, valueInfo } from '../graph-surgery'
 import { concatArrays, extractGraph, nodesFor, parseOnnx, serializeWith, type OnnxFile } from '../onnx-graph'
 import { create, NodeProtoSchema, TensorProto_DataType, type GraphProto } from '../onnx-proto'
-import { maxTargetLength, MAX_SOURCE_TOKENS, vocabIndex } from '../decode'
+import { maxTargetLength } from '../decode'
 import { sessionOptions } from '../formats/ort-sessions'
-import { tokenize } from '../tokenizer'
 import { altiBlock, crossNorms, FULL, headValues, tappedHeadValues, valueBias, type AltiOptions, type BlockWeights } from './math'
 import { folderOf } from '../formats/hf'
 import { modelFile } from '../formats'
 import { HfContributionModel } from './hf'
 import { assemble, type Attributor } from './pass'
+import { encodeSource, encodeTarget, greedyNext } from './pieces'
 import { ContributionTapError, transformerTaps, type TransformerTaps } from './taps'
 
 export { ContributionTapError } from './taps'
@@ -141,18 +141,12 @@ export class ContributionModel implements Attributor<Tapped> {
 
   /** Source text to pieces and ids, `</s>` last (the app's tokenizer, cut as the app cuts it). */
   encodeSource(text: string): { tokens: string[]; ids: number[] } {
-    const { srcVocab, special, srcTokenizer } = this.spec
-    const index = vocabIndex(srcVocab)
-    const pieces = tokenize(text, srcTokenizer).slice(0, MAX_SOURCE_TOKENS)
-    return { tokens: [...pieces, srcVocab[special.eos]], ids: [...pieces.map((p) => index.get(p) ?? special.unk), special.eos] }
+    return encodeSource(this.spec, text)
   }
 
   /** Target text to ids with `</s>` last, cut to the step limit. */
   encodeTarget(text: string, srcLen: number): number[] {
-    const { tgtVocab, special, tgtTokenizer } = this.spec
-    const index = vocabIndex(tgtVocab)
-    const pieces = tokenize(text, tgtTokenizer).slice(0, maxTargetLength(srcLen, this.spec.maxTarget) - 1)
-    return [...pieces.map((p) => index.get(p) ?? special.unk), special.eos]
+    return encodeTarget(this.spec, text, srcLen)
   }
 
   /** One forward pass with the taps: over `target` (ids with `</s>` last), or greedy where it is null. */
@@ -218,18 +212,7 @@ export class ContributionModel implements Attributor<Tapped> {
         cross: Array.from({ length: L }, (_, l) => (o.cross_attention.data as Float32Array).slice(l * H * S, (l + 1) * H * S)),
         values: taps.decoder.map((tp) => (o[tp.selfValues].data as Float32Array).slice(0, H * d)),
       })
-      let next: number
-      if (target) next = target[t]
-      else {
-        const logits = o.logits.data as Float32Array
-        next = -1
-        let best = -Infinity
-        for (let v = 0; v < logits.length; v++)
-          if (!never.has(v) && logits[v] > best) {
-            best = logits[v]
-            next = v
-          }
-      }
+      const next = target ? target[t] : greedyNext(o.logits.data as Float32Array, never)
       ids.push(next)
       prev = next
       if (!target && next === spec.special.eos) break

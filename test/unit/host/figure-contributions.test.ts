@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contributionFigure, contributionView } from '../../../src/shared/charts/contributions'
+import { transformerResult } from '../../../src/shared/contributions'
 import { NUMBER } from '../../../src/shared/charts/fit'
 import { DEFAULT_FIGURE, FONT_PRESETS, fontForSize, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
 import { defaultCaption } from '../../../src/shared/figure-context'
@@ -59,7 +60,7 @@ beforeAll(async () => {
   try {
     for (const n of [25, 26, 27]) {
       const text = lines.find((l) => l.split(' ').length === n)!
-      const c = await svc.contributions(join(BUNDLED_MODELS, 'en-fr-transformer.onnx'), { text })
+      const c = transformerResult(await svc.contributions(join(BUNDLED_MODELS, 'en-fr-transformer.onnx'), { text }))
       const view = contributionView(c, 'alti+', { units: 'words', step: 'usual' })
       const raw = contributionFigure(view, { modelId: 'bundled:en-fr-transformer.onnx', source: text, text: view.tgt.join(' ') })
       const spec: FigureSpec = { ...DEFAULT_FIGURE, ...SLIDE, fontSize: LECTURE, format: 'pdf' }

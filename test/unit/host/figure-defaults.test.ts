@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { figureInUnits } from '../../../src/shared/attention/word-figure'
 import { contributionFigure, contributionView } from '../../../src/shared/charts/contributions'
+import { transformerResult } from '../../../src/shared/contributions'
 import { VIEW_REGISTRY } from '../../../src/shared/charts/views'
 import { DEFAULT_FIGURE, FONT_PRESETS, fontForSize, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
 import { defaultCaption } from '../../../src/shared/figure-context'
@@ -94,7 +95,7 @@ beforeAll(async () => {
       const bd = await t('en-fr-bahdanau')
       const tr = await t('en-fr-transformer')
       const whatif = await svc.whatIf(model('en-fr-bahdanau'), { modelId: 'm', text, steps: [2], mode: 'uniform' })
-      const c = await svc.contributions(model('en-fr-transformer'), { text })
+      const c = transformerResult(await svc.contributions(model('en-fr-transformer'), { text }))
       const cv = contributionView(c, 'alti+', { units: 'words', step: 'usual' })
       all.push(
         { words: n, data: { view: 'heatmap', translation: lp } },

@@ -38,8 +38,20 @@ describe('the view registry', () => {
   it('offers a view where the model outputs what it needs', () => {
     const offered = (attention: (typeof ATTENTION_KINDS)[number]) =>
       VIEW_REGISTRY.filter((d) => viewOffered(d, capabilitiesOf({ task: 'translation', attention }))).map((d) => d.id)
-    expect(offered('none')).toEqual(['heatmap', 'comparison', 'sidebyside', 'beam', 'corpus'])
-    expect(offered('bahdanau')).toEqual(['heatmap', 'step', 'lines', 'comparison', 'sidebyside', 'beam', 'whatif', 'corpus', 'goldlinks', 'occlusion'])
+    expect(offered('none')).toEqual(['heatmap', 'comparison', 'sidebyside', 'beam', 'corpus', 'contributions'])
+    expect(offered('bahdanau')).toEqual([
+      'heatmap',
+      'step',
+      'lines',
+      'comparison',
+      'sidebyside',
+      'beam',
+      'whatif',
+      'corpus',
+      'goldlinks',
+      'contributions',
+      'occlusion',
+    ])
     expect(offered('local-p')).toContain('local')
     expect(offered('local-m')).toContain('local')
     expect(offered('transformer')).toContain('heads')

@@ -42,3 +42,10 @@ export function valueOf(item: unknown): number {
   if (Array.isArray(item)) return Number(item[item.length - 1])
   return Number((item as { value?: unknown } | null)?.value)
 }
+
+/** A heatmap option's cells as the matrix [row][column] it drew (rows × cols, 0 where none). */
+export function drawnCells(option: ChartOption, rows: number, cols: number): number[][] {
+  const matrix = Array.from({ length: rows }, () => new Array<number>(cols).fill(0))
+  for (const c of dataOf(series(option, { type: 'heatmap' })) as { value: number[] }[]) matrix[c.value[1]][c.value[0]] = c.value[3]
+  return matrix
+}

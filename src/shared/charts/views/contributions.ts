@@ -21,8 +21,9 @@ export const FIGURE_METHOD_NAMES: Record<ContributionMethod, { en: string; zh: s
 export const contributions = defineView({
   id: 'contributions',
   names: { en: 'Contributions', zh: '贡献' },
-  // A Transformer's heads; the tab itself says where the methods cannot read the model yet (a Hugging Face folder).
-  needs: ['translation', 'attention', 'heads'],
+  // Every translation model: a Transformer's methods, an RNN's context-norm analogue; the tab itself
+  // says where neither can read the model (an RNN without attention, a graph the taps do not recognise).
+  needs: ['translation'],
   tab: { selection: 'keep' },
   export: { colormap: always, translation: (d) => d.translation },
   steps: (d) => d.translation.tgtTokens.length,

@@ -58,9 +58,32 @@ describe('attention-lens attribute', () => {
     expect(out).toMatch(/^ {2}chien +source 0\.\d\d {3}dog /m)
   }, 60_000)
 
-  it('refuses a missing source, an unknown method, and a model that is not a bundled Transformer', async () => {
+  it('refuses a missing source, an unknown method, and the RNN analogue on a Transformer', async () => {
     await expect(output(['--model', MODEL])).rejects.toThrow(/--src "sentence" or --input FILE/)
-    await expect(output(['--model', MODEL, '--src', 'x', '--method', 'flow'])).rejects.toThrow(/--method must be one of norm, alti, alti\+, rollout/)
-    await expect(output(['--model', join(ROOT, 'resources/models/en-fr-bahdanau.onnx'), '--src', 'x'])).rejects.toThrow(/not a Transformer/)
+    await expect(output(['--model', MODEL, '--src', 'x', '--method', 'flow'])).rejects.toThrow(
+      /--method must be one of norm, alti, alti\+, rollout, context-norm/,
+    )
+    await expect(output(['--model', MODEL, '--src', 'x', '--method', 'context-norm'])).rejects.toThrow(/RNN analogue; a Transformer has norm/)
+  }, 60_000)
+
+  it('an RNN with attention: context-norm by default, the reference share and the weights as the matrix; other methods refused with the reason', async () => {
+    const BAHDANAU = join(ROOT, 'resources/models/en-fr-bahdanau.onnx')
+    const rnn = (
+      JSON.parse(gunzipSync(readFileSync(join(ROOT, 'test/fixtures/contributions/rnn-context-norm.json.gz'))).toString('utf8')) as {
+        models: Record<string, { cases: { source: string; tgt_tokens: string[]; source_share: number[]; weights: number[][] }[] }>
+      }
+    ).models['en-fr-bahdanau'].cases[0]
+    const [line] = await output(['--model', BAHDANAU, '--src', rnn.source, '--json'])
+    const a = JSON.parse(line) as Attribution
+    expect(a.method).toBe('context-norm')
+    expect(a.tgtTokens).toEqual(rnn.tgt_tokens)
+    a.sourceShare.forEach((s, t) => expect(Math.abs(s - rnn.source_share[t])).toBeLessThan(1e-4))
+    a.matrix.forEach((row, t) => row.forEach((v, j) => expect(Math.abs(v - rnn.weights[t][j])).toBeLessThan(1e-4)))
+    const text = (await output(['--model', BAHDANAU, '--src', 'A dog runs.', '--target', 'Un chien court.'])).join('\n')
+    expect(text).toMatch(/\(forced\) {3}\[context-norm\]/)
+    await expect(output(['--model', BAHDANAU, '--src', 'x', '--method', 'alti+'])).rejects.toThrow(
+      /is an RNN: --method alti\+ needs a Transformer \(ALTI\+ combines/,
+    )
+    await expect(output(['--model', join(ROOT, 'resources/models/en-fr-none.onnx'), '--src', 'x'])).rejects.toThrow(/no "attention" output/)
   }, 60_000)
 })
