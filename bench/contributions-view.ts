@@ -8,10 +8,11 @@
  * "Drawn" is the tab's maps holding the sentence's output and the method's chart painted (two
  * animation frames after). A different Multi30K test2016 sentence each time, so nothing is served from a
  * cache. `AL_BENCH_REPS` sentences each (4); median and range, wall and the page's main-thread CPU
- * (Chromium's TaskDuration in thread ticks).
+ * (Chromium's TaskDuration in thread ticks), and the engine processes' CPU (/proc): the two are
+ * sequential, so on an idle machine the wall time is about their sum.
  *   npx electron-vite build && npx tsx bench/contributions-view.ts [FOLDER]   (default /tmp/opus-mt-size)
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
@@ -27,6 +28,23 @@ const SENTENCES = gunzipSync(readFileSync(join(ROOT, '..', 'shared', 'datasets',
   .toString('utf8')
   .split('\n')
   .filter((l) => Math.abs(l.trim().split(/\s+/).length - 25) <= 1)
+
+/** CPU seconds (user + system) of the browser-mode host's engine processes, from /proc. */
+function engineCpu(host: number): number {
+  const tick = 100 // USER_HZ on Linux
+  let sum = 0
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(f[1]) !== host || !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('engine')) continue
+      sum += (Number(f[11]) + Number(f[12])) / tick
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return sum
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const spread = (xs: number[]) => `${median(xs)} ms (${Math.min(...xs)}–${Math.max(...xs)})`
@@ -78,31 +96,34 @@ async function main(): Promise<void> {
     await page.getByTestId('tab-contributions').click()
     let shown = await drawnAfter(page, null)
 
-    const tab = { wall: [] as number[], cpu: [] as number[] }
-    const open = { wall: [] as number[], cpu: [] as number[] }
+    const tab = { wall: [] as number[], cpu: [] as number[], engine: [] as number[] }
+    const open = { wall: [] as number[], cpu: [] as number[], engine: [] as number[] }
+    const host = app.proc.pid!
     for (let i = 0; i < REPS; i++) {
       await page.getByTestId('tab-heatmap').click()
       await type(SENTENCES[1 + 2 * i])
       await page.getByTestId('heatmap-options').waitFor()
-      let [c0, t0] = [await busy(), Date.now()]
+      let [c0, t0, e0] = [await busy(), Date.now(), engineCpu(host)]
       await page.getByTestId('tab-contributions').click()
       shown = await drawnAfter(page, shown)
       tab.wall.push(Date.now() - t0)
       tab.cpu.push(Math.round((await busy()) - c0))
+      tab.engine.push(Math.round(1000 * (engineCpu(host) - e0)))
 
       await page.getByTestId('source').fill(SENTENCES[2 + 2 * i])
       await waitForTranslationOf(page, SENTENCES[2 + 2 * i], 120_000)
-      ;[c0, t0] = [await busy(), Date.now()]
+      ;[c0, t0, e0] = [await busy(), Date.now(), engineCpu(host)]
       shown = await drawnAfter(page, shown)
       open.wall.push(Date.now() - t0)
       open.cpu.push(Math.round((await busy()) - c0))
+      open.engine.push(Math.round(1000 * (engineCpu(host) - e0)))
     }
     console.log(
       `Contributions view after the heatmap, ${FOLDER}, 24–26-word Multi30K test2016 sentences, ${REPS} each; load ${load.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
     )
-    console.log('| case | wall | page main-thread CPU |\n|---|---|---|')
-    console.log(`| heatmap on show, then the tab clicked | ${spread(tab.wall)} | ${spread(tab.cpu)} |`)
-    console.log(`| tab open, a new sentence: from its translation on show | ${spread(open.wall)} | ${spread(open.cpu)} |`)
+    console.log('| case | wall | page main-thread CPU | engine CPU |\n|---|---|---|---|')
+    console.log(`| heatmap on show, then the tab clicked | ${spread(tab.wall)} | ${spread(tab.cpu)} | ${spread(tab.engine)} |`)
+    console.log(`| tab open, a new sentence: from its translation on show | ${spread(open.wall)} | ${spread(open.cpu)} | ${spread(open.engine)} |`)
   } finally {
     await browser.close()
     await app.stop()

@@ -26,7 +26,7 @@ import { evaluateCorpus, type EvalOptions } from './evaluate'
 import { evaluateForecast, forecastAt, type SeriesInput } from './forecast'
 import { forecastWhatIf } from './forecast-whatif'
 import type { ForecastWhatIfRequest, ForecastWhatIfResult } from '../shared/teaching'
-import { CONTRIBUTIONS_NOT_OFFERED, type ContributionsRequest, type EngineContributionsResult } from '../shared/contributions'
+import { CONTRIBUTIONS_NOT_OFFERED, shownContributions, type ContributionsRequest, type EngineContributionsResult } from '../shared/contributions'
 import { ContributionTapError, openAttributor, type Attributor } from './contributions'
 import { forcedIds } from './contributions/pieces'
 import { contextNormResult } from './contributions/rnn-result'
@@ -307,7 +307,7 @@ export class InferenceService {
       const target = forcedIds(cm.spec, req.pieces)
       const tp = await cm.run(src.ids, target)
       if (signal?.aborted) throw new CancelledError('The contributions were cancelled.')
-      const c = cm.contributions(tp)
+      const c = shownContributions(cm.contributions(tp))
       const cells = tp.dec.length * (tp.dec[0]?.cross.length ?? 0)
       const raw = Array.from({ length: tp.T }, (_, t) =>
         Array.from({ length: tp.S }, (_, s) => tp.dec.reduce((a, l) => a + l.cross.reduce((b, h) => b + h[t][s], 0), 0) / Math.max(1, cells)),

@@ -43,6 +43,19 @@ export interface Contributions {
   rollout: Combined
 }
 
+/**
+ * What the Contributions tab is sent: all but the per-head norms and the self-attention ALTI, which
+ * it draws nowhere (`attribute --json` and the aligners read them in the engine). At opus-mt size, 80
+ * output pieces, they were 3.7 of the answer's 4.9 MB of JSON, encoded and parsed on every hop
+ * from the engine to the page.
+ */
+export type ShownContributions = Omit<Contributions, 'crossNorms' | 'selfAlti' | 'encoderAlti'>
+
+export function shownContributions(c: Contributions): ShownContributions {
+  const { srcTokens, tgtTokens, prefixTokens, layers, crossAlti, crossNormTotal, normSourceShare, altiPlus, rollout } = c
+  return { srcTokens, tgtTokens, prefixTokens, layers, crossAlti, crossNormTotal, normSourceShare, altiPlus, rollout }
+}
+
 /** One method as `attribute --json` writes it: `matrix` is [target][source]. */
 export interface MethodResult {
   method: ContributionMethod
@@ -69,13 +82,19 @@ const rowNormalised = (m: number[][]) =>
  *   renormalised), so a row's sum is the mean share of the layers' output that came from the source.
  * - `alti+`, `rollout`: the combined matrices over all layers.
  */
-export function methodResult(c: Contributions, method: ContributionMethod): MethodResult {
+export function methodResult(c: ShownContributions & Partial<Pick<Contributions, 'crossNorms'>>, method: ContributionMethod): MethodResult {
   const S = c.srcTokens.length
   const T = c.tgtTokens.length
   switch (method) {
     case 'norm': {
       const sum = Array.from({ length: T }, (_, t) => Array.from({ length: S }, (_, j) => c.crossNormTotal.reduce((a, l) => a + l[t][j], 0)))
-      return { method, matrix: rowNormalised(sum), sourceShare: c.normSourceShare, perLayer: c.crossNormTotal, perHead: c.crossNorms }
+      return {
+        method,
+        matrix: rowNormalised(sum),
+        sourceShare: c.normSourceShare,
+        perLayer: c.crossNormTotal,
+        ...(c.crossNorms ? { perHead: c.crossNorms } : {}),
+      }
     }
     case 'alti': {
       const L = c.crossAlti.length
@@ -109,7 +128,7 @@ interface ResultBase {
 }
 
 /** A Transformer's answer: every method's numbers for one forward pass (`method`: the Transformer methods, read with methodResult). */
-export interface TransformerContributionsResult extends Contributions, ResultBase {
+export interface TransformerContributionsResult extends ShownContributions, ResultBase {
   method: 'transformer'
 }
 

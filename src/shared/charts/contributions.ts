@@ -5,7 +5,7 @@
  * the tests read them back.
  */
 import type { BarSeriesOption } from 'echarts/charts'
-import { methodResult, type ContributionMethod, type Contributions } from '../contributions'
+import { methodResult, type ContributionMethod, type ShownContributions } from '../contributions'
 import { meanPerSpan, meanRows, sumColumns, wordLabels, wordSpans, type Span } from '../attention/words'
 import type { Units } from '../attention/word-translation'
 import { buildHeatmapOption, type HeatmapInput, type HeatmapStyle } from './heatmap'
@@ -53,7 +53,7 @@ function atStep<T>(rows: readonly T[], step: ReadStep): T[] {
  * pieces' (as the heatmap's words are, src/shared/attention/word-translation.ts).
  */
 export function contributionView(
-  c: Contributions & { raw: number[][] },
+  c: ShownContributions & { raw: number[][] },
   method: ContributionMethod,
   opts: { units: Units; step: ReadStep; srcTokens?: string[] },
 ): ContributionView {
