@@ -52,6 +52,13 @@ describe('browser mode: open a model, type, see the heatmap', () => {
     expect(tgt.at(-1)).toBe('</s>')
     await expect.poll(() => heatmapShape(page)).toEqual({ rows: tgt.length, cols: src.length, cells: tgt.length * src.length })
 
+    // Where attention goes: every step counted (no forced first token), on words or on </s>, no tag.
+    const goes = page.getByTestId('attention-goes')
+    expect(await goes.getAttribute('data-steps')).toBe(String(tgt.length))
+    expect(await goes.getAttribute('data-tags')).toBeNull()
+    expect(Number(await goes.getAttribute('data-words')) + Number(await goes.getAttribute('data-end'))).toBeCloseTo(1, 6)
+    expect(await goes.textContent()).toMatch(/^Where attention goes: source words \d+ % · <\/s> \d+ %$/)
+
     // Clicking an output token highlights its row; clicking a source token highlights its column.
     await page.getByTestId('tgt-tokens').locator('button').nth(1).click()
     await expect.poll(() => page.getByTestId('tgt-tokens').locator('button.selected').count()).toBe(1)

@@ -5,11 +5,13 @@
  * *gives* is the mean over its pieces' rows (output rows are averaged), so every row is still a
  * distribution over the source words.
  */
+import { isLanguageTag } from './tags'
 
 /** [first, last] piece indices of one word, inclusive. */
 export type Span = [number, number]
 
-const isSpecial = (t: string): boolean => /^<.*>$/.test(t)
+/** Special tokens and language tags (tags.ts: __fr__, fra_Latn, >>fra<<) are words of their own. */
+const isSpecial = (t: string): boolean => /^<.*>$/.test(t) || isLanguageTag(t)
 
 /**
  * Every word of a piece sequence as a span, single-piece words included, in order. Pieces are

@@ -24,6 +24,20 @@ describe('wordSpans', () => {
     expect(wordLabels(['\u2581the', '\u2581play', 'house', '</s>'])).toEqual(['the', 'playhouse', '</s>'])
     expect(wordLabels(['the', 'play', '##house'])).toEqual(['the', 'playhouse'])
   })
+  it('a language tag is a word of its own, whatever piece follows it', () => {
+    // A forced __fr__ followed by a piece without "▁" (a random-weight M2M100's output) was one word "__fr__nc".
+    expect(wordSpans(['__fr__', 'nc', 'ence', '\u2581chat'])).toEqual([
+      [0, 0],
+      [1, 2],
+      [3, 3],
+    ])
+    expect(wordSpans(['\u2581a', 'fra_Latn', '\u2581b'])).toEqual([
+      [0, 0],
+      [1, 1],
+      [2, 2],
+    ])
+  })
+
   it('an unknown piece glued by @@ stays in its word', () => {
     expect(wordSpans(['ab@@', '<unk>', 'c'])).toEqual([
       [0, 1],
