@@ -14,6 +14,7 @@ import { naiveBaselineLabel } from './baseline'
 import { check } from './check'
 import { alignCommands, ALIGN_USAGE, evalAblate, wantsAblation } from './align'
 import { attribute, ATTRIBUTE_USAGE } from './attribute'
+import { contributionsFigureData } from './contributions-figure'
 import { args, GUARD_USAGE, guardFrom, guardLabel, guardOptions, headOption, LANG_OPTIONS, lines, modelPath, readableFile, UsageError } from './options'
 import { appPaths, BUNDLED_HELD_OUT_STEPS, BUNDLED_SERIES } from '../host/paths'
 import { figureInUnits } from '../shared/attention/word-figure'
@@ -47,6 +48,7 @@ const USAGE = [
   '              [--head LAYER:HEAD] (Transformer: heads draws that one head large, whatif overrides or silences only it)',
   '              [--mode uniform|onehot|diagonal|silence --at N|all [--source J]] (whatif)   [--src TEST.src --ref TEST.ref] (corpus)',
   '              [two --model, or one --model and --beam K or --target] (sidebyside: A and B)   [--beam K] (beam, K from 2 to 16)',
+  '              [--method norm|alti|alti+|rollout] (contributions of a Transformer, alti+ by default; an RNN with attention: its context-norm share beside its weights)',
   '       figure options: [--size slide-16x9|slide-4x3|paper-single|paper-double|WxH[in|cm|mm|pt]] [--font paper|screen|lecture|back-row|POINTS]',
   '              [--dpi 150|300|600|N | --scale 1-4] [--theme light|dark|transparent] [--lang en|zh] [--title T] [--caption C]',
   '              [--colormap viridis|cividis|greys] [--no-legend] [--no-overlay] [--highlight-row N] [--rows FIRST-LAST] (heatmap, lines: those output steps)',
@@ -281,6 +283,7 @@ async function exportFigure(argv: string[]): Promise<void> {
     source: { type: 'string' },
     beam: { type: 'string' },
     head: { type: 'string' },
+    method: { type: 'string' },
     fit: { type: 'string' },
     rows: { type: 'string' },
     provider: { type: 'string', default: 'cpu' },
@@ -357,6 +360,13 @@ async function exportFigure(argv: string[]): Promise<void> {
     for (const m of models) translations.push(await run(m))
     const names = await Promise.all(models.map(async (m) => (await service.open(m)).name))
     data = { view: 'comparison', translations, names }
+  } else if (view === 'contributions') {
+    data = await contributionsFigureData(service, models[0], {
+      src: v.src,
+      ...(v.target !== undefined ? { target: v.target } : {}),
+      method: v.method,
+      units: v.pieces ? 'pieces' : 'words',
+    })
   } else {
     const info = await service.open(models[0])
     if (view === 'whatif') {

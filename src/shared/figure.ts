@@ -631,13 +631,14 @@ export const FigureDataSchema = v.variant(
     ),
     /**
      * Contributions (issue 41): one method's matrix in a translation's shape (`attention` [T][S]),
-     * the method's name and each output row's source share.
+     * the method's name and each output row's source share; an RNN's (`context-norm`): its
+     * attention weights and each row's context share.
      */
     v.pipe(
       obj({
         view: v.literal('contributions'),
         translation: TranslationSchema,
-        method: v.picklist(['norm', 'alti', 'alti+', 'rollout'], 'must be norm, alti, alti+ or rollout'),
+        method: v.picklist(['norm', 'alti', 'alti+', 'rollout', 'context-norm'], 'must be norm, alti, alti+, rollout or context-norm'),
         sourceShare: numbers(MAX_TOKENS),
         /** A part of a figure split into slides: output steps [first, end). */
         rows: v.optional(rowsSchema),

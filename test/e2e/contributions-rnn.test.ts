@@ -1,41 +1,28 @@
-import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
+import { attribute, checkSlides, close, exportDialog, MODELS, readers } from './contributions-helpers'
 import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running } from './harness'
+import { presenting } from './slide-helpers'
 
 // The Contributions tab on the bundled RNNs (issue 41): Bahdanau's context-norm share drawn as
 // bars under the words and its attention weights as the map, against `attention-lens attribute
-// --json` for the same sentence (an independent path through the CLI); `none` says why it has none.
-const MODELS = join(ROOT, 'resources/models')
+// --json` for the same sentence (an independent path through the CLI); its slide in presentation
+// mode and its Export button; `none` says why it has none.
 const SENTENCE = readFileSync(join(ROOT, 'resources/testsets/en-fr.en'), 'utf8')
   .split('\n')
   .find((l) => l.split(' ').length === 12)!
 
-interface Attribution {
-  method: string
-  tgtTokens: string[]
-  matrix: number[][]
-  sourceShare: number[]
-}
-function attribute(model: string): Attribution {
-  const out = execFileSync(process.execPath, [join(ROOT, 'bin/attention-lens.mjs'), 'attribute', '--model', join(MODELS, model), '--src', SENTENCE, '--json'], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  })
-  return JSON.parse(out.trim().split('\n')[0]) as Attribution
-}
+/** A 25-word sentence for the slide: long enough to be shown in parts. */
+const LONG = readFileSync(join(ROOT, 'resources/testsets/en-fr.en'), 'utf8')
+  .split('\n')
+  .find((l) => l.split(' ').length === 25)!
 
 let app: Running
 let browser: Browser
 let page: Page
-const attr = async (id: string, name: string) => (await page.getByTestId(id).getAttribute(name))!
-const json = async <T>(id: string, name: string) => JSON.parse(await attr(id, name)) as T
-const close = (a: number[], b: number[], tol: number) => {
-  expect(a).toHaveLength(b.length)
-  a.forEach((x, i) => expect(Math.abs(x - b[i]), `at ${i}: ${x} vs ${b[i]}`).toBeLessThan(tol))
-}
+const { attr, json } = readers(() => page)
 
 describe('the Contributions tab on an RNN', () => {
   beforeAll(async () => {
@@ -55,7 +42,7 @@ describe('the Contributions tab on an RNN', () => {
     await page.getByTestId('tab-contributions').click()
     await page.getByTestId('contrib-maps').waitFor({ timeout: 60_000 })
     expect(await attr('contrib-maps', 'data-method')).toBe('context-norm')
-    const cli = attribute('en-fr-bahdanau.onnx')
+    const cli = attribute('en-fr-bahdanau.onnx', SENTENCE)
     expect(cli.method).toBe('context-norm')
     expect(await json<string[]>('contrib-maps', 'data-tgt')).toEqual(cli.tgtTokens)
     close(await json<number[]>('contrib-share', 'data-bars'), cli.sourceShare, 2e-5)
@@ -80,6 +67,33 @@ describe('the Contributions tab on an RNN', () => {
     expect(await json<boolean[]>('contrib-share', 'data-low')).toEqual(bars.map((s) => s < 0.45))
     await screenshot(page, 'contributions-rnn-words', { fullPage: true })
   }, 120_000)
+
+  it('the Export button opens the export dialog on the figure of the weights and the share', async () => {
+    await exportDialog(page, 'contributions-rnn-export-dialog')
+  }, 120_000)
+
+  it('presentation mode at 1280×720 and 1024×768, a 25-word sentence: the weights and the share bars fitted, in parts at the floor or more, nothing over another', async () => {
+    // The page again, its charts drawn as SVG so their texts can be read back.
+    await page.setViewportSize({ width: 1280, height: 720 })
+    await page.goto(`${app.origin}/?renderer=svg`)
+    await openAndType(page, 'bundled:en-fr-bahdanau.onnx', LONG)
+    await page.getByTestId('units-words').click()
+    await page.getByTestId('tab-contributions').click()
+    await page.getByTestId('contrib-maps').waitFor({ timeout: 60_000 })
+    const words = await json<string[]>('contrib-maps', 'data-tgt')
+    const src = await json<string[]>('contrib-maps', 'data-src')
+    expect(src.length).toBeGreaterThanOrEqual(25)
+    await presenting(page, true)
+    // No method to choose on an RNN: the weights and the context share.
+    expect(await page.getByTestId('slide-contrib-method').count()).toBe(0)
+    expect(await page.getByTestId('slide-contrib-show-method').count()).toBe(0)
+    const report = await checkSlides(page, { shows: ['raw', 'share'], words, src, shot: 'contributions-rnn-slide' })
+    console.log(`${words.length} output words, ${src.length} source words\n${report.join('\n')}`)
+    // A sentence this long does not fit one slide at the floor: it is shown in parts.
+    expect(report.some((l) => / part \d+\/[2-9]/.test(l))).toBe(true)
+    await presenting(page, false)
+    await page.setViewportSize({ width: 1400, height: 1000 })
+  }, 240_000)
 
   it('without attention: the tab says why there is nothing to show', async () => {
     await openAndType(page, 'bundled:en-fr-none.onnx', SENTENCE)

@@ -1,47 +1,27 @@
-import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
+import { attribute as contributionsOf, checkSlides, close, exportDialog, floorAt, MODELS, readers } from './contributions-helpers'
 import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running } from './harness'
-import { presenting, settled, svgTexts } from './slide-helpers'
-import { overlap } from '../../src/shared/charts/text-boxes'
+import { presenting } from './slide-helpers'
 
 // The Contributions tab (issue 41) on the bundled en→fr Transformer, a 25-word sentence of the
 // bundled test set: the numbers it draws (read from the options it handed ECharts) against
 // `attention-lens attribute --json` for the same sentence, an independent path through the CLI.
-const MODELS = join(ROOT, 'resources/models')
 const MODEL = 'bundled:en-fr-transformer.onnx'
 const SENTENCE = readFileSync(join(ROOT, 'resources/testsets/en-fr.en'), 'utf8')
   .split('\n')
   .find((l) => l.split(' ').length === 25)!
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
-interface Attribution {
-  tgtTokens: string[]
-  srcTokens: string[]
-  matrix: number[][]
-  sourceShare: number[]
-}
-function attribute(method: string): Attribution {
-  const out = execFileSync(
-    process.execPath,
-    [join(ROOT, 'bin/attention-lens.mjs'), 'attribute', '--model', join(MODELS, 'en-fr-transformer.onnx'), '--src', SENTENCE, '--method', method, '--json'],
-    { encoding: 'utf8', timeout: 120_000 },
-  )
-  return JSON.parse(out.trim().split('\n')[0]) as Attribution
-}
+const attribute = (method: string) => contributionsOf('en-fr-transformer.onnx', SENTENCE, method)
 
 let app: Running
 let browser: Browser
 let page: Page
-const attr = async (id: string, name: string) => (await page.getByTestId(id).getAttribute(name))!
-const json = async <T>(id: string, name: string) => JSON.parse(await attr(id, name)) as T
-const close = (a: number[], b: number[], tol: number) => {
-  expect(a).toHaveLength(b.length)
-  a.forEach((x, i) => expect(Math.abs(x - b[i]), `at ${i}: ${x} vs ${b[i]}`).toBeLessThan(tol))
-}
+const { attr, json } = readers(() => page)
 
 describe('the Contributions tab', () => {
   beforeAll(async () => {
@@ -102,12 +82,7 @@ describe('the Contributions tab', () => {
   }, 120_000)
 
   it('the Export button opens the export dialog on the figure of the map', async () => {
-    await page.getByTestId('contrib-export').click()
-    await page.getByTestId('export-dialog').waitFor()
-    await page.waitForTimeout(1500)
-    await screenshot(page, 'contributions-export-dialog', { fullPage: false })
-    await page.getByTestId('export-close').click()
-    await page.getByTestId('export-dialog').waitFor({ state: 'detached' })
+    await exportDialog(page, 'contributions-export-dialog')
   }, 120_000)
 
   it('axe-core: nothing critical or serious on the tab', async () => {
@@ -120,7 +95,7 @@ describe('the Contributions tab', () => {
     expect(v.filter((x) => x.impact === 'critical' || x.impact === 'serious')).toEqual([])
   }, 120_000)
 
-  it('presentation mode at 1280×720 and 1024×768: a fitted slide, a long sentence in parts at 18 px or more, nothing over another, nothing scrolling', async () => {
+  it('presentation mode at 1280×720 and 1024×768: a fitted slide, a long sentence in parts at the floor (18.7 px × height / 720) or more, nothing over another, nothing scrolling', async () => {
     // The page again (signed in), its charts drawn as SVG so their texts can be read back.
     const svg = page
     await svg.setViewportSize({ width: 1280, height: 720 })
@@ -132,70 +107,12 @@ describe('the Contributions tab', () => {
     const words = JSON.parse((await svg.getByTestId('contrib-maps').getAttribute('data-tgt'))!) as string[]
     const src = JSON.parse((await svg.getByTestId('contrib-maps').getAttribute('data-src'))!) as string[]
     await presenting(svg, true)
-    const report: string[] = []
-    for (const [w, h] of [
-      [1280, 720],
-      [1024, 768],
-    ] as const) {
-      await svg.setViewportSize({ width: w, height: h })
-      // The raw weights are the method map's layout with other numbers: their slide is checked for being fitted at 18 px or more only.
-      for (const shown of ['method', 'share']) {
-        await svg.getByTestId(`slide-contrib-show-${shown}`).click()
-        const chart = svg.getByTestId('slide-contrib-chart')
-        await expect.poll(() => chart.getAttribute('data-shown')).toBe(shown)
-        await settled(svg)
-        const parts = Number(await svg.getByTestId('slide-contrib-part').getAttribute('data-parts'))
-        const seen: string[] = []
-        for (let k = 1; k <= parts; k++) {
-          if (k > 1) {
-            await svg.keyboard.press('ArrowRight')
-            await expect.poll(() => svg.getByTestId('slide-contrib-part').getAttribute('data-part')).toBe(String(k))
-            await settled(svg)
-          }
-          const name = `${w}x${h} ${shown} part ${k}/${parts}`
-          expect(await chart.getAttribute('data-fits'), name).toBe('true')
-          const font = Number(await chart.getAttribute('data-font'))
-          expect(font, name).toBeGreaterThanOrEqual(18)
-          const tgt = JSON.parse((await chart.getAttribute('data-tgt'))!) as string[]
-          seen.push(...tgt)
-          // Nothing scrolls: the page is the window, the view has no overflow.
-          const scroll = await svg.evaluate(() => {
-            const d = document.documentElement
-            const v = document.querySelector('main .view') as HTMLElement
-            return [d.scrollWidth, d.scrollHeight, v.scrollWidth - v.clientWidth, v.scrollHeight - v.clientHeight]
-          })
-          expect(scroll, name).toEqual([w, h, 0, 0])
-          // Every chart text inside the window, at 18 px or more, over no other; every word of the part drawn.
-          const texts = (await svgTexts(svg)).filter((t) => t.view === 'view-contributions')
-          const problems: string[] = []
-          for (const t of texts) {
-            if (t.size < 18 - 0.01) problems.push(`"${t.text}" ${t.size.toFixed(1)} px`)
-            for (const [x, y] of t.corners) if (x < -1 || y < -1 || x > w + 1 || y > h + 1) problems.push(`"${t.text}" leaves the window`)
-          }
-          for (let i = 0; i < texts.length; i++)
-            for (let j = i + 1; j < texts.length; j++)
-              if (overlap(texts[i].corners, texts[j].corners, 1)) problems.push(`"${texts[i].text}" over "${texts[j].text}"`)
-          const drawn = new Set(texts.map((t) => t.text))
-          for (const word of [...tgt, ...(shown === 'share' ? [] : src)]) if (!drawn.has(word)) problems.push(`"${word}" not drawn`)
-          // The bar's own text at the page's 18 px floor.
-          for (const size of await svg
-            .locator('[data-testid="slide-contributions"] .slide-bar :is(label, button, span, select)')
-            .evaluateAll((els) => els.map((e) => parseFloat(getComputedStyle(e).fontSize))))
-            if (size < 18) problems.push(`bar text ${size} px`)
-          expect(problems.slice(0, 12), name).toEqual([])
-          report.push(`${name}: ${font} px, ${tgt.length} words`)
-          if (shown === 'method' && k === 1) await screenshot(svg, `contributions-slide-${w}x${h}`, { fullPage: false })
-          if (shown === 'share' && k === 1 && w === 1280) await screenshot(svg, `contributions-slide-share-${w}x${h}`, { fullPage: false })
-        }
-        // The parts together are the sentence's words, in order, each once.
-        expect(seen, `${w}x${h} ${shown}`).toEqual(words)
-        for (let k = parts; k > 1; k--) await svg.keyboard.press('ArrowLeft')
-      }
-    }
+    // The raw weights are the method map's layout with other numbers: their slide is checked for being fitted at the floor only.
+    const report = await checkSlides(svg, { shows: ['method', 'share'], words, src, shot: 'contributions-slide' })
     await svg.getByTestId('slide-contrib-show-raw').click()
     await expect.poll(() => svg.getByTestId('slide-contrib-chart').getAttribute('data-shown')).toBe('raw')
     expect(await svg.getByTestId('slide-contrib-chart').getAttribute('data-fits')).toBe('true')
-    expect(Number(await svg.getByTestId('slide-contrib-chart').getAttribute('data-font'))).toBeGreaterThanOrEqual(18)
+    expect(Number(await svg.getByTestId('slide-contrib-chart').getAttribute('data-font'))).toBeGreaterThanOrEqual(floorAt(768) - 0.05)
     console.log(`${words.length} output words, ${src.length} source words\n${report.join('\n')}`)
     await presenting(svg, false)
     await svg.setViewportSize({ width: 1400, height: 1000 })

@@ -6,6 +6,7 @@
  */
 import type { BarSeriesOption } from 'echarts/charts'
 import { methodResult, type ContributionMethod, type ShownContributions } from '../contributions'
+import type { CONTEXT_NORM } from '../context-norm'
 import { meanPerSpan, meanRows, sumColumns, wordLabels, wordSpans, type Span } from '../attention/words'
 import type { Units } from '../attention/word-translation'
 import { buildHeatmapOption, type HeatmapInput, type HeatmapStyle } from './heatmap'
@@ -249,10 +250,14 @@ export function buildResidualShareOption(input: {
 }
 
 /**
- * The figure of what the tab shows (the method's matrix as a heatmap), as the figure schema's
- * `contributions` data: a plain translation of the view's rows and columns, nothing per step.
+ * The figure of what the tab shows (the method's matrix as a heatmap; an RNN's weights with its
+ * share bars), as the figure schema's `contributions` data: a plain translation of the view's rows
+ * and columns, nothing per step.
  */
-export function contributionFigure(v: ContributionView, base: { modelId: string; source: string; text: string }) {
+export function contributionFigure(
+  v: Pick<ContributionView, 'src' | 'tgt' | 'matrix' | 'sourceShare'> & { method: ContributionMethod | typeof CONTEXT_NORM },
+  base: { modelId: string; source: string; text: string },
+) {
   return {
     view: 'contributions' as const,
     method: v.method,

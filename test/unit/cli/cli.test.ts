@@ -188,7 +188,7 @@ describe('attention-lens export', () => {
     [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.gif'], /--out must end in \.png, \.svg or \.pdf/],
     [
       ['export', '--model', 'README.md', '--src', 'x', '--out', 'f.png', '--view', 'pie'],
-      /--view must be heatmap, local, positions, step, lines, comparison, sidebyside, beam, whatif, corpus, occlusion or heads/,
+      /--view must be heatmap, local, positions, step, lines, comparison, sidebyside, beam, whatif, corpus, contributions, occlusion or heads/,
     ],
     [['export', '--model', 'README.md', '--src', 'x', '--out', 'f.png', '--scale', '9'], /scale must be .*\b1\b.*\b4\b/],
     [['export', '--model', 'README.md', '--src', 'x', '--out', '/nonexistent/dir/f.png'], /^attention-lens: The file is not an ONNX model/],

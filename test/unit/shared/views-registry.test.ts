@@ -17,6 +17,7 @@ describe('the view registry', () => {
     expect([...CLI_VIEWS].sort()).toEqual([
       'beam',
       'comparison',
+      'contributions',
       'corpus',
       'heads',
       'heatmap',
