@@ -3,11 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { COLORMAPS } from '../../../src/shared/charts/colormaps'
 import { PT_MARKER } from '../../../src/shared/charts/heatmap'
 import { DEFAULT_FIGURE, FONT_PRESETS, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
-import { figureOption, fitted, renderSvg } from '../../../src/host/export/figure'
+import { figureOption, fitted, optionSvg, renderSvg } from '../../../src/host/export/figure'
 import { InferenceService } from '../../../src/engine/service'
 import { BUNDLED_MODELS } from '../../helpers'
 import { bundledCorpus, bundledForecast } from './figure-data'
-import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
+import { floorsFor, NUMBER, withoutCells } from '../../../src/shared/charts/fit'
+import { composeFigure } from '../../../src/shared/charts/figure'
+import type { ChartOption } from '../../../src/shared/charts/echarts-parts'
+import { measureText } from '../../../src/host/export/fonts'
 import { outside, overlap, pageSize, pathBoxes, svgOrRefusal, textBoxes, type TextBox } from './figure-geometry'
 
 const model = (name: string) => join(BUNDLED_MODELS, `${name}.onnx`)
@@ -253,5 +256,45 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     expect(() => parseFigure({ view: 'beam', translation: { ...beam.translation, beamTree: undefined } }, spec)).toThrow(
       /translation\.beamTree: must be a beam-search translation with its tree of hypotheses/,
     )
+  })
+})
+
+/**
+ * Presentation mode fits a slide, and a refused figure's search finds what fits instead, by drawing
+ * each candidate without its maps' cells (withoutCells) and reading its texts' boxes: the candidate
+ * is judged by them alone (layoutProblems), and the cells were most of the drawing. Every text of
+ * each view's figure is where it is with the cells, so the same slide is chosen; a map that writes
+ * its values in its cells keeps them.
+ */
+describe('a slide candidate without its maps cells', () => {
+  const spec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-16x9'], fontSize: 20 }
+  const maps = (o: ChartOption) => (Array.isArray(o.series) ? o.series : [o.series]).filter((s) => s.type === 'heatmap')
+
+  it('has every text of the figure with the same box, and far fewer shapes to draw, in both languages', () => {
+    const shapes = (svg: string) => svg.match(/<path\b/g)?.length ?? 0
+    const lighter: string[] = []
+    for (const lang of ['en', 'zh'] as const)
+      for (const data of views[lang]) {
+        const { option } = composeFigure(data, { ...spec, lang }, measureText)
+        const lite = withoutCells(option)
+        if (lite === option) continue
+        lighter.push(data.view)
+        for (const s of maps(lite)) if (!s.label?.show) expect(s.data, data.view).toEqual([])
+        const [whole, bare] = [optionSvg(option, spec.width, spec.height), optionSvg(lite, spec.width, spec.height)]
+        const boxes = textBoxes(whole)
+        expect(boxes.length, data.view).toBeGreaterThan(10)
+        expect(textBoxes(bare), data.view).toEqual(boxes)
+        expect(shapes(bare), data.view).toBeLessThan(shapes(whole) / 2)
+      }
+    // The maps that draw no values in their cells at this size (the heatmap and what-if of 12 words do).
+    expect(lighter.sort()).toEqual(['forecast', 'forecast', 'sidebyside', 'sidebyside', 'step', 'step'])
+  })
+
+  it('keeps the cells of a map that writes its values in them; an option with no map is itself', () => {
+    const { option } = composeFigure(views.en[0], spec, measureText)
+    const labelled = { ...option, series: maps(option).map((s) => ({ ...s, label: { show: true } })) } as ChartOption
+    expect(withoutCells(labelled)).toBe(labelled)
+    const lines = { ...option, series: [{ type: 'line', data: [1, 2, 3] }] } as ChartOption
+    expect(withoutCells(lines)).toBe(lines)
   })
 })
