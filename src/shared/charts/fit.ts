@@ -41,6 +41,19 @@ export function withoutCells(option: ChartOption): ChartOption {
   return { ...option, series: series.map((s) => (bareCells(s) ? { ...s, data: [] } : s)) as ChartOption['series'] }
 }
 
+const textsFirst = new WeakSet<RenderSvg>()
+
+/**
+ * `render`, marked for the fitter to judge each candidate by its texts drawn without its maps'
+ * cells (withoutCells) and to draw a candidate whole only when its `svg` is read: the figure kept,
+ * not the steps of the search before it. Not for a render that keeps state from one call to the
+ * next (an animation's frames, frame-cells.ts), nor where every candidate's drawing is read.
+ */
+export function textsFirstRender(render: RenderSvg): RenderSvg {
+  textsFirst.add(render)
+  return render
+}
+
 /** The smallest text a figure may use: token labels and other text, and numbers inside cells. */
 export interface Floors {
   label: number
@@ -371,10 +384,23 @@ function fitOrNull(
     // asked or not at all, and may leave out what its own note says it leaves out.
     const part = ('rows' in data && !!data.rows) || ('cols' in data && !!data.cols)
     if (cramped || (fallback && fontSize > floor && !part)) return null
-    const svg = render(option, s.width, s.height)
-    if (layoutProblems(svg, measure, s, floors, 1).length) return null
-    const fit = { option, spec: s, fontSize, svg, alternative }
-    return { ...fit, note: fitNote(fit, data, spec) }
+    const texts = textsFirst.has(render) ? withoutCells(option) : option
+    const checked = render(texts, s.width, s.height)
+    if (layoutProblems(checked, measure, s, floors, 1).length) return null
+    const note = fitNote({ fontSize, alternative }, data, spec)
+    if (texts === option) return { option, spec: s, fontSize, svg: checked, alternative, note }
+    // Drawn whole when its drawing is asked for: most candidates that fit are steps of a search.
+    let whole: string | undefined
+    return {
+      option,
+      spec: s,
+      fontSize,
+      get svg() {
+        return (whole ??= render(option, s.width, s.height))
+      },
+      alternative,
+      note,
+    }
   }
   /** The lowest page that fits at this text size, given one that does (to within 10 %). */
   const lowest = (fits: FittedFigure): FittedFigure => {

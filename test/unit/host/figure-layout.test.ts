@@ -260,18 +260,18 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
 })
 
 /**
- * Presentation mode fits a slide, and a refused figure's search finds what fits instead, by drawing
- * each candidate without its maps' cells (withoutCells) and reading its texts' boxes: the candidate
- * is judged by them alone (layoutProblems), and the cells were most of the drawing. Every text of
- * each view's figure is where it is with the cells, so the same slide is chosen; a map that writes
- * its values in its cells keeps them.
+ * The fitter judges a candidate by drawing it without its maps' cells (withoutCells) and reading its
+ * texts' boxes (layoutProblems), the cells being most of the drawing; only the figure kept is drawn
+ * whole. Every text of each view's figure is where it is with the cells, so the same layout is
+ * chosen; a map that writes its values in its cells keeps them; the figure kept has its cells.
  */
 describe('a slide candidate without its maps cells', () => {
   const spec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-16x9'], fontSize: 20 }
   const maps = (o: ChartOption) => (Array.isArray(o.series) ? o.series : [o.series]).filter((s) => s.type === 'heatmap')
 
+  const shapes = (svg: string) => svg.match(/<path\b/g)?.length ?? 0
+
   it('has every text of the figure with the same box, and far fewer shapes to draw, in both languages', () => {
-    const shapes = (svg: string) => svg.match(/<path\b/g)?.length ?? 0
     const lighter: string[] = []
     for (const lang of ['en', 'zh'] as const)
       for (const data of views[lang]) {
@@ -288,6 +288,14 @@ describe('a slide candidate without its maps cells', () => {
       }
     // The maps that draw no values in their cells at this size (the heatmap and what-if of 12 words do).
     expect(lighter.sort()).toEqual(['forecast', 'forecast', 'sidebyside', 'sidebyside', 'step', 'step'])
+  })
+
+  it('a fitted figure, judged by its texts alone, is drawn whole: every part with its maps cells', () => {
+    for (const data of views.en.filter((d) => ['step', 'forecast', 'sidebyside'].includes(d.view))) {
+      const fit = fitted(data, spec)
+      for (const f of fit.parts?.map((p) => p.fit) ?? [fit]) expect(shapes(f.svg), data.view).toBe(shapes(optionSvg(f.option, f.spec.width, f.spec.height)))
+      expect(shapes(fit.svg), data.view).toBeGreaterThan(shapes(optionSvg(withoutCells(fit.option), fit.spec.width, fit.spec.height)) * 2)
+    }
   })
 
   it('keeps the cells of a map that writes its values in them; an option with no map is itself', () => {
