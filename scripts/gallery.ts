@@ -177,7 +177,7 @@ async function guidedFigures(): Promise<void> {
 }
 
 async function shot(page: Page, name: string): Promise<void> {
-  copyFileSync(await screenshot(page, `gallery-${name}`), join(OUT, `${name}.png`))
+  copyFileSync((await screenshot(page, `gallery-${name}`, { always: true }))!, join(OUT, `${name}.png`))
   console.log(`  ${name}.png`)
 }
 
@@ -238,7 +238,7 @@ async function contributionsShot(page: Page): Promise<void> {
   await page.getByTestId('contrib-maps').waitFor({ timeout: 60_000 })
   await page.evaluate(() => new Promise((r) => setTimeout(r, 700)))
   // The harness's screenshot waits for the canvases to be drawn; the README shows the tab alone.
-  await screenshot(page, 'gallery-contributions', { fullPage: true })
+  await screenshot(page, 'gallery-contributions', { fullPage: true, always: true })
   await page.getByTestId('contributions-view').screenshot({ path: join(OUT, 'contributions-en-fr.png') })
   console.log('  contributions-en-fr.png')
   await page.getByTestId('tab-heatmap').click()

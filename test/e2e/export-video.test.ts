@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FIXTURE_MODELS } from '../helpers'
-import { ARTIFACTS, launchChromium, openAndType, startBrowserMode, type Running } from './harness'
+import { ARTIFACTS, launchChromium, openAndType, SCREENSHOTS, startBrowserMode, type Running } from './harness'
 
 const SENTENCE = 'A young man in a red jacket is standing on the corner of a busy street while his two friends wait for the bus outside .'
 
@@ -101,7 +101,7 @@ describe('animated exports in the app', () => {
     // Every animation button is off while one renders.
     for (const f of ['gif', 'apng', 'mp4', 'webm']) await expect.poll(() => page.getByTestId(`export-${f}`).isDisabled()).toBe(true)
     // The dialog as it renders (not harness.screenshot, which waits for the page to settle).
-    await page.screenshot({ path: join(ARTIFACTS, 'export-animation-progress.png') })
+    if (SCREENSHOTS) await page.screenshot({ path: join(ARTIFACTS, 'export-animation-progress.png') })
     await page.getByTestId('export-cancel').click()
     await expect.poll(() => page.getByTestId('export-status').textContent()).toBe('Export cancelled: nothing was saved.')
     await expect.poll(() => page.getByTestId('export-progress').count()).toBe(0)

@@ -62,8 +62,20 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
 }
 
-/** A screenshot of the whole page, or with `fullPage: false` of the viewport only (what a 1280 × 720 projector shows). */
-export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<string> {
+/**
+ * Whether a run keeps its screenshots (AL_SCREENSHOTS=1). They are for people to look at, never a
+ * check, and each costs the browser a paint and a PNG of the page, the wait before it a PNG of every
+ * canvas at each frame (issue 40, "Performance": the suite took them all on every run).
+ */
+export const SCREENSHOTS = process.env.AL_SCREENSHOTS === '1'
+
+/**
+ * A screenshot of the whole page, or with `fullPage: false` of the viewport only (what a 1280 × 720
+ * projector shows), where the run keeps screenshots or `always` says to (a slide a check found
+ * wrong, the gallery); else null, and nothing is waited for.
+ */
+export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean; always?: boolean } = {}): Promise<string | null> {
+  if (!SCREENSHOTS && !opts.always) return null
   mkdirSync(ARTIFACTS, { recursive: true })
   // ECharts puts heatmap cells on an incremental layer that zrender paints ~15 ms per frame, so
   // a large heatmap (48 × 384) can still be half drawn: wait until the canvases stop changing.

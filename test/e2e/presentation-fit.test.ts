@@ -117,8 +117,8 @@ const presenting = (on: boolean) => presentingOn(page, on)
 
 /**
  * The read-back of one tab on show: every text ≥ 20 px, inside its chart and the page, none over
- * another, and every token label of the sentence that the view draws; a screenshot and the list of
- * problems in test/artifacts/present-fit-<name>.*.
+ * another, and every token label of the sentence that the view draws; the list of problems in
+ * test/artifacts/present-fit-<name>.txt, and a screenshot beside it where there are any (or AL_SCREENSHOTS=1).
  */
 async function checkView(view: string, labels: { src: string[]; tgt: string[] }, name: string): Promise<void> {
   await show(view)
@@ -129,7 +129,7 @@ async function checkView(view: string, labels: { src: string[]; tgt: string[] },
   for (const side of LABELS[view] ?? [])
     for (const token of side === 'src' ? labels.src : labels.tgt) if (!drawn.has(token)) found.push(`the ${side} label "${token}" is not drawn`)
   await page.evaluate(() => window.scrollTo(0, 0))
-  await screenshot(page, `present-fit-${name}`)
+  await screenshot(page, `present-fit-${name}`, { always: found.length > 0 })
   // The list, whole, for the report (an assertion's diff cuts long arrays short).
   writeFileSync(join(ARTIFACTS, `present-fit-${name}.txt`), found.join('\n') + '\n')
   expect(texts.length).toBeGreaterThan(0)

@@ -20,9 +20,9 @@
  * each) at the two tightest sizes; at the other two the first part is read back, as fitted there. The
  * slides go view by view, each at the four sizes in turn, so a view is drawn once and then refitted
  * by each resize (a refit is what a lecturer's projector does), not mounted anew at every size.
- * A screenshot is kept of each slide at 1280 × 720 and of any slide (or part) that fails a check;
- * AL_SLIDE_SHOTS=parts keeps the second part of each slide in parts too (to look at them: each
- * screenshot costs the browser about as much as reading a part back).
+ * A screenshot is kept of any slide (or part) that fails a check, and with AL_SCREENSHOTS=1 of
+ * each slide at 1280 × 720; AL_SLIDE_SHOTS=parts keeps the second part of each slide in parts too
+ * (to look at them: each screenshot costs the browser about as much as reading a part back).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -353,7 +353,7 @@ async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h:
         const wrong = problems(svg, w, h)
         found.push(...wrong)
         for (const t of svg) drawn.add(t.text)
-        if (wrong.length || (k === 2 && PART_SHOTS)) await screenshot(page, `${name}-${ctl.label}${k}`, { fullPage: false })
+        if (wrong.length || (k === 2 && PART_SHOTS)) await screenshot(page, `${name}-${ctl.label}${k}`, { fullPage: false, always: true })
       }
       if (ctl.parts > 1) await movePart(ctl, 1, keys)
     }
@@ -374,7 +374,8 @@ async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h:
   mkdirSync(ARTIFACTS, { recursive: true })
   writeFileSync(join(ARTIFACTS, `${name}.txt`), found.join('\n') + '\n')
   const scrolls = scroll.page[0] !== w || scroll.page[1] !== h || scroll.view[0] !== 0 || scroll.view[1] !== 0
-  if ((w === 1280 && h === 720) || scrolls || found.length) await screenshot(page, name, { fullPage: false })
+  if (scrolls || found.length) await screenshot(page, name, { fullPage: false, always: true })
+  else if (w === 1280 && h === 720) await screenshot(page, name, { fullPage: false })
   expect(scroll.page, 'the page scrolls').toEqual([w, h])
   expect(scroll.view, 'the view scrolls').toEqual([0, 0])
   if (view === 'heatmap' && parts === 1) expect(Number(await page.getByTestId('heatmap').getAttribute('data-rows'))).toBe(tokens.tgt.length)

@@ -14,7 +14,7 @@ import PDFDocument from 'pdfkit'
 import SVGtoPDF from 'svg-to-pdfkit'
 import { SVGRenderer } from 'echarts/renderers'
 import { CHART_PARTS, type ChartOption } from '../../shared/charts/echarts-parts'
-import { fitFigure, type FitOptions, type FittedFigure } from '../../shared/charts/fit'
+import { fitFigure, textsFirstRender, type FitOptions, type FittedFigure } from '../../shared/charts/fit'
 import { normaliseText } from '../../shared/charts/text-boxes'
 import { unitsNote } from '../../shared/attention/word-figure'
 import { pngPixels, type FigureData, type FigureSpec } from '../../shared/figure'
@@ -57,13 +57,16 @@ export const optionSvg = (option: ChartOption, width: number, height: number, ho
     ),
   )
 
+/** What the fitter draws a candidate with: its texts alone, and whole where the fit is kept (textsFirstRender). */
+const fitSvg = textsFirstRender((option, width, height) => optionSvg(option, width, height))
+
 /**
  * The figure fitted to its page with the fonts' real metrics (a paper figure may come out taller
  * than asked, its text smaller, the view laid out its other way: `note` says so); throws a
  * RefusedError naming what does fit when nothing does.
  */
 export function fitted(data: FigureData, spec: FigureSpec, options: FitOptions = {}): FittedFigure {
-  return fitFigure(data, spec, measureText, optionSvg, options)
+  return fitFigure(data, spec, measureText, fitSvg, options)
 }
 
 /** The figure's ECharts option, fitted. */

@@ -3,11 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { COLORMAPS } from '../../../src/shared/charts/colormaps'
 import { PT_MARKER } from '../../../src/shared/charts/heatmap'
 import { DEFAULT_FIGURE, FONT_PRESETS, parseFigure, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
-import { figureOption, fitted, renderSvg } from '../../../src/host/export/figure'
+import { figureOption, fitted, optionSvg, renderSvg } from '../../../src/host/export/figure'
 import { InferenceService } from '../../../src/engine/service'
 import { BUNDLED_MODELS } from '../../helpers'
 import { bundledCorpus, bundledForecast } from './figure-data'
-import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
+import { floorsFor, NUMBER, withoutCells } from '../../../src/shared/charts/fit'
+import { composeFigure } from '../../../src/shared/charts/figure'
+import type { ChartOption } from '../../../src/shared/charts/echarts-parts'
+import { measureText } from '../../../src/host/export/fonts'
 import { outside, overlap, pageSize, pathBoxes, svgOrRefusal, textBoxes, type TextBox } from './figure-geometry'
 
 const model = (name: string) => join(BUNDLED_MODELS, `${name}.onnx`)
@@ -253,5 +256,53 @@ describe('figure layout: nothing overlaps, nothing leaves the page', () => {
     expect(() => parseFigure({ view: 'beam', translation: { ...beam.translation, beamTree: undefined } }, spec)).toThrow(
       /translation\.beamTree: must be a beam-search translation with its tree of hypotheses/,
     )
+  })
+})
+
+/**
+ * The fitter judges a candidate by drawing it without its maps' cells (withoutCells) and reading its
+ * texts' boxes (layoutProblems), the cells being most of the drawing; only the figure kept is drawn
+ * whole. Every text of each view's figure is where it is with the cells, so the same layout is
+ * chosen; a map that writes its values in its cells keeps them; the figure kept has its cells.
+ */
+describe('a slide candidate without its maps cells', () => {
+  const spec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-16x9'], fontSize: 20 }
+  const maps = (o: ChartOption) => (Array.isArray(o.series) ? o.series : [o.series]).filter((s) => s.type === 'heatmap')
+
+  const shapes = (svg: string) => svg.match(/<path\b/g)?.length ?? 0
+
+  it('has every text of the figure with the same box, and far fewer shapes to draw, in both languages', () => {
+    const lighter: string[] = []
+    for (const lang of ['en', 'zh'] as const)
+      for (const data of views[lang]) {
+        const { option } = composeFigure(data, { ...spec, lang }, measureText)
+        const lite = withoutCells(option)
+        if (lite === option) continue
+        lighter.push(data.view)
+        for (const s of maps(lite)) if (!s.label?.show) expect(s.data, data.view).toEqual([])
+        const [whole, bare] = [optionSvg(option, spec.width, spec.height), optionSvg(lite, spec.width, spec.height)]
+        const boxes = textBoxes(whole)
+        expect(boxes.length, data.view).toBeGreaterThan(10)
+        expect(textBoxes(bare), data.view).toEqual(boxes)
+        expect(shapes(bare), data.view).toBeLessThan(shapes(whole) / 2)
+      }
+    // The maps that draw no values in their cells at this size (the heatmap and what-if of 12 words do).
+    expect(lighter.sort()).toEqual(['forecast', 'forecast', 'sidebyside', 'sidebyside', 'step', 'step'])
+  })
+
+  it('a fitted figure, judged by its texts alone, is drawn whole: every part with its maps cells', () => {
+    for (const data of views.en.filter((d) => ['step', 'forecast', 'sidebyside'].includes(d.view))) {
+      const fit = fitted(data, spec)
+      for (const f of fit.parts?.map((p) => p.fit) ?? [fit]) expect(shapes(f.svg), data.view).toBe(shapes(optionSvg(f.option, f.spec.width, f.spec.height)))
+      expect(shapes(fit.svg), data.view).toBeGreaterThan(shapes(optionSvg(withoutCells(fit.option), fit.spec.width, fit.spec.height)) * 2)
+    }
+  })
+
+  it('keeps the cells of a map that writes its values in them; an option with no map is itself', () => {
+    const { option } = composeFigure(views.en[0], spec, measureText)
+    const labelled = { ...option, series: maps(option).map((s) => ({ ...s, label: { show: true } })) } as ChartOption
+    expect(withoutCells(labelled)).toBe(labelled)
+    const lines = { ...option, series: [{ type: 'line', data: [1, 2, 3] }] } as ChartOption
+    expect(withoutCells(lines)).toBe(lines)
   })
 })

@@ -3,7 +3,7 @@
  * use, each fit answered by its id. Where no worker can start or it fails, the fit runs on this
  * thread instead, as it did before the worker, so the preview never goes without.
  */
-import { fitFigure, type FitAlternative } from '../../../shared/charts/fit'
+import { fitFigure, textsFirstRender, type FitAlternative } from '../../../shared/charts/fit'
 import type { LensError } from '../../../shared/errors'
 import type { FigureData, FigureSpec } from '../../../shared/figure'
 import { screenMeasure, screenSvg } from './fit-screen'
@@ -44,10 +44,13 @@ function start(): Worker | null {
   return worker
 }
 
+/** The fitter's candidates on this thread: their texts alone, and whole where the fit is kept. */
+const fitSvg = textsFirstRender((option, width, height) => screenSvg(option, width, height))
+
 /** The fit on this thread: the page's SVG, or the refusal. */
 export function fitHere(data: FigureData, spec: FigureSpec, alternatives: boolean): PreviewFit {
   try {
-    const fit = fitFigure(data, spec, screenMeasure, screenSvg, { alternatives })
+    const fit = fitFigure(data, spec, screenMeasure, fitSvg, { alternatives })
     return { fitted: fittedPages(fit) }
   } catch (e) {
     if ((e as Error).name !== 'RefusedError') throw e

@@ -9,7 +9,7 @@
 import * as echarts from 'echarts/core'
 import { SVGRenderer } from 'echarts/renderers'
 import { CHART_PARTS } from '../../../shared/charts/echarts-parts'
-import { fitFigure, type FitAlternative, type RenderSvg } from '../../../shared/charts/fit'
+import { fitFigure, textsFirstRender, type FitAlternative, type RenderSvg } from '../../../shared/charts/fit'
 import { FIGURE_FONT, type Measure } from '../../../shared/charts/frame'
 import { normaliseText } from '../../../shared/charts/text-boxes'
 import type { LensError } from '../../../shared/errors'
@@ -33,7 +33,8 @@ echarts.setPlatformAPI({
   },
 })
 
-const render: RenderSvg = (option, width, height) => {
+/** The fitter's candidates: their texts alone, and whole where the fit is kept (textsFirstRender). */
+const render: RenderSvg = textsFirstRender((option, width, height) => {
   const chart = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width, height })
   try {
     chart.setOption(option)
@@ -41,7 +42,7 @@ const render: RenderSvg = (option, width, height) => {
   } finally {
     chart.dispose()
   }
-}
+})
 
 const post = (reply: FitReply) => (self as unknown as { postMessage: (m: FitReply) => void }).postMessage(reply)
 

@@ -6,7 +6,7 @@
  * mode uses it so that its promise (chart text of at least 20 px, every label, no collisions)
  * holds on any sentence; the text never shrinks under the floor to make room.
  */
-import { layoutProblems, type RenderSvg } from '../../../shared/charts/fit'
+import { layoutProblems, withoutCells, type RenderSvg } from '../../../shared/charts/fit'
 import type { FigureOption } from '../../../shared/charts/echarts-parts'
 import { FIGURE_FONT, INKS, type Frame, type FrameLang, type Measure } from '../../../shared/charts/frame'
 import { normaliseText } from '../../../shared/charts/text-boxes'
@@ -95,7 +95,8 @@ export function fitToScreen(
       // is a CJK face with other widths and a line box a quarter taller than the rows left for it.
       const option: ChartOption = { ...built, textStyle: { fontFamily: FIGURE_FONT, ...built.textStyle } }
       if (cramped) return { option, ok: false }
-      const svg = screenSvg(option, box.width, height)
+      // Only the texts are read: the maps' cells are left out of the candidate (the chart draws them).
+      const svg = screenSvg(withoutCells(option), box.width, height)
       return { option, ok: layoutProblems(svg, screenMeasure, { width: box.width, height }, floors, 1).length === 0 }
     }
     const first = attempt(box.height)
@@ -189,7 +190,8 @@ export function fitSlide(
     const got = make(i)
     if (got.cramped) return false
     const floor = layouts[i].floor ?? layouts[i].fontSize
-    const svg = screenSvg(got.option, box.width, box.height)
+    // Only the texts are read: the maps' cells are left out of the candidate (the slide draws them).
+    const svg = screenSvg(withoutCells(got.option), box.width, box.height)
     return layoutProblems(svg, screenMeasure, box, { label: floor, number: floor }, 1).length === 0
   }
   const cacheKey =
