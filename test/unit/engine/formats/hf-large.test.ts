@@ -35,9 +35,11 @@ const folders = ROOT
   : []
 
 describe.skipIf(!ROOT)('full-size Hugging Face folders (set AL_HF_LARGE to the root that training/hf_test_models.py --large wrote)', () => {
-  const work = mkdtempSync(join(tmpdir(), 'al-hf-large-'))
+  // Made when the tests run: a skipped describe's body still runs, its afterAll not.
+  let work = ''
   const saved = process.env.AL_CACHE_DIR
   beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'al-hf-large-'))
     process.env.AL_CACHE_DIR = join(work, 'cache')
   })
   afterAll(() => {
