@@ -13,8 +13,8 @@ import { ContributionTapError, openAttributor, type Attributor } from '../engine
 import { RnnContextModel } from '../engine/contributions/rnn'
 import { describeModel } from '../engine/formats'
 import { detokenize } from '../engine/tokenizer'
-import { CONTEXT_NORM, RNN_NOT_APPLICABLE, type ContextNormLayer } from '../shared/context-norm'
-import { CONTRIBUTION_METHODS, methodResult, type ContributionMethod, type MethodResult } from '../shared/contributions'
+import { CONTEXT_NORM, type ContextNormLayer } from '../shared/context-norm'
+import { CONTRIBUTION_METHODS, methodResult, RNN_NOT_APPLICABLE, type ContributionMethod, type MethodResult } from '../shared/contributions'
 import { args, lines, modelPath, readableFile, UsageError } from './options'
 
 export const ATTRIBUTE_USAGE = [

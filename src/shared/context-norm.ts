@@ -13,7 +13,6 @@
  * nor the prefix (as the Transformers' norm share leaves out b_O). The engine computes it
  * (src/engine/contributions/rnn.ts); training/contributions_reference_rnn.py is its reference.
  */
-import type { ContributionMethod } from './contributions'
 
 export const CONTEXT_NORM = 'context-norm' as const
 
@@ -45,14 +44,6 @@ export interface ContextNorm {
   sourceShare: number[]
   /** [T][S]: the attention weights α_tj of the same pass (what c_t is the mean of). */
   weights: number[][]
-}
-
-/** Why each Transformer method does not apply to an RNN, in one sentence each (the route's answer says so). */
-export const RNN_NOT_APPLICABLE: Record<ContributionMethod, string> = {
-  norm: 'value-weighted norms need per-head value vectors W_O W_V h_j, which an RNN does not have',
-  alti: 'ALTI decomposes a residual stream through attention blocks and layer norms, which an RNN does not have',
-  'alti+': 'ALTI+ combines ALTI over Transformer layers, which an RNN does not have',
-  rollout: 'rollout multiplies attention matrices across layers with the residual as identity; an RNN has one attention and no residual',
 }
 
 /** The source share of a part's norms: the context's over all parts'. */

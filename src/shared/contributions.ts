@@ -108,6 +108,14 @@ export function methodResult(c: ShownContributions & Partial<Pick<Contributions,
   }
 }
 
+/** Why each Transformer method does not apply to an RNN, in one sentence each (the route's answer says so). */
+export const RNN_NOT_APPLICABLE: Record<ContributionMethod, string> = {
+  norm: 'value-weighted norms need per-head value vectors W_O W_V h_j, which an RNN does not have',
+  alti: 'ALTI decomposes a residual stream through attention blocks and layer norms, which an RNN does not have',
+  'alti+': 'ALTI+ combines ALTI over Transformer layers, which an RNN does not have',
+  rollout: 'rollout multiplies attention matrices across layers with the residual as identity; an RNN has one attention and no residual',
+}
+
 /** What the app's `contributions:run` asks: the sentence, and the output to attribute (absent: the model's greedy output). */
 export interface ContributionsRequest {
   modelId: string

@@ -1,5 +1,5 @@
 import { CancelledError } from '../../shared/errors'
-import { RNN_NOT_APPLICABLE } from '../../shared/context-norm'
+import { RNN_NOT_APPLICABLE } from '../../shared/contributions'
 import type { ContextNormResult, ContributionsRequest } from '../../shared/contributions'
 import { forcedIds } from './pieces'
 import type { RnnContextModel } from './rnn'

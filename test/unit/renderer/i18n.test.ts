@@ -102,6 +102,8 @@ const KEEP = new Set([
   'opus-mt',
   'optimum',
   'transformers',
+  // The architecture, as Bahdanau and Luong are names (the Contributions tab: "need a Transformer").
+  'transformer',
   'shift',
   // The Contributions tab cites its methods by their authors and names (Kobayashi et al., Ferrando
   // et al., Abnar & Zuidema; Shift-Att), as the papers are found.
