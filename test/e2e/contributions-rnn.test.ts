@@ -51,7 +51,7 @@ describe('the Contributions tab on an RNN', () => {
     matrix.forEach((row, t) => close(row, cli.matrix[t], 2e-5))
     // The Transformer methods are not offered; the note says what the analogue is and what needs a Transformer.
     expect(await page.getByTestId('contrib-method').count()).toBe(0)
-    await expect.poll(() => page.getByTestId('contrib-rnn-note').textContent()).toMatch(/Context norm.*‖W_c c‖.*need a Transformer/s)
+    await expect.poll(() => page.getByTestId('contrib-rnn-note').textContent()).toMatch(/Context norm.*‖W\[:, c\] c‖.*need a Transformer/s)
     await screenshot(page, 'contributions-rnn-pieces', { fullPage: true })
   }, 300_000)
 
