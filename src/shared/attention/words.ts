@@ -14,14 +14,44 @@ export type Span = [number, number]
 const isSpecial = (t: string): boolean => /^<.*>$/.test(t) || isLanguageTag(t)
 
 /**
+ * GPT-2's byte-level BPE (BART, RoBERTa) writes each byte of the text as one printable character
+ * (bytes_to_unicode: a space is "Ġ", "é" is the two characters "Ã©"): each character → its byte.
+ */
+const BYTE_OF: ReadonlyMap<string, number> = (() => {
+  const m = new Map<string, number>()
+  let next = 256
+  for (let b = 0; b < 256; b++) {
+    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255)
+    m.set(String.fromCharCode(printable ? b : next++), b)
+  }
+  return m
+})()
+
+/** Pieces of a byte-level BPE: some start with its space "Ġ", none with SentencePiece's "▁", every other one only of byte characters. */
+function isByteLevel(tokens: readonly string[]): boolean {
+  return (
+    tokens.some((t) => t.startsWith('\u0120')) &&
+    !tokens.some((t) => t.startsWith('\u2581')) &&
+    tokens.every((t) => isSpecial(t) || Array.from(t).every((c) => BYTE_OF.has(c)))
+  )
+}
+
+/** Byte-level pieces joined as the text they spell ("Ġcaf" "Ã©" → " café"); a byte sequence cut inside a character shows as U+FFFD. */
+function byteLevelText(pieces: readonly string[]): string {
+  return new TextDecoder().decode(Uint8Array.from(Array.from(pieces.join(''), (c) => BYTE_OF.get(c)!)))
+}
+
+/**
  * Every word of a piece sequence as a span, single-piece words included, in order. Pieces are
  * marked as subword-nmt does (a trailing "@@" glues the next piece), as SentencePiece does (a
  * leading "▁" starts a word; the first piece always does) or as WordPiece does (a leading "##"
- * continues the previous piece). Special tokens (`<s>`, `</s>`, `<unk>`…) are words of their own
+ * continues the previous piece) or as byte-level BPE does (a leading "Ġ", its space, starts a
+ * word). Special tokens (`<s>`, `</s>`, `<unk>`…) are words of their own
  * unless a "@@" before them glues them on (an unknown piece inside a word stays in that word).
  */
 export function wordSpans(tokens: readonly string[]): Span[] {
   const sp = tokens.some((t) => t.startsWith('\u2581'))
+  const bytes = !sp && isByteLevel(tokens)
   const spans: Span[] = []
   let start = 0
   for (let i = 1; i <= tokens.length; i++) {
@@ -31,7 +61,8 @@ export function wordSpans(tokens: readonly string[]): Span[] {
       i < tokens.length &&
       ((prev.endsWith('@@') && prev.length > 2) ||
         (cur.startsWith('##') && cur.length > 2) ||
-        (sp && !cur.startsWith('\u2581') && !isSpecial(cur) && !isSpecial(prev)))
+        (sp && !cur.startsWith('\u2581') && !isSpecial(cur) && !isSpecial(prev)) ||
+        (bytes && !cur.startsWith('\u0120') && !isSpecial(cur) && !isSpecial(prev)))
     if (!continues) {
       spans.push([start, i - 1])
       start = i
@@ -50,8 +81,10 @@ export function pieceText(token: string): string {
 
 /** The words' texts: each span's pieces joined without their marks ("play@@ house" → "playhouse"). */
 export function wordLabels(tokens: readonly string[], spans: readonly Span[] = wordSpans(tokens)): string[] {
+  const bytes = isByteLevel(tokens)
   return spans.map(([a, b]) => {
     const pieces = tokens.slice(a, b + 1)
+    if (bytes && !isSpecial(pieces[0])) return byteLevelText(pieces).trimStart()
     // A character tokenizer's space token "▁" starts the word after it: dropped from its label.
     return (pieces.length > 1 && pieces[0] === '\u2581' ? pieces.slice(1) : pieces).map(pieceText).join('')
   })

@@ -38,6 +38,18 @@ describe('wordSpans', () => {
     ])
   })
 
+  it("reads byte-level BPE (BART's): a word starts at its space Ġ, and its bytes spell the word", () => {
+    // BART-large's output for a Multi30K sentence: « cafétéria » is one piece, "é" as its two UTF-8 bytes.
+    const t = ['<s>', 'happy', 'happy', '\u0120caf\u00c3\u00a9t\u00c3\u00a9ria', 'happy', '\u0120Milit', '\u00c3\u00a4rs', '.', '</s>']
+    expect(wordSpans(t)).toEqual([
+      [0, 0],
+      [1, 2],
+      [3, 4],
+      [5, 7],
+      [8, 8],
+    ])
+    expect(wordLabels(t)).toEqual(['<s>', 'happyhappy', 'cafétériahappy', 'Militärs.', '</s>'])
+  })
   it('an unknown piece glued by @@ stays in its word', () => {
     expect(wordSpans(['ab@@', '<unk>', 'c'])).toEqual([
       [0, 1],
