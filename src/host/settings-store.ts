@@ -62,10 +62,24 @@ export class SettingsStore {
     }
   }
 
-  async save(s: StoredSettings): Promise<void> {
+  /**
+   * Saves go one after another, each with the settings as they were when it was asked for. Two at
+   * once shared one temporary file, and the second rename found it gone (ENOENT): in browser mode
+   * a language change and the sweep of uploads saved together, and the page was told "Not found.".
+   */
+  private queue: Promise<void> = Promise.resolve()
+
+  save(s: StoredSettings): Promise<void> {
+    const text = JSON.stringify(s, null, 2)
+    const run = this.queue.then(() => this.write(text))
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  private async write(text: string): Promise<void> {
     await mkdir(dirname(this.file), { recursive: true })
     const tmp = `${this.file}.${process.pid}.tmp`
-    await writeFile(tmp, JSON.stringify(s, null, 2))
+    await writeFile(tmp, text)
     await rename(tmp, this.file)
   }
 }

@@ -13,6 +13,15 @@ describe('settings file', () => {
     expect((await store.load()).settings).toEqual({ recent: ['/a/b.onnx'], provider: 'webgpu' })
   })
 
+  it('saves asked for at once all succeed, the last one asked for is the file', async () => {
+    // Browser mode's language change and the sweep of uploads saved together: the second rename
+    // found the shared temporary file gone (ENOENT), and the page was told "Not found.".
+    const store = new SettingsStore(join(tempDir(), 'settings.json'))
+    const saves = Array.from({ length: 6 }, (_, i) => store.save({ recent: [`model-${i}.onnx`] }))
+    await expect(Promise.all(saves)).resolves.toHaveLength(6)
+    expect(JSON.parse(readFileSync(store.file, 'utf8'))).toEqual({ recent: ['model-5.onnx'] })
+  })
+
   it('a corrupt file is set aside with a notice, not a crash', async () => {
     const dir = tempDir()
     const file = join(dir, 'settings.json')
