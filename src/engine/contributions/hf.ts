@@ -1,5 +1,6 @@
 import { basename } from 'node:path'
 import * as ort from 'onnxruntime-node'
+import { sessionClock } from './session-clock'
 import type { Contributions } from '../../shared/contributions'
 import type { ModelSpec } from '../contract'
 import { maxTargetLength, vocabIndex } from '../decode'
@@ -179,13 +180,10 @@ export class HfContributionModel {
   /** One forward pass with the taps: over `target` (ids with `</s>` last), or the greedy output (the decoder run again over each longer prefix) where it is null. */
   async run(srcIds: number[], target: number[] | null): Promise<HfTapped> {
     const S = srcIds.length
-    let runSeconds = 0
-    const timed = async (s: ort.InferenceSession, feeds: Record<string, ort.Tensor>) => {
-      const t0 = performance.now()
-      const r = await s.run(Object.fromEntries(Object.entries(feeds).filter(([k]) => s.inputNames.includes(k))))
-      runSeconds += (performance.now() - t0) / 1000
-      return r
-    }
+    const clock = sessionClock()
+    // Each session is given only the feeds its graph names.
+    const timed = (s: ort.InferenceSession, feeds: Record<string, ort.Tensor>) =>
+      clock.run(s, Object.fromEntries(Object.entries(feeds).filter(([k]) => s.inputNames.includes(k))))
     const ones = new ort.Tensor('int64', new BigInt64Array(S).fill(1n), [1, S])
     const eo = await timed(this.encoder, { input_ids: new ort.Tensor('int64', BigInt64Array.from(srcIds.map(BigInt)), [1, S]), attention_mask: ones })
     const hidden = eo[this.encoder.outputNames[0]]
@@ -213,7 +211,7 @@ export class HfContributionModel {
       return { self: tensors(o, l.self, `dec.${k}.self`), crossBlock, cross: crossBlock.a }
     })
     const enc = this.encoderTaps.map((b, l) => tensors(eo, b, `enc.${l}`))
-    return { srcIds, tgtIds: ids, S, T: ids.length, enc, dec, runSeconds }
+    return { srcIds, tgtIds: ids, S, T: ids.length, enc, dec, runSeconds: clock.seconds() }
   }
 
   /** Greedy ids with `</s>` last, as the app decodes a folder: the forced first token, bad words never, at most maxTargetLength steps. */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
+import { sessionClock } from './session-clock'
 import type { Contributions } from '../../shared/contributions'
 import { checkContract, neverGenerated, type ModelSpec } from '../contract'
 import { splitStep, valueInfo } from '../graph-surgery'
@@ -155,13 +156,8 @@ export class ContributionModel implements Attributor<Tapped> {
     const S = srcIds.length
     const d = taps.d
     const H = taps.heads
-    let runSeconds = 0
-    const timed = async (s: ort.InferenceSession, feeds: Record<string, ort.Tensor>) => {
-      const t0 = performance.now()
-      const r = await s.run(feeds)
-      runSeconds += (performance.now() - t0) / 1000
-      return r
-    }
+    const clock = sessionClock()
+    const timed = clock.run
     const mask = new ort.Tensor('float32', new Float32Array(S).fill(1), [1, S])
     const eo = await timed(this.encoder, { src_ids: new ort.Tensor('int64', BigInt64Array.from(srcIds.map(BigInt)), [1, S]), src_mask: mask })
     const enc = taps.encoder.map((t) => ({
@@ -237,7 +233,7 @@ export class ContributionModel implements Attributor<Tapped> {
       ),
       crossValues: (eo[taps.decoder[l].crossValues].data as Float32Array).slice(),
     }))
-    return { srcIds, tgtIds: ids.slice(0, T), S, T, enc, e, h: hEnc, dec, runSeconds }
+    return { srcIds, tgtIds: ids.slice(0, T), S, T, enc, e, h: hEnc, dec, runSeconds: clock.seconds() }
   }
 
   private readonly biases = new Map<BlockWeights, Float64Array>()

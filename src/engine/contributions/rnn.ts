@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
+import { sessionClock } from './session-clock'
 import { CONTEXT_NORM, contextShare, type ContextNorm, type ContextPartRole } from '../../shared/context-norm'
 import { checkContract, neverGenerated, type ModelSpec } from '../contract'
 import { maxTargetLength } from '../decode'
@@ -85,13 +86,8 @@ export class RnnContextModel {
   async run(srcIds: number[], target: number[] | null): Promise<RnnPass> {
     const { spec, taps } = this
     const S = srcIds.length
-    let runSeconds = 0
-    const timed = async (s: ort.InferenceSession, feeds: Record<string, ort.Tensor>) => {
-      const t0 = performance.now()
-      const r = await s.run(feeds)
-      runSeconds += (performance.now() - t0) / 1000
-      return r
-    }
+    const clock = sessionClock()
+    const timed = clock.run
     const mask = new ort.Tensor('float32', new Float32Array(S).fill(1), [1, S])
     const eo = await timed(this.encoder, { src_ids: new ort.Tensor('int64', BigInt64Array.from(srcIds.map(BigInt)), [1, S]), src_mask: mask })
     const inputs = new Set(this.step.inputNames)
@@ -123,7 +119,7 @@ export class RnnContextModel {
     }
     if (ids[ids.length - 1] !== spec.special.eos && !target) ids.push(spec.special.eos)
     const T = parts.length
-    return { srcIds, tgtIds: ids.slice(0, T), S, T, parts, weights, runSeconds }
+    return { srcIds, tgtIds: ids.slice(0, T), S, T, parts, weights, runSeconds: clock.seconds() }
   }
 
   /** The analogue from one pass; `leave` drops the parts of a role from the sum (the tests' omission). */
