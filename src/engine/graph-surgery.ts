@@ -3,9 +3,11 @@ import {
   AttributeProtoSchema,
   create,
   GraphProtoSchema,
+  ModelProtoSchema,
   NodeProtoSchema,
   TensorProto_DataType as DType,
   TensorProtoSchema,
+  toBinary,
   ValueInfoProtoSchema,
   type AttributeProto,
   type GraphProto,
@@ -174,6 +176,26 @@ function topKNodes(): NodeProto[] {
   ]
 }
 
+/** The top-k nodes' outputs: [B, k] log-probabilities and ids. */
+const topKOutputs = (): ValueInfoProto[] => [valueInfo(TOPK_LOGP, DType.FLOAT, ['batch', 'k']), valueInfo(TOPK_IDS, DType.INT64, ['batch', 'k'])]
+
+/**
+ * The top-k nodes alone, as a model: `logits` [B, V] and `al_k` in, `al_topk_logp` and
+ * `al_topk_ids` out. For a step part that returns only logits (src/engine/ranker.ts), the same
+ * ranking as stepGraph's.
+ */
+export function rankerModel(o: TopKOptions): Uint8Array {
+  const graph = create(GraphProtoSchema, {
+    name: 'al_ranker',
+    node: topKNodes(),
+    initializer: topKInitializers(o),
+    input: [valueInfo('logits', DType.FLOAT, ['batch', o.vocabSize]), valueInfo(K_INPUT, DType.INT64, [1])],
+    output: topKOutputs(),
+  })
+  // Opset 17: TopK with k as an input (10+), GatherElements (11+), LogSoftmax over one axis (13+).
+  return toBinary(ModelProtoSchema, create(ModelProtoSchema, { irVersion: 8n, opsetImport: [{ domain: '', version: 17n }], graph }))
+}
+
 /**
  * The decoder step that reads the hoisted `keys` as inputs (typed by `keyInfo`) instead of
  * computing them, with top-k appended: extra input `al_k` (int64 [1]), extra outputs
@@ -187,7 +209,7 @@ export function stepGraph(graph: GraphProto, stepOutputs: readonly string[], key
     node: [...g.node, ...topKNodes()],
     initializer: [...g.initializer, ...topKInitializers(o)],
     input: [...g.input, valueInfo(K_INPUT, DType.INT64, [1])],
-    output: [...g.output, valueInfo(TOPK_LOGP, DType.FLOAT, ['batch', 'k']), valueInfo(TOPK_IDS, DType.INT64, ['batch', 'k'])],
+    output: [...g.output, ...topKOutputs()],
   })
 }
 
@@ -295,8 +317,7 @@ export function greedyLoopGraph(graph: GraphProto, stepOutputs: readonly string[
       valueInfo('al_prev_out', DType.INT64, ['batch']),
       valueInfo('al_done_out', DType.BOOL, ['batch']),
       valueInfo('al_tok', DType.INT64, ['batch']),
-      valueInfo(TOPK_LOGP, DType.FLOAT, ['batch', 'k']),
-      valueInfo(TOPK_IDS, DType.INT64, ['batch', 'k']),
+      ...topKOutputs(),
       ...captures.map((c) => renamed(outputInfo.get(c)!, c)),
     ],
   })

@@ -1,6 +1,7 @@
 import type * as ort from 'onnxruntime-node'
 import type { ModelSpec } from './contract'
 import { K_INPUT } from './graph-surgery'
+import { releaseRankers } from './ranker'
 import { formatFor, modelFile, modelOptions } from './formats'
 import type { BeamRule, OpenedModel, OpenOptions, PartSession, SourceEncoder } from './formats/types'
 
@@ -61,5 +62,6 @@ export class LoadedModel {
     await this.encoder.release()
     await this.step.release()
     await this.greedy?.release()
+    await releaseRankers(this)
   }
 }

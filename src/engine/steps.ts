@@ -3,6 +3,7 @@ import { K_INPUT, TOPK_IDS, TOPK_LOGP } from './graph-surgery'
 import { neverGenerated, type DecodingRules, type HeadGrid } from './contract'
 import type { LoadedModel } from './model'
 import { keepRows } from './state-rows'
+import { withTopK } from './ranker'
 
 /**
  * The encoder and step sessions driven with batches. A batch row is a sentence (greedy, corpus
@@ -124,7 +125,7 @@ export async function step(model: LoadedModel, x: StepInput): Promise<ort.Infere
     if (want.has('head_gate')) feeds.head_gate = new ort.Tensor('float32', x.heads?.gate ?? new Float32Array(n).fill(1), dims)
     if (want.has('head_override')) feeds.head_override = new ort.Tensor('float32', x.heads?.override ?? new Float32Array(n), dims)
   }
-  if (!model.topKInGraph) return model.step.run(feeds)
+  if (!model.topKInGraph) return withTopK(model, await model.step.run(feeds), clampK(model, x.k))
   feeds[K_INPUT] = new ort.Tensor('int64', BigInt64Array.of(BigInt(clampK(model, x.k))), [1])
   return x.logits ? model.step.run(feeds) : model.step.run(feeds, withoutLogits(model))
 }
@@ -141,8 +142,8 @@ export interface RowTop {
 }
 
 /**
- * Row b's k best tokens: read from the graph's top-k outputs, or (a model opened plain) ranked
- * here over the logits with the tokens never generated (`<unk>`, `<pad>`, `<s>`…, contract.ts
+ * Row b's k best tokens: read from the top-k outputs (the step graph's, or onnxruntime's ranking of
+ * the logits a step returned: ranker.ts), or (logits of another shape) ranked here over the logits with the tokens never generated (`<unk>`, `<pad>`, `<s>`…, contract.ts
  * `neverGenerated`) set to −∞ first — the same rule (training/README.md, "Decoding rules shared
  * with the app"): log-probabilities are renormalised over the other tokens.
  */

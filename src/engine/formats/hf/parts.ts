@@ -214,9 +214,10 @@ export class HfStepPart implements PartSession {
     const logits = toFloat32(o.logits)
     const V = logits.dims[2]
     const Tl = logits.dims[1]
-    const lg = new Float32Array(B * V)
     const src = logits.data as Float32Array
-    for (let b = 0; b < B; b++) lg.set(src.subarray((b * Tl + (Tl === 1 ? 0 : last)) * V, (b * Tl + (Tl === 1 ? 0 : last) + 1) * V), b * V)
+    // With the cache each row has one position: the session's own [B, 1, V] is the [B, V] (1 MB a row for NLLB, not copied).
+    const lg = Tl === 1 ? src : new Float32Array(B * V)
+    if (Tl !== 1) for (let b = 0; b < B; b++) lg.set(src.subarray((b * Tl + last) * V, (b * Tl + last + 1) * V), b * V)
     if (t === 0 && this.r.forcedFirst !== null) {
       // forced_bos_token_id, as transformers' ForcedBOSTokenLogitsProcessor: every other token −∞.
       for (let b = 0; b < B; b++) {
