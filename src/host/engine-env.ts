@@ -5,7 +5,7 @@ const HUGE_PAGES = 'glibc.malloc.hugetlb=1'
  * huge pages (Linux with THP in `madvise` mode; other systems ignore the variable). When
  * onnxruntime makes a session it copies each weight into fresh memory, packed for its matrix
  * products, and faulting that memory in 4 KB pages was a quarter of the time NLLB-600M's sessions
- * take (q8: 4.9 s of CPU for both, 3.6 s with huge pages; bench/HF-LARGE-RESULTS.md). Tunables
+ * take (q8: 5.0 s of CPU for both, 3.7 s with huge pages; bench/HF-LARGE-RESULTS.md). Tunables
  * are read when a process starts, so they are set for the child, never in the running process.
  */
 export function engineEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
