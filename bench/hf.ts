@@ -23,7 +23,7 @@
  *   and translates the sentence, its RSS then (this process's would count the opens before).
  * Writes bench/HF-RESULTS.md. AL_BENCH_REPS (5) changes the repeats.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -39,6 +39,7 @@ import { toFloat16 } from '../src/engine/formats/hf/parts'
 import { withDtype, withLanguages } from '../src/shared/model-id'
 import type { GraphProto } from '../src/engine/onnx-proto'
 import { NO_REPEAT_GUARD } from '../src/shared/repeat-guard'
+import { engineEnv } from '../src/host/engine-env'
 
 const ROOT = join(__dirname, '..')
 const DIR = process.env.AL_HF_BENCH_DIR ?? '/tmp/opus-mt-size'
@@ -317,6 +318,7 @@ Written by \`${DIR === '/tmp/opus-mt-size' ? '' : `AL_HF_BENCH_DIR=${DIR} `}${DT
 **Machine**: ${cpus()[0].model}, ${cpus().length} cores; load average ${load0.map((x) => x.toFixed(1)).join(' / ')} at the start,
 ${load1.map((x) => x.toFixed(1)).join(' / ')} at the end. onnxruntime-node ${ort.env.versions.common} (CPU, 1 intra-op thread) for both
 Attention Lens and transformers.js ${TJS_VERSION} (the same onnxruntime-node). ${REPS} repeats, in rotation.
+GLIBC_TUNABLES=${process.env.GLIBC_TUNABLES ?? ''} (the engine process's: src/host/engine-env.ts).
 
 **Model**: ${name}: ${cfg.d_model} d_model, ${L} decoder layers × ${H} heads (random weights), ${dtype}${suffix ? ` (\`${suffix}\` files)` : ''}${PAIR ? `, ${PAIR[0]} → ${PAIR[1]}` : ''};
 opened: ${opened.map((f) => f.slice(DIR.length).replace(/^\//, '')).join(', ')} with their data, ${gb(openedBytes)}.
@@ -342,4 +344,16 @@ returns only the ids.
   console.log(out)
 }
 
-void (process.env.AL_HF_BENCH_CHILD ? child() : main())
+/**
+ * The bench opens the models in its own process, so it runs with the engine process's environment
+ * (src/host/engine-env.ts: glibc's huge pages), started again with it where it was not given one;
+ * GLIBC_TUNABLES=glibc.malloc.hugetlb=0 measures without them.
+ */
+function asEngine(): boolean {
+  const env = engineEnv()
+  if (env === process.env) return false
+  const r = spawnSync(process.execPath, [...process.execArgv, __filename, ...process.argv.slice(2)], { env, stdio: 'inherit' })
+  process.exit(r.status ?? 1)
+}
+
+if (!asEngine()) void (process.env.AL_HF_BENCH_CHILD ? child() : main())

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { EngineChannel } from './engine-client'
+import { engineEnv } from './engine-env'
 import type { EngineRequest, EngineResponse } from '../engine/protocol'
 
 /**
@@ -19,7 +20,7 @@ export function engineEntry(): { file: string; execArgv: string[] } {
 /** The engine as a Node child process (browser mode, CLI, tests). */
 export function forkEngine(env: NodeJS.ProcessEnv = process.env): EngineChannel {
   const { file, execArgv } = engineEntry()
-  const child = fork(file, [], { execArgv, env, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(file, [], { execArgv, env: engineEnv(env), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   return {
     // A send racing the child's death must not throw or emit an unhandled 'error' here; the
     // 'exit' handler reports the crash and the client restarts the engine.

@@ -7,6 +7,7 @@ import { dispatch, routes, type EventChannel, type Handlers, type Payload } from
 import { withSuffix } from '../shared/figure'
 import { writeAtomic } from '../host/export/atomic'
 import { EngineClient, type EngineChannel } from '../host/engine-client'
+import { engineEnv } from '../host/engine-env'
 import { forwardEvents, lensHandlers, type Caller, type Transport } from '../host/handlers'
 import type { EngineRequest, EngineResponse } from '../engine/protocol'
 import { LensHost } from '../host/lens-host'
@@ -14,7 +15,7 @@ import { appPaths } from '../host/paths'
 import { SettingsStore } from '../host/settings-store'
 
 function utilityEngine(): EngineChannel {
-  const child = utilityProcess.fork(join(__dirname, 'engine.js'), [], { serviceName: 'Attention Lens engine' })
+  const child = utilityProcess.fork(join(__dirname, 'engine.js'), [], { serviceName: 'Attention Lens engine', env: engineEnv() })
   return {
     post: (msg: EngineRequest) => child.postMessage(msg),
     onMessage: (l) => child.on('message', (m) => l(m as EngineResponse)),

@@ -1,5 +1,6 @@
 import { Tokenizer } from '@huggingface/tokenizers'
 import { TokenizerSpecError, type HfSpec } from './spec'
+import { useUnigramPrefixSet } from './unigram-prefixes'
 
 /**
  * A Hugging Face tokenizer.json (BPE, Unigram/SentencePiece, WordPiece) run by
@@ -24,6 +25,7 @@ export function hfTokenizer(spec: HfSpec): Tokenizer {
   if (!(HF_MODEL_TYPES as readonly unknown[]).includes(type)) {
     throw new TokenizerSpecError(`is a tokenizer.json whose model type ${JSON.stringify(type ?? null)?.slice(0, 40)} is not ${HF_MODEL_TYPES.join(', ')}`)
   }
+  useUnigramPrefixSet()
   try {
     // Without a config, decoding keeps spaces as the pieces say: the text must round-trip.
     tok = new Tokenizer(spec.json, { clean_up_tokenization_spaces: false, ...spec.config })
