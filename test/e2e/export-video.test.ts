@@ -87,6 +87,12 @@ async function exportVideo(page: Page, steps: number, format: 'mp4' | 'webm'): P
 }
 
 describe('animated exports in the app', () => {
+  /**
+   * The window the GIF was cancelled in, handed on to the video export (a page load, a model
+   * opened and a sentence translated fewer; a video made after a cancel, as a user makes one).
+   */
+  let afterCancel: Awaited<ReturnType<typeof stepView>> | undefined
+
   it('shows the frames drawn while a GIF renders, and Cancel stops it with nothing saved', async () => {
     const { context, page, steps } = await stepView()
     expect(steps).toBeGreaterThan(5)
@@ -111,11 +117,11 @@ describe('animated exports in the app', () => {
     expect(downloads).toEqual([])
     // The dialog works on after a cancel.
     expect(await page.getByTestId('export-gif').isEnabled()).toBe(true)
-    await context.close()
+    afterCancel = { context, page, steps }
   }, 120_000)
 
   it('exports WebM (and MP4 where the window has H.264): one frame per decoder step, read back by ffprobe', async () => {
-    const { context, page, steps } = await stepView()
+    const { context, page, steps } = afterCancel ?? (await stepView())
     await expect.poll(() => page.getByTestId('export-webm').isEnabled(), { timeout: 10_000 }).toBe(true)
     const webm = await exportVideo(page, steps, 'webm')
     // The first, a middle and the last frame, to look at.

@@ -155,6 +155,12 @@ export interface SlideFit {
   frame: Frame
 }
 
+/**
+ * Layouts found, by content and box. A slide in parts remembers one entry per part tried at each
+ * window size (local attention's p_t plot: about 35 at each): at 200 the cache was emptied every few
+ * slides and a slide shown again searched anew (a twelfth of presentation-slide.test.ts's fits, issue 40).
+ */
+const SLIDE_CACHE_SIZE = 4000
 const slideCache = new Map<string, { index: number; fits: boolean }>()
 const slideHints = new Map<string, number>()
 
@@ -223,7 +229,7 @@ export function fitSlide(
     }
     found = { index: best < 0 ? layouts.length - 1 : best, fits: best >= 0 }
     if (cacheKey) {
-      if (slideCache.size > 200) slideCache.clear()
+      if (slideCache.size > SLIDE_CACHE_SIZE) slideCache.clear()
       slideCache.set(cacheKey, found)
     }
   }
