@@ -18,6 +18,7 @@ import { fitFigure, textsFirstRender, type FitOptions, type FittedFigure } from 
 import { normaliseText } from '../../shared/charts/text-boxes'
 import { unitsNote } from '../../shared/attention/word-figure'
 import { pngPixels, type FigureData, type FigureSpec } from '../../shared/figure'
+import { joinCellRuns } from './cell-runs'
 import { CJK_FAMILY, face, fontFiles, LATIN_FAMILY, measureCssFont, measureText, textRuns } from './fonts'
 
 echarts.use([...CHART_PARTS, SVGRenderer])
@@ -209,7 +210,7 @@ export async function renderPdfPages(pages: { svg: string; spec: Pick<FigureSpec
   const done = new Promise<void>((resolve) => doc.on('end', () => resolve()))
   pages.forEach(({ svg, spec }, i) => {
     if (i > 0) doc.addPage({ size: [spec.width, spec.height], margin: 0 })
-    SVGtoPDF(doc, splitFontRuns(svg, true), 0, 0, {
+    SVGtoPDF(doc, splitFontRuns(joinCellRuns(svg), true), 0, 0, {
       width: spec.width,
       height: spec.height,
       assumePt: true,

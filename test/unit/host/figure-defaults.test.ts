@@ -7,7 +7,9 @@
  * the views registry's; BLEU by length and the forecast draw a test set and a series); each figure
  * written as the app and the CLI write it (a PDF page per slide), read back by poppler: every page
  * 13.33 × 7.5 in, every word on its page, none over another, none under 14 pt, every token label
- * on its page and the whole figure's on some page.
+ * on its page and the whole figure's on some page. A split figure as PNG files, one per part
+ * suffixed -1, -2, each of the slide's pixels, is cli-fit.test's: the command writes them through
+ * the same renderFittedFiles, from this file's step-through of 25 words.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -20,7 +22,7 @@ import { transformerResult } from '../../../src/shared/contributions'
 import { VIEW_REGISTRY } from '../../../src/shared/charts/views'
 import { DEFAULT_FIGURE, FONT_PRESETS, fontForSize, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
 import { defaultCaption } from '../../../src/shared/figure-context'
-import { fitted, renderFitted, renderFittedFiles } from '../../../src/host/export/figure'
+import { fitted, renderFitted } from '../../../src/host/export/figure'
 import { InferenceService } from '../../../src/engine/service'
 import type { Translation } from '../../../src/shared/api'
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
@@ -187,22 +189,5 @@ describe('the dialog defaults (16:9, lecture hall): one figure or a split at 20 
       /^split into \d slides to fit at 20 pt: average of all heads, steps 1–\d+; .*; every head$/,
     )
     expect(cases.find((c) => c.name === 'sidebyside 25 words')?.note).toMatch(/^split into \d slides to fit at 20 pt: steps 1–\d+, /)
-  })
-
-  it('as PNG, a split figure is one file per part, suffixed -1, -2, …', async () => {
-    const c = cases.find((x) => x.name === 'step 25 words')!
-    const spec = { ...c.spec, format: 'png' as const }
-    const files = await renderFittedFiles(c.data, fitted(c.data, spec))
-    expect(files.map((f) => f.suffix)).toEqual(['-1', '-2'])
-    // Read back by PIL: each a PNG of the slide at its resolution.
-    const paths = files.map((f, i) => join(dir, `step${f.suffix || i}.png`))
-    files.forEach((f, i) => writeFileSync(paths[i], f.bytes))
-    const read = execFileSync('/usr/bin/python3', [
-      '-c',
-      'import sys; from PIL import Image\nfor p in sys.argv[1:]: print(Image.open(p).format, *Image.open(p).size)',
-      ...paths,
-    ])
-    const size = `PNG ${(SLIDE.width * spec.dpi) / 72} ${(SLIDE.height * spec.dpi) / 72}`
-    expect(read.toString().trim().split('\n')).toEqual([size, size])
   })
 })

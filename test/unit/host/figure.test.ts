@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads'
 import { Resvg } from '@resvg/resvg-js'
 import { PNG } from 'pngjs'
 import * as v from 'valibot'
-import { describe, expect, expectTypeOf, it } from 'vitest'
+import { afterAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { CorpusResult, ForecastResult, Translation } from '../../../src/shared/api'
 import { colorAt, type ColormapName } from '../../../src/shared/charts/colormaps'
 import { DEFAULT_FIGURE, FigureArgs, matrixCsv, parseFigure, specProblem, type FigureSpec } from '../../../src/shared/figure'
@@ -327,42 +327,37 @@ describe('the figure schema', () => {
 })
 
 describe('the figure worker', () => {
+  // One worker for the first two tests: starting one compiles the exporter from source in the
+  // thread, ~3 CPU s (issue 40, "Performance"); the third starts its own, twice.
+  const figures = new FigureWorker()
+  afterAll(() => figures.close())
+
   it('renders the same file as rendering in-process, and a refused figure comes back as a RefusedError', async () => {
-    const figures = new FigureWorker()
-    try {
-      const s = spec({ format: 'svg', title: 'worker' })
-      // zrender numbers its ids and CSS classes per chart instance, so the two differ only there.
-      const text = (b: Buffer) => b.toString('utf8').replace(/zr\d+-(cls-\d+)?/g, 'zr-')
-      expect(text(await figures.render(heatmap, s))).toBe(text(await renderFigure(heatmap, s)))
-      const png = PNG.sync.read(await figures.render(heatmap, spec({ format: 'png', dpi: 192 })))
-      expect([png.width, png.height]).toEqual([1280, 800])
-      const e = await figures.render(heatmap, { ...s, colormap: 'jet' as never }).catch((x: Error) => x)
-      expect(e).toBeInstanceOf(Error)
-      expect([(e as Error).name, (e as Error).message]).toEqual([
-        'RefusedError',
-        'The figure settings were refused: colormap: must be viridis, cividis or greys.',
-      ])
-    } finally {
-      await figures.close()
-    }
+    const s = spec({ format: 'svg', title: 'worker' })
+    // zrender numbers its ids and CSS classes per chart instance, so the two differ only there.
+    const text = (b: Buffer) => b.toString('utf8').replace(/zr\d+-(cls-\d+)?/g, 'zr-')
+    expect(text(await figures.render(heatmap, s))).toBe(text(await renderFigure(heatmap, s)))
+    const png = PNG.sync.read(await figures.render(heatmap, spec({ format: 'png', dpi: 192 })))
+    expect([png.width, png.height]).toEqual([1280, 800])
+    const e = await figures.render(heatmap, { ...s, colormap: 'jet' as never }).catch((x: Error) => x)
+    expect(e).toBeInstanceOf(Error)
+    expect([(e as Error).name, (e as Error).message]).toEqual([
+      'RefusedError',
+      'The figure settings were refused: colormap: must be viridis, cividis or greys.',
+    ])
   })
 
   it('keeps this thread free: the event loop turns many times while a 4× PNG renders', async () => {
-    const figures = new FigureWorker()
-    try {
-      await figures.render(heatmap, spec({ format: 'svg' })) // the worker is started and warm
-      let turns = 0
-      let rendering = true
-      const spin = () => setImmediate(() => (turns++, rendering && spin()))
-      spin()
-      const png = await figures.render(heatmap, { ...DEFAULT_FIGURE, format: 'png', dpi: 384 })
-      rendering = false
-      expect(PNG.sync.read(png).width).toBe(1280 * 4)
-      // In-process, resvg blocks the loop for the whole render and it turns once or twice.
-      expect(turns).toBeGreaterThan(20)
-    } finally {
-      await figures.close()
-    }
+    await figures.render(heatmap, spec({ format: 'svg' })) // the worker is started and warm
+    let turns = 0
+    let rendering = true
+    const spin = () => setImmediate(() => (turns++, rendering && spin()))
+    spin()
+    const png = await figures.render(heatmap, { ...DEFAULT_FIGURE, format: 'png', dpi: 384 })
+    rendering = false
+    expect(PNG.sync.read(png).width).toBe(1280 * 4)
+    // In-process, resvg blocks the loop for the whole render and it turns once or twice.
+    expect(turns).toBeGreaterThan(20)
   })
 
   it('a worker that dies fails the figure in progress with its own error, and the next figure starts a new worker', async () => {
