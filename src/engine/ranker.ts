@@ -1,8 +1,7 @@
 import * as ort from 'onnxruntime-node'
-import { neverGenerated } from './contract'
+import { neverGenerated, type ModelSpec } from './contract'
 import { K_INPUT, rankerModel, TOPK_IDS, TOPK_LOGP } from './graph-surgery'
 import { sessionOptions } from './formats/ort-sessions'
-import type { LoadedModel } from './model'
 
 /**
  * The k best tokens of a step part that returns only logits (a Hugging Face folder; a file whose
@@ -13,10 +12,18 @@ import type { LoadedModel } from './model'
  * about 0.5 ms. The logits stay in the output for the rules that read them (ruledTop, tokenLogProb).
  */
 
-/** One ranker per model and vocabulary size, made at the first step (a few milliseconds). */
-const rankers = new WeakMap<LoadedModel, Map<number, Promise<ort.InferenceSession>>>()
+/**
+ * What a ranker needs of a model (model.ts's LoadedModel, which imports this module to release its
+ * rankers): its spec, for the tokens it never generates, and its identity, the cache's key.
+ */
+interface Ranked {
+  spec: Pick<ModelSpec, 'special' | 'tgtVocab' | 'neverGenerate'>
+}
 
-function rankerFor(model: LoadedModel, V: number): Promise<ort.InferenceSession> {
+/** One ranker per model and vocabulary size, made at the first step (a few milliseconds). */
+const rankers = new WeakMap<Ranked, Map<number, Promise<ort.InferenceSession>>>()
+
+function rankerFor(model: Ranked, V: number): Promise<ort.InferenceSession> {
   let byV = rankers.get(model)
   if (!byV) rankers.set(model, (byV = new Map()))
   let r = byV.get(V)
@@ -31,7 +38,7 @@ function rankerFor(model: LoadedModel, V: number): Promise<ort.InferenceSession>
  * A step's outputs with `al_topk_logp` and `al_topk_ids` [B, k] added, ranked over its [B, V]
  * float32 logits; outputs of another shape or type come back as they are (rowTop ranks them).
  */
-export async function withTopK(model: LoadedModel, o: ort.InferenceSession.ReturnType, k: number): Promise<ort.InferenceSession.ReturnType> {
+export async function withTopK(model: Ranked, o: ort.InferenceSession.ReturnType, k: number): Promise<ort.InferenceSession.ReturnType> {
   const logits = o.logits as ort.Tensor | undefined
   if (!logits || logits.type !== 'float32' || logits.dims.length !== 2 || o[TOPK_IDS]) return o
   const V = logits.dims[1]
@@ -41,7 +48,7 @@ export async function withTopK(model: LoadedModel, o: ort.InferenceSession.Retur
 }
 
 /** Releases a model's rankers (LoadedModel.release). */
-export async function releaseRankers(model: LoadedModel): Promise<void> {
+export async function releaseRankers(model: Ranked): Promise<void> {
   const byV = rankers.get(model)
   rankers.delete(model)
   for (const r of byV?.values() ?? []) await (await r.catch(() => null))?.release()
