@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises'
 import { tmpdir } from 'node:os'
 import { dirname, extname, join, normalize, sep } from 'node:path'
 import { encodeError, envelope, LensError } from '../shared/errors'
+import { modelFile } from '../shared/model-id'
 import { dispatch, parseArgs, type EventChannel, type Payload } from '../shared/routes'
 import { EngineClient } from '../host/engine-client'
 import { forkEngine } from '../host/engine-fork'
@@ -221,7 +222,11 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
   /** An upload is kept while it is the open model; a replaced or refused one is closed and deleted. */
   async function sweepUploads(): Promise<void> {
     for (const [file, u] of uploads) {
-      if (u.pending || file === host.currentPath) continue
+      // The open model's path may ask for a language pair or a precision (DIR?src_lang=en&tgt_lang=fr):
+      // its files are the upload's all the same, and deleting them left every later read (contributions,
+      // the Alignment score) with ENOENT.
+      const open = host.currentPath
+      if (u.pending || (open !== null && modelFile(open) === file)) continue
       uploads.delete(file)
       await host.forget(file)
       await rm(u.dir, { recursive: true, force: true })
