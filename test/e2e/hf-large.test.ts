@@ -228,6 +228,7 @@ describe.skipIf(!FOUND.length)(
           await page.getByTestId(view).first().waitFor({ timeout: 120_000 })
           times[name][`${tab}Ms`] = Date.now() - t0
           expect(await page.getByTestId('error').count(), tab).toBe(0)
+          if (tab === 'step') await screenshot(page, `hf-large-${name}-step`)
         }
         let t0 = Date.now()
         await page.getByTestId('tab-contributions').click()
