@@ -164,7 +164,7 @@ describe.skipIf(!FOUND.length)(
           // BART-large is English only: no language picker, and no pair named (not und→und).
           expect(await tgt.count()).toBe(0)
           expect(await page.locator('#model-select option:checked').textContent()).not.toMatch(/\bund\b/)
-          expect(await page.locator('label[for="source"]').textContent()).not.toMatch(/\bund\b/)
+          for (const box of ['source', 'reference']) expect(await page.locator(`label[for="${box}"]`).textContent()).not.toMatch(/\bund\b/i)
           return
         }
         const options = await page.locator('#model-tgt-langs option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
