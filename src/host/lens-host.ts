@@ -195,26 +195,31 @@ export class LensHost {
    * Closes a model file and forgets it (a browser-mode upload about to be deleted): its sessions
    * are released, its id stops working and it leaves the recent files. `gone` (an upload deleted
    * because the server stops): its id and name are kept in the settings, so that a page whose
-   * saved session names it is told it is gone (openModel) rather than shown another model.
+   * saved session names it is told it is gone (openModel) rather than shown another model. The
+   * file goes with every way it was opened: a folder opened for another language pair or in
+   * another precision (`DIR?src_lang=en&tgt_lang=fr`) is the same files.
    */
   async forget(path: string, opts: { gone?: boolean } = {}): Promise<void> {
     await this.ready
-    await this.engine.call('close', path).catch(() => undefined)
-    if (this.current?.path === path) this.current = null
-    if (this.wanted === path) this.wanted = null
+    const file = modelFile(path)
+    const same = (p: string | null | undefined) => p != null && modelFile(p) === file
+    const opened = new Set([path, ...[...this.names.keys()].filter(same), ...[...this.paths.values()].filter(same)])
+    for (const p of opened) await this.engine.call('close', p).catch(() => undefined)
+    if (same(this.current?.path)) this.current = null
+    if (same(this.wanted)) this.wanted = null
     let changed = false
-    const name = this.names.get(path)
     for (const [id, p] of this.paths) {
-      if (p !== path) continue
+      if (!same(p)) continue
       this.paths.delete(id)
+      const name = this.names.get(p)
       if (opts.gone && name) {
         const kept = Object.entries(this.settings.gone ?? {}).filter(([k]) => k !== id)
         this.settings.gone = Object.fromEntries([...kept, [id, name]].slice(-MAX_GONE))
         changed = true
       }
     }
-    this.names.delete(path)
-    const recent = this.settings.recent.filter((p) => p !== resolve(path))
+    for (const p of opened) this.names.delete(p)
+    const recent = this.settings.recent.filter((p) => modelFile(p) !== resolve(file))
     if (recent.length !== this.settings.recent.length) {
       this.settings.recent = recent
       changed = true

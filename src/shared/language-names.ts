@@ -163,6 +163,22 @@ export function languageOf(code: string): LanguageRow | null {
   return head ? languageOf(head) : null
 }
 
+/**
+ * The code of a side whose language the model does not name (BCP 47's "undetermined"): BART-large
+ * and other monolingual folders, which have no language tokens and no pair in their name.
+ */
+export const UNDETERMINED = 'und'
+
+/** "en→fr", or null for a model that names neither side's language: "und→und" says nothing. */
+export function pairLabel(src: string, tgt: string): string | null {
+  return src === UNDETERMINED && tgt === UNDETERMINED ? null : `${src}→${tgt}`
+}
+
+/** "Source (en)": a side's name with its language's code, the name alone where the model names none. */
+export function sideLabel(name: string, code: string): string {
+  return code === UNDETERMINED ? name : `${name} (${code})`
+}
+
 /** "French (fra_Latn)": a model's code with the language's name where one is known; the code alone otherwise. */
 export function languageLabel(code: string): string {
   const row = languageOf(code)

@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises'
 import { tmpdir } from 'node:os'
 import { dirname, extname, join, normalize, sep } from 'node:path'
 import { encodeError, envelope, LensError } from '../shared/errors'
+import { modelFile } from '../shared/model-id'
 import { dispatch, parseArgs, type EventChannel, type Payload } from '../shared/routes'
 import { EngineClient } from '../host/engine-client'
 import { forkEngine } from '../host/engine-fork'
@@ -138,6 +139,9 @@ class NoRoomError extends LensError {
   }
 }
 
+/** What reading a page file throws when there is no such file. */
+const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR'])
+
 function send(res: ServerResponse, status: number, payload: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
   res.end(JSON.stringify(payload))
@@ -218,7 +222,11 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
   /** An upload is kept while it is the open model; a replaced or refused one is closed and deleted. */
   async function sweepUploads(): Promise<void> {
     for (const [file, u] of uploads) {
-      if (u.pending || file === host.currentPath) continue
+      // The open model's path may ask for a language pair or a precision (DIR?src_lang=en&tgt_lang=fr):
+      // its files are the upload's all the same, and deleting them left every later read (contributions,
+      // the Alignment score) with ENOENT.
+      const open = host.currentPath
+      if (u.pending || (open !== null && modelFile(open) === file)) continue
       uploads.delete(file)
       await host.forget(file)
       await rm(u.dir, { recursive: true, force: true })
@@ -355,6 +363,24 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
     send(res, 200, answer)
   }
 
+  /** A file of the renderer's folder, or null for one that is not there (or lies outside it). */
+  async function staticFile(pathname: string): Promise<{ file: string; bytes: Buffer } | null> {
+    let rel: string
+    try {
+      rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '')
+    } catch {
+      return null
+    }
+    const file = normalize(join(rendererDir, rel))
+    if (!file.startsWith(rendererDir + sep)) return null
+    try {
+      return { file, bytes: await readFile(file) }
+    } catch (e) {
+      if (MISSING.has((e as NodeJS.ErrnoException).code ?? '')) return null
+      throw e
+    }
+  }
+
   const server = createServer((req, res) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
     void (async () => {
@@ -386,14 +412,15 @@ export async function startWebServer(opts: { port?: number; modelsDir?: string; 
         return forbidden(res, 'Open the link the terminal printed (http://127.0.0.1:…/?token=…).')
       }
       if (url.pathname.startsWith('/api/')) return api(req, res, decodeURIComponent(url.pathname.slice(5)))
-      const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '')
-      const file = normalize(join(rendererDir, rel))
-      if (!file.startsWith(rendererDir + sep)) return send(res, 404, { error: encodeError(new Error('Not found.')) })
-      const data = await readFile(file)
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' })
-      res.end(data)
-    })().catch(() => {
-      if (!res.headersSent) send(res, 404, { error: encodeError(new Error('Not found.')) })
+      const data = await staticFile(url.pathname)
+      if (!data) return send(res, 404, { error: encodeError(new Error('Not found.')) })
+      res.writeHead(200, { 'content-type': TYPES[extname(data.file)] ?? 'application/octet-stream', 'cache-control': 'no-store' })
+      res.end(data.bytes)
+    })().catch((err: unknown) => {
+      // Only a missing page file is a 404 (above); anything else (a settings write that failed while
+      // uploads were swept) reaches the page's banner as the error it is.
+      if (!res.headersSent) send(res, 500, { error: encodeError(err) })
+      else res.destroy()
     })
   })
   const listen = (port: number) =>

@@ -161,8 +161,10 @@ describe.skipIf(!FOUND.length)(
         times[name].uploadedBytes = bytesUnder(join(tmp, uploads[0]))
         const tgt = page.getByTestId('model-tgt-lang')
         if (name.startsWith('bart')) {
-          // BART-large is English only: no language picker.
+          // BART-large is English only: no language picker, and no pair named (not und→und).
           expect(await tgt.count()).toBe(0)
+          expect(await page.locator('#model-select option:checked').textContent()).not.toMatch(/\bund\b/)
+          for (const box of ['source', 'reference']) expect(await page.locator(`label[for="${box}"]`).textContent()).not.toMatch(/\bund\b/i)
           return
         }
         const options = await page.locator('#model-tgt-langs option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
@@ -226,6 +228,7 @@ describe.skipIf(!FOUND.length)(
           await page.getByTestId(view).first().waitFor({ timeout: 120_000 })
           times[name][`${tab}Ms`] = Date.now() - t0
           expect(await page.getByTestId('error').count(), tab).toBe(0)
+          if (tab === 'step') await screenshot(page, `hf-large-${name}-step`)
         }
         let t0 = Date.now()
         await page.getByTestId('tab-contributions').click()
@@ -234,6 +237,8 @@ describe.skipIf(!FOUND.length)(
         await expect.poll(() => contributions.getAttribute('data-busy'), { timeout: 600_000, interval: 1000 }).toBe('false')
         times[name].contributionsMs = Date.now() - t0
         expect(await page.getByTestId('error').count()).toBe(0)
+        // The view's own notice: an uploaded folder deleted under it showed ENOENT here, not in the banner.
+        expect(await page.getByTestId('contrib-error').count()).toBe(0)
         await screenshot(page, `hf-large-${name}-contributions`)
         t0 = Date.now()
         await page.getByTestId('beam-select').selectOption('3')
@@ -253,7 +258,11 @@ describe.skipIf(!FOUND.length)(
           await page.getByTestId(id).setInputFiles({ name: file, mimeType: 'text/plain', buffer: readFileSync(join(gold, file)) })
         await page.getByTestId('gold-run').click()
         const row = page.locator('[data-testid="gold-board"] tbody tr:not([data-method])', { hasText: name })
-        await expect.poll(() => row.count(), { timeout: 600_000, interval: 1000 }).toBe(1)
+        // The run's own error line ends the wait with what it says.
+        const goldError = page.getByTestId('gold-error')
+        await expect
+          .poll(async () => ((await goldError.count()) ? `error: ${await goldError.innerText()}` : await row.count()), { timeout: 600_000, interval: 1000 })
+          .toBe(1)
         expect(await row.innerText()).toMatch(/best head \d+:\d+: AER \d+\.\d\d/)
         times[name].alignmentScoreMs = Date.now() - t0
         expect(await page.getByTestId('error').count()).toBe(0)

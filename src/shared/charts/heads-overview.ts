@@ -30,6 +30,9 @@ export function overviewValues(cross: number[][][][], metric: Exclude<OverviewMe
   )
 }
 
+/** The last digit formatOverviewValue writes, by metric. */
+const PRINTED_STEP: Record<OverviewMetric, number> = { entropy: 0.01, diagonality: 0.01, aer: 0.1 }
+
 /** A value as the cells write it: entropy 2.31, diagonality .45, AER 57.3. */
 export function formatOverviewValue(metric: OverviewMetric, v: number): string {
   if (metric === 'aer') return v.toFixed(1)
@@ -83,9 +86,15 @@ export function buildHeadsOverviewOption(input: HeadsOverviewInput): FigureOptio
   const fs = f.fontSize
   const g = overviewLayout(input)
   const flat = values.flat()
-  const lo = flat.length ? Math.min(...flat) : 0
+  let lo = flat.length ? Math.min(...flat) : 0
   let hi = flat.length ? Math.max(...flat) : 1
-  if (!(hi > lo)) hi = lo + 1e-6
+  // The colours span at least ten steps of the numbers as printed: heads that all read 3.42 bits
+  // (random weights attend near-uniformly) were coloured across the whole map by their fourth decimal.
+  const span = 10 * PRINTED_STEP[metric]
+  if (hi - lo < span) {
+    const mid = (hi + lo) / 2
+    ;[lo, hi] = [mid - span / 2, mid + span / 2]
+  }
   const stops = [...COLORMAPS[input.colormap]]
   // The colour maps run light → dark for greys, dark → bright for viridis/cividis: "strong" is the map's 1-end.
   const strong = (v: number) => (lowIsStrong(metric) ? (hi - v) / (hi - lo) : (v - lo) / (hi - lo))

@@ -269,6 +269,21 @@ describe('LensHost', () => {
     expect((await host.listModels()).map((m) => m.fileName)).not.toContain('mine.onnx')
   })
 
+  it('forgets a folder under every pair and precision it was opened in: each closed, none left in the recent files, gone by every id', async () => {
+    const { host, engine, settings } = setup()
+    const folder = join(tempDir(), 'm2m100-418m')
+    const plain = await host.openPath(folder)
+    const paired = await host.setLanguages('en', 'de')
+    const q8 = await host.setVariant('q8')
+    expect(host.currentPath).toBe(`${folder}?src_lang=en&tgt_lang=de&dtype=q8`)
+    await host.forget(folder, { gone: true })
+    expect(engine.closed()).toEqual(expect.arrayContaining([folder, `${folder}?src_lang=en&tgt_lang=de`, `${folder}?src_lang=en&tgt_lang=de&dtype=q8`]))
+    expect(host.currentPath).toBe(null)
+    const saved = JSON.parse(readFileSync(settings, 'utf8')) as StoredSettings
+    expect(saved.recent).toEqual([])
+    for (const id of [plain.id, paired.id, q8.id]) await expect(host.openModel(id)).rejects.toMatchObject({ code: 'gone-model' })
+  })
+
   it('an open that finishes after a newer one changes nothing: the newer model stays current and open', async () => {
     const { host, engine, models } = setup()
     const [a, b] = await host.listModels()

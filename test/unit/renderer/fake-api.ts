@@ -133,6 +133,7 @@ export function fakeApi() {
   const forecastWhatIf = waiting<ForecastWhatIfResult<ForecastResult>>()
   const compare = waiting<Translation[]>()
   const setModelVariant = waiting<ModelInfo>()
+  const setModelLanguages = waiting<ModelInfo>()
   const openDroppedFolder = waiting<ModelInfo>()
   const statusListeners: ((s: { state: 'ready' | 'restarted'; message: string }) => void)[] = []
   let models: ModelSummary[] = []
@@ -146,6 +147,7 @@ export function fakeApi() {
     openDroppedFile: unused,
     openDroppedFolder: openDroppedFolder.fn,
     setModelVariant: setModelVariant.fn,
+    setModelLanguages: setModelLanguages.fn,
     translate: translate.fn,
     cancelTranslate: async () => {
       cancels++
@@ -190,6 +192,7 @@ export function fakeApi() {
     forecastWhatIf: forecastWhatIf.calls,
     compare: compare.calls,
     setModelVariant: setModelVariant.calls,
+    setModelLanguages: setModelLanguages.calls,
     openDroppedFolder: openDroppedFolder.calls,
     setModels(list: ModelSummary[]) {
       models = list

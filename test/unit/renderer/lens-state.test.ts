@@ -520,4 +520,36 @@ describe("LensState: a Hugging Face folder's precision, and a folder going up", 
     void new LensState().openFolder(files)
     expect(f.openDroppedFolder[2].args[2]).toBe('q8')
   })
+
+  it('a folder that names no language pair translates nothing until one is chosen; dropped again, it is given that pair again', async () => {
+    const files = [{ path: 'm2m/config.json', file: new File(['{}'], 'config.json') }]
+    const needs = { languages: ['__en__', '__fr__', '__af__'], srcLang: '__en__', tgtLang: '__af__', needsLanguages: true }
+    const lens = new LensState()
+    lens.setText('A dog.')
+    const done = lens.openFolder(files)
+    f.openDroppedFolder[0].resolve(info('upload-1', needs))
+    await done
+    await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
+    // No request the engine would refuse ("names no language pair"): the picker asks instead.
+    expect(f.translate).toHaveLength(0)
+    expect(lens.error).toBeNull()
+    const paired = lens.setLanguages('en', 'fr')
+    expect(f.setModelLanguages.map((c) => c.args)).toEqual([['en', 'fr']])
+    f.setModelLanguages[0].resolve(info('upload-1-en-fr', { languages: needs.languages, srcLang: '__en__', tgtLang: '__fr__' }))
+    await paired
+    await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
+    expect(f.translate.map((c) => (c.args[0] as { modelId: string }).modelId)).toEqual(['upload-1-en-fr'])
+    // Dropped again (another upload, another id): the pair chosen for the folder's name is asked for at once.
+    const again = new LensState()
+    const reopened = again.openFolder(files)
+    f.openDroppedFolder[1].resolve(info('upload-2', needs))
+    await settle()
+    expect(f.setModelLanguages.map((c) => c.args)).toEqual([
+      ['en', 'fr'],
+      ['__en__', '__fr__'],
+    ])
+    f.setModelLanguages[1].resolve(info('upload-2-en-fr', { languages: needs.languages, srcLang: '__en__', tgtLang: '__fr__' }))
+    await reopened
+    expect(again.model?.id).toBe('upload-2-en-fr')
+  })
 })

@@ -66,4 +66,25 @@ describe('heads overview', () => {
     })
     expect(small.cramped).toBe(true)
   })
+
+  it('heads that differ below the printed digits share one colour: the key spans ten printed steps at least', () => {
+    // Near-uniform heads (random weights): every cell prints 3.42.
+    const values = Array.from({ length: 12 }, (_, l) => Array.from({ length: 16 }, (_, h) => 3.42 + ((l * 16 + h) % 7) * 1e-4))
+    const draw = (v: number[][]) =>
+      buildHeadsOverviewOption({
+        values: v,
+        metric: 'entropy',
+        metricName: 'entropy (bits)',
+        names: { layer: 'layer', head: 'head', cell: (l, h) => `${l}:${h}` },
+        selected: null,
+        colormap: 'viridis',
+        frame: frame(900, 400),
+      }) as unknown as { visualMap: { min: number; max: number; text: string[] } }
+    const flat = draw(values).visualMap
+    expect(flat.max - flat.min).toBeCloseTo(0.1, 9)
+    expect(flat.text).toEqual(['3.47', '3.37'])
+    // A real spread keeps its own ends.
+    const spread = draw(values.map((r, l) => r.map((v) => v + l * 0.1))).visualMap
+    expect([spread.min, spread.max]).toEqual([Math.min(...values.flat()), Math.max(...values.map((r, l) => r.map((v) => v + l * 0.1)).flat())])
+  })
 })

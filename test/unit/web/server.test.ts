@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -212,6 +212,39 @@ describe('browser-mode host', () => {
     expect(uploaded()).toEqual([])
     const after = (await (await call('models:list', [])).json()) as { result: { fileName: string }[] }
     expect(after.result.map((m) => m.fileName)).not.toContain('mine.onnx')
+  })
+
+  it('a missing page file is 404; a failure elsewhere is a 500 that names its cause, not "Not found."', async () => {
+    const cookie = await signedIn()
+    const missing = await fetch(`${web.url}missing.js`, { headers: { cookie } })
+    expect(missing.status).toBe(404)
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toBe('Not found.')
+    const dir = tempDir()
+    const settings = join(dir, 'settings.json')
+    const other = await startWebServer({ modelsDir: FIXTURE_MODELS, rendererDir, configDir: dir })
+    try {
+      const r = await fetch(`${other.url}api/models:open-dropped`, {
+        method: 'POST',
+        headers: { 'x-al-token': other.token, 'x-file-name': 'swept.onnx' },
+        body: new Uint8Array(readFileSync(tiny('none'))),
+      })
+      expect(((await r.json()) as { result: { attention: string } }).result.attention).toBe('none')
+      // settings.json becomes a folder that is not empty: every later save fails (EISDIR or ENOTEMPTY),
+      // the one while the replaced upload is swept, after the route has answered, included.
+      rmSync(settings, { force: true })
+      mkdirSync(join(settings, 'blocked'), { recursive: true })
+      const post = (channel: Channel, args: unknown[]) =>
+        fetch(`${other.url}api/${channel}`, { method: 'POST', headers: { 'x-al-token': other.token }, body: JSON.stringify(args) })
+      await post('models:list', [])
+      const replaced = await post('models:open', ['bundled:tiny-none.onnx'])
+      expect(replaced.status).toBe(500)
+      const error = ((await replaced.json()) as { error: { message: string } }).error
+      expect(error.message).not.toBe('Not found.')
+      expect(error.message).toMatch(/settings\.json/)
+    } finally {
+      rmSync(settings, { recursive: true, force: true })
+      await other.close()
+    }
   })
 
   it('uploads are deleted when the server stops', async () => {

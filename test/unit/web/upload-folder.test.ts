@@ -54,6 +54,43 @@ describe('browser mode: a model folder uploaded file by file', () => {
     expect(stored.filter((f) => f.endsWith('.onnx_data'))).toHaveLength(2)
   })
 
+  it('a multilingual folder given another language pair keeps its files until another model replaces it', async () => {
+    // The open model's path then asks for the pair (DIR?src_lang=…&tgt_lang=…): the sweep after the
+    // language change took it for another model's and deleted the folder, and every later read of
+    // its files (contributions, the Alignment score) failed with ENOENT.
+    const src = join(ROOT, 'test', 'fixtures', 'hf', 'm2m100')
+    const send = readdirSync(src).map((f) => `m2m100/${f}`)
+    let opened: { result?: { id: string; languages: string[] | null; srcLang: string; tgtLang: string } } = {}
+    for (const p of send)
+      opened = (await (await part(p, new Uint8Array(readFileSync(join(src, p.slice(7)))), 'upload-m2m-0001', send.length)).json()) as typeof opened
+    const info = opened.result!
+    const onDisk = () =>
+      readdirSync(web.uploadDir, { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.onnx')).length
+    expect(onDisk()).toBe(2)
+    // The other way round: the fixture has a few languages only.
+    const [srcLang, tgtLang] = [info.tgtLang, info.srcLang]
+    expect(info.languages).toContain(srcLang)
+    const post = (channel: string, args: unknown[]) =>
+      fetch(`${web.url}api/${channel}`, { method: 'POST', headers: { 'x-al-token': web.token }, body: JSON.stringify(args) }).then(
+        (r) => r.json() as Promise<{ result?: { id: string; srcLang: string }; error?: { message: string } }>,
+      )
+    const paired = await post('models:set-languages', [srcLang, tgtLang])
+    expect(paired.error).toBeUndefined()
+    expect(paired.result!.srcLang).toBe(srcLang)
+    expect(onDisk()).toBe(2)
+    const contributions = await post('contributions:run', [{ modelId: paired.result!.id, text: 'a dog .' }])
+    expect(contributions.error).toBeUndefined()
+    // Another model in its place: the upload goes, under either of its ids.
+    const list = (await post('models:list', [])) as unknown as { result: { id: string; bundled: boolean }[] }
+    await post('models:open', [list.result.find((m) => m.bundled)!.id])
+    expect(onDisk()).toBe(0)
+    const after = (await post('models:list', [])) as unknown as { result: { id: string }[] }
+    expect(after.result.map((m) => m.id)).not.toContain(paired.result!.id)
+    expect(after.result.map((m) => m.id)).not.toContain(info.id)
+  })
+
   it('a file larger than the disk has room for is refused from its Content-Length (413), with the sizes', async () => {
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(

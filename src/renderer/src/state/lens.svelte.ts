@@ -23,26 +23,38 @@ export const MAX_HISTORY = 50
 export type ViewName = TabView
 export const VIEWS: readonly ViewName[] = TAB_VIEWS
 const SAVED_KEY = 'attention-lens:session'
-/** Browser mode: the precision chosen for each dropped folder, by its name (an upload's path on the server is new each time). */
-const FOLDER_VARIANTS_KEY = 'attention-lens:folder-variants'
-const MAX_FOLDER_VARIANTS = 50
+/**
+ * Browser mode: what was chosen for each dropped folder, by its name (an upload's path on the
+ * server is new each time): its precision, and the language pair of a folder that names none.
+ */
+const MAX_FOLDER_CHOICES = 50
 
-function folderVariants(): Record<string, string> {
-  try {
-    const v = JSON.parse(localStorage.getItem(FOLDER_VARIANTS_KEY) ?? '{}') as unknown
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, string>) : {}
-  } catch {
-    return {}
+function folderChoices<T>(key: string, valid: (v: unknown) => v is T) {
+  const all = (): Record<string, unknown> => {
+    try {
+      const v = JSON.parse(localStorage.getItem(key) ?? '{}') as unknown
+      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {}
+    } catch {
+      return {}
+    }
+  }
+  return {
+    get: (name: string): T | undefined => {
+      const v = all()[name]
+      return valid(v) ? v : undefined
+    },
+    set: (name: string, value: T): void => {
+      const kept = Object.entries(all()).filter(([n]) => n !== name)
+      localStorage.setItem(key, JSON.stringify(Object.fromEntries([...kept, [name, value]].slice(-MAX_FOLDER_CHOICES))))
+    },
   }
 }
-const folderVariant = (name: string): string | undefined => {
-  const d = folderVariants()[name]
-  return typeof d === 'string' ? d : undefined
-}
-function rememberFolderVariant(name: string, dtype: string): void {
-  const kept = Object.entries(folderVariants()).filter(([n]) => n !== name)
-  localStorage.setItem(FOLDER_VARIANTS_KEY, JSON.stringify(Object.fromEntries([...kept, [name, dtype]].slice(-MAX_FOLDER_VARIANTS))))
-}
+const folderVariant = folderChoices('attention-lens:folder-variants', (v): v is string => typeof v === 'string')
+const folderPair = folderChoices(
+  'attention-lens:folder-pairs',
+  (v): v is [string, string] => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string'),
+)
+
 /** Tab ids saved by earlier versions, as they are called now. */
 const RENAMED: Record<string, ViewName> = { compare: 'comparison' }
 
@@ -256,8 +268,14 @@ export class LensState {
     return this.adopt(api.openModelFolderDialog())
   }
   /** A multilingual model: the same model for another language pair. */
-  setLanguages(src: string, tgt: string): Promise<void> {
-    return this.adopt(api.setModelLanguages(src, tgt))
+  async setLanguages(src: string, tgt: string): Promise<void> {
+    const folder = this.dropped && this.dropped.id === this.model?.id ? this.dropped : null
+    await this.adopt(api.setModelLanguages(src, tgt))
+    // The same upload under its new id: dropped again, it is given this pair again.
+    if (folder && this.model && this.model.id !== folder.id && !this.model.needsLanguages) {
+      folderPair.set(folder.name, [this.model.srcLang, this.model.tgtLang])
+      folder.id = this.model.id
+    }
   }
   /**
    * A Hugging Face folder with several precisions (ModelInfo.variants): the same folder in another,
@@ -267,7 +285,7 @@ export class LensState {
   setVariant(dtype: string): Promise<void> {
     if (!this.model || dtype === this.model.dtype) return Promise.resolve()
     if (this.dropped && this.dropped.id === this.model.id) {
-      rememberFolderVariant(this.dropped.name, dtype)
+      folderVariant.set(this.dropped.name, dtype)
       return this.openFolder(this.dropped.files, dtype)
     }
     return this.adopt(api.setModelVariant(dtype))
@@ -284,7 +302,7 @@ export class LensState {
   async openFolder(files: FolderFile[], dtype?: string): Promise<void> {
     const name = files[0]?.path.split('/')[0] ?? ''
     const variants = folderVariantsOf(files.map((f) => ({ path: f.path, size: f.file.size })))
-    const remembered = folderVariant(name)
+    const remembered = folderVariant.get(name)
     const asked = dtype ?? (variants.some((v) => v.dtype === remembered) ? remembered : undefined)
     // A folder dropped while another goes up: the page shows the newer one's progress.
     const mine = ++this.uploadSeq
@@ -308,7 +326,12 @@ export class LensState {
     } finally {
       if (mine === this.uploadSeq) this.upload = null
     }
-    if (opened !== null && this.model?.id === opened) this.dropped = { files, name, id: opened }
+    if (opened === null || this.model?.id !== opened) return
+    this.dropped = { files, name, id: opened }
+    // A folder that names no language pair, given one when it went up before: that one again.
+    const pair = folderPair.get(name)
+    const langs = this.model.languages ?? []
+    if (this.model.needsLanguages && pair && langs.includes(pair[0]) && langs.includes(pair[1])) await this.setLanguages(pair[0], pair[1])
   }
 
   /** Switch execution provider; the open model reopens on it (or falls back to CPU, with a note). */
@@ -449,7 +472,7 @@ export class LensState {
     const model = this.model
     const text = this.text
     const reference = this.reference
-    if (!model || model.task !== 'translation' || !text.trim() || !reference.trim()) {
+    if (!model || model.task !== 'translation' || model.needsLanguages || !text.trim() || !reference.trim()) {
       this.references.cancel()
       this.forced = null
       this.score = null
@@ -490,7 +513,8 @@ export class LensState {
   private async run(): Promise<void> {
     const model = this.model
     const text = this.text
-    if (!model || model.task !== 'translation' || text.trim() === '') {
+    // A model that names no language pair decodes nothing until one is chosen: the picker asks for it.
+    if (!model || model.task !== 'translation' || model.needsLanguages || text.trim() === '') {
       this.decodes.cancel()
       this.translation = null
       this.busy = false

@@ -6,7 +6,7 @@ import { translate } from '../../../../src/engine/decode'
 import { LoadedModel } from '../../../../src/engine/model'
 import { withLanguages } from '../../../../src/engine/formats'
 import { languagePair, matchingCodes, resolveLanguage } from '../../../../src/engine/formats/hf/languages'
-import { languageLabel, typedLanguage } from '../../../../src/shared/language-names'
+import { languageLabel, pairLabel, sideLabel, typedLanguage } from '../../../../src/shared/language-names'
 import { checkFile } from '../../../../src/engine/check'
 import { ROOT } from '../../../helpers'
 
@@ -128,6 +128,15 @@ describe('languages on the fixture folders', () => {
     return m
   }
   const ref = JSON.parse(readFileSync(join(HF, 'm2m100', 'reference.json'), 'utf8')) as { sentences: { text: string; greedy: number[] }[] }
+
+  it('BART (English only, no language tokens) names no pair: the app shows none rather than und→und', async () => {
+    const bart = (await open(join(HF, 'bart'))).spec
+    const marian = (await open(join(HF, 'marian'))).spec
+    expect(pairLabel(bart.srcLang, bart.tgtLang)).toBeNull()
+    expect(sideLabel('Source', bart.srcLang)).toBe('Source')
+    expect(pairLabel(marian.srcLang, marian.tgtLang)).toBe('en→fr')
+    expect(sideLabel('Translation', marian.tgtLang)).toBe('Translation (fr)')
+  })
 
   it('marian (en→fr): --src-lang en --tgt-lang de is refused, en→fr opens', async () => {
     await expect(LoadedModel.open(withLanguages(join(HF, 'marian'), 'en', 'de'))).rejects.toThrow(/translates en → fr only/)
