@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { cancelled, fakeApi, info, memoryStorage, summary, translation } from './fake-api'
 import { LensError } from '../../../src/shared/errors'
 import type { UploadProgress } from '../../../src/shared/upload-progress'
+import type { ModelSummary } from '../../../src/shared/api'
 
 const fake = vi.hoisted(() => ({ current: null as ReturnType<typeof import('./fake-api').fakeApi> | null }))
 vi.mock('../../../src/renderer/src/lib/api', () => ({
@@ -47,6 +48,22 @@ afterEach(() => {
 })
 
 describe('LensState: typing', () => {
+  it('a text typed while the model list is fetched after an open is decoded once (found by translate.e2e under load)', async () => {
+    // The list the open asks for answers late, as on a busy machine; the user types meanwhile.
+    let answer!: () => void
+    const late = new Promise<ModelSummary[]>((r) => (answer = () => r([])))
+    f.api.listModels = () => late
+    const lens = new LensState()
+    const done = lens.open('en-fr')
+    f.openModel.at(-1)!.resolve(info('en-fr'))
+    await settle()
+    await type(lens, 'A dog')
+    answer()
+    await done
+    await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
+    expect(f.translate.map((c) => (c.args[0] as { text: string }).text)).toEqual(['A dog'])
+  })
+
   it('waits for a pause in the typing, at most 120 ms, and sends only the last text', async () => {
     expect(DEBOUNCE_MS).toBeLessThanOrEqual(120)
     const lens = await opened()

@@ -245,8 +245,9 @@ export class LensState {
       this.forced = null
       this.score = null
       this.save()
-      await this.refreshModels()
+      // Before the list is fetched, not after: a text typed while it comes would be decoded twice.
       this.schedule(0)
+      await this.refreshModels()
     } catch (e) {
       this.error = (e as Error).message
     } finally {
