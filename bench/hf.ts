@@ -69,8 +69,6 @@ const OPEN = ((): string => {
   return DTYPE ? withDtype(p, DTYPE) : p
 })()
 const TJS_VERSION = `@huggingface/transformers ${(JSON.parse(readFileSync(join(ROOT, 'node_modules', '@huggingface', 'transformers', 'package.json'), 'utf8')) as { version: string }).version}`
-/** transformers.js's dtype names for the app's, where they differ. */
-const TJS_DTYPE: Record<string, string> = { fp32: 'fp32', fp16: 'fp16', q8: 'q8', int8: 'int8', uint8: 'uint8', q4: 'q4', q4f16: 'q4f16', bnb4: 'bnb4' }
 
 function lines(path: string): string[] {
   return readFileSync(path, 'utf8').split('\n').filter(Boolean)
@@ -194,7 +192,7 @@ async function main(): Promise<void> {
     if (!refusal) {
       tjs ??= await AutoModelForSeq2SeqLM.from_pretrained(name, {
         subfolder: 'onnx',
-        dtype: TJS_DTYPE[dtype] ?? dtype,
+        dtype,
         use_external_data_format: existsSync(join(DIR, 'onnx', `decoder_model_merged${suffix}.onnx_data`)),
         local_files_only: true,
         session_options: { intraOpNumThreads: 1, interOpNumThreads: 1 },
