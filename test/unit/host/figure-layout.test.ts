@@ -12,6 +12,8 @@ import { composeFigure } from '../../../src/shared/charts/figure'
 import type { ChartOption } from '../../../src/shared/charts/echarts-parts'
 import { measureText } from '../../../src/host/export/fonts'
 import { outside, overlap, pageSize, pathBoxes, svgOrRefusal, textBoxes, type TextBox } from './figure-geometry'
+import * as echarts from 'echarts/core'
+import { textsSvg } from '../../../src/shared/charts/texts-svg'
 
 const model = (name: string) => join(BUNDLED_MODELS, `${name}.onnx`)
 const SENTENCES = { en: 'A little girl in a pink dress is running on the beach.', zh: '我们明天去公园散步。' }
@@ -304,5 +306,32 @@ describe('a slide candidate without its maps cells', () => {
     expect(withoutCells(labelled)).toBe(labelled)
     const lines = { ...option, series: [{ type: 'line', data: [1, 2, 3] }] } as ChartOption
     expect(withoutCells(lines)).toBe(lines)
+  })
+})
+
+/**
+ * Presentation mode judges a slide's candidate by its texts written alone (textsSvg), not by its
+ * whole SVG: the same `<text>` elements as renderToSVGString writes, in the same order, so the same
+ * boxes, for every view's figure in both languages, drawn as a candidate is (without its maps' cells).
+ */
+describe("a chart's texts written alone", () => {
+  it('are the text elements of its SVG, for every view in both languages', () => {
+    let written = 0
+    const spec = { ...DEFAULT_FIGURE, ...SIZE_PRESETS['slide-16x9'], fontSize: 20 }
+    for (const lang of ['en', 'zh'] as const)
+      for (const data of views[lang]) {
+        const candidate = withoutCells(composeFigure(data, { ...spec, lang }, measureText).option)
+        const chart = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width: spec.width, height: spec.height })
+        try {
+          chart.setOption(candidate)
+          const alone = textsSvg(chart)
+          const texts = chart.renderToSVGString().match(/<text\b[^>]*>[^<]*<\/text>/g) ?? []
+          expect(alone ? alone.split('\n') : [], `${lang} ${data.view}`).toEqual(texts)
+          written += texts.length
+        } finally {
+          chart.dispose()
+        }
+      }
+    expect(written).toBeGreaterThan(1000)
   })
 })

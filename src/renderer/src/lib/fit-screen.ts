@@ -10,6 +10,7 @@ import { layoutProblems, withoutCells, type RenderSvg } from '../../../shared/ch
 import type { FigureOption } from '../../../shared/charts/echarts-parts'
 import { FIGURE_FONT, INKS, type Frame, type FrameLang, type Measure } from '../../../shared/charts/frame'
 import { normaliseText } from '../../../shared/charts/text-boxes'
+import { textsSvg } from '../../../shared/charts/texts-svg'
 import { echarts, type ChartOption } from './echarts'
 
 const context = typeof document !== 'undefined' ? document.createElement('canvas').getContext('2d') : null
@@ -42,6 +43,21 @@ export const screenSvg: RenderSvg = (option, width, height) => {
   try {
     c.setOption(option)
     return normaliseText(c.renderToSVGString())
+  } finally {
+    c.dispose()
+  }
+}
+
+/**
+ * The fitter's view of a candidate whose drawing is not kept: its texts alone, as screenSvg writes
+ * them (textsSvg). Laying the chart out is still most of the cost; writing its shapes was a fifth
+ * of it (presentation-slide.test.ts, issue 40).
+ */
+const screenTexts: RenderSvg = (option, width, height) => {
+  const c = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width, height })
+  try {
+    c.setOption(option)
+    return normaliseText(textsSvg(c))
   } finally {
     c.dispose()
   }
@@ -96,7 +112,7 @@ export function fitToScreen(
       const option: ChartOption = { ...built, textStyle: { fontFamily: FIGURE_FONT, ...built.textStyle } }
       if (cramped) return { option, ok: false }
       // Only the texts are read: the maps' cells are left out of the candidate (the chart draws them).
-      const svg = screenSvg(withoutCells(option), box.width, height)
+      const svg = screenTexts(withoutCells(option), box.width, height)
       return { option, ok: layoutProblems(svg, screenMeasure, { width: box.width, height }, floors, 1).length === 0 }
     }
     const first = attempt(box.height)
@@ -164,77 +180,102 @@ const SLIDE_CACHE_SIZE = 4000
 const slideCache = new Map<string, { index: number; fits: boolean }>()
 const slideHints = new Map<string, number>()
 
+type SlideOptions = { lang: FrameLang; highlightRow?: number | null; key?: string; family?: string; least?: number }
+
+/** A layout's frame for a slide's box. */
+const slideFrame = (l: SlideLayout, box: { width: number; height: number }, o: SlideOptions): Frame => ({
+  x: 0,
+  y: 0,
+  width: box.width,
+  height: box.height,
+  fontSize: l.fontSize,
+  measure: screenMeasure,
+  lang: o.lang,
+  ink: INKS.light,
+  highlightRow: o.highlightRow ?? null,
+  ...(o.least === undefined ? {} : { least: o.least }),
+})
+
+/** A layout built for a slide's box: its option, in the font it was measured in, and whether it is cramped. */
+function buildSlide(l: SlideLayout, box: { width: number; height: number }, o: SlideOptions): { option: ChartOption; cramped: boolean } {
+  const { cramped, ...built } = l.build(slideFrame(l, box, o))
+  return { option: { ...built, textStyle: { fontFamily: FIGURE_FONT, ...built.textStyle } }, cramped: !!cramped }
+}
+
+/**
+ * The layout taken (see fitSlide), and the options the search built, by index: the one taken is
+ * drawn as it was built for its check rather than built again.
+ */
+function searchSlide(
+  layouts: SlideLayout[],
+  box: { width: number; height: number },
+  o: SlideOptions,
+): { index: number; fits: boolean; built: Map<number, ChartOption> } {
+  if (!layouts.length) throw new Error('fitSlide: no layout given')
+  const built = new Map<number, ChartOption>()
+  const ok = (i: number): boolean => {
+    const got = buildSlide(layouts[i], box, o)
+    built.set(i, got.option)
+    if (got.cramped) return false
+    const floor = layouts[i].floor ?? layouts[i].fontSize
+    // Only the texts are read: the maps' cells are left out of the candidate (the slide draws them).
+    const svg = screenTexts(withoutCells(got.option), box.width, box.height)
+    return layoutProblems(svg, screenMeasure, box, { label: floor, number: floor }, 1).length === 0
+  }
+  const cacheKey =
+    o.key === undefined ? null : `${o.key}|${box.width}x${box.height}|${o.lang}|${layouts.map((l) => `${l.fontSize}/${l.floor ?? ''}`).join(',')}`
+  const known = cacheKey ? slideCache.get(cacheKey) : undefined
+  if (known) return { ...known, built }
+  // The first index that fits (the list runs from the largest text down), by binary search,
+  // starting from the index the same family of slides took last (the step before, most often).
+  const last = layouts.length - 1
+  const first = (lo: number, hi: number): number => {
+    // The first index in [lo, hi] that fits, given that hi fits (or hi + 1 is past the end).
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2)
+      if (ok(mid)) hi = mid
+      else lo = mid + 1
+    }
+    return hi
+  }
+  const hint = o.family !== undefined ? slideHints.get(o.family) : undefined
+  let best = -1
+  if (hint !== undefined && hint <= last) {
+    if (ok(hint)) best = hint === 0 || !ok(hint - 1) ? hint : first(0, hint - 1)
+    else if (hint < last && ok(last)) best = first(hint + 1, last)
+  } else if (ok(0)) best = 0
+  else if (last > 0 && ok(last)) best = first(1, last)
+  if (o.family !== undefined && best >= 0) {
+    if (slideHints.size > 500) slideHints.clear()
+    slideHints.set(o.family, best)
+  }
+  const found = { index: best < 0 ? last : best, fits: best >= 0 }
+  if (cacheKey) {
+    if (slideCache.size > SLIDE_CACHE_SIZE) slideCache.clear()
+    slideCache.set(cacheKey, found)
+  }
+  return { ...found, built }
+}
+
 /**
  * The first (largest) layout that fits `box`. `key`, when given, names the content (the sentence,
  * the rows shown, the view): the layout found for a key and a box is remembered, so stepping
  * through a sentence lays each step out once instead of searching again.
  */
-export function fitSlide(
-  layouts: SlideLayout[],
-  box: { width: number; height: number },
-  o: { lang: FrameLang; highlightRow?: number | null; key?: string; family?: string; least?: number },
-): SlideFit {
-  if (!layouts.length) throw new Error('fitSlide: no layout given')
-  const frameOf = (l: SlideLayout): Frame => ({
-    x: 0,
-    y: 0,
-    width: box.width,
-    height: box.height,
-    fontSize: l.fontSize,
-    measure: screenMeasure,
-    lang: o.lang,
-    ink: INKS.light,
-    highlightRow: o.highlightRow ?? null,
-    ...(o.least === undefined ? {} : { least: o.least }),
-  })
-  const make = (i: number): { option: ChartOption; cramped: boolean; frame: Frame } => {
-    const frame = frameOf(layouts[i])
-    const { cramped, ...built } = layouts[i].build(frame)
-    return { option: { ...built, textStyle: { fontFamily: FIGURE_FONT, ...built.textStyle } }, cramped: !!cramped, frame }
-  }
-  const ok = (i: number): boolean => {
-    const got = make(i)
-    if (got.cramped) return false
-    const floor = layouts[i].floor ?? layouts[i].fontSize
-    // Only the texts are read: the maps' cells are left out of the candidate (the slide draws them).
-    const svg = screenSvg(withoutCells(got.option), box.width, box.height)
-    return layoutProblems(svg, screenMeasure, box, { label: floor, number: floor }, 1).length === 0
-  }
-  const cacheKey =
-    o.key === undefined ? null : `${o.key}|${box.width}x${box.height}|${o.lang}|${layouts.map((l) => `${l.fontSize}/${l.floor ?? ''}`).join(',')}`
-  let found = cacheKey ? slideCache.get(cacheKey) : undefined
-  if (!found) {
-    // The first index that fits (the list runs from the largest text down), by binary search,
-    // starting from the index the same family of slides took last (the step before, most often).
-    const last = layouts.length - 1
-    const first = (lo: number, hi: number): number => {
-      // The first index in [lo, hi] that fits, given that hi fits (or hi + 1 is past the end).
-      while (lo < hi) {
-        const mid = Math.floor((lo + hi) / 2)
-        if (ok(mid)) hi = mid
-        else lo = mid + 1
-      }
-      return hi
-    }
-    const hint = o.family !== undefined ? slideHints.get(o.family) : undefined
-    let best = -1
-    if (hint !== undefined && hint <= last) {
-      if (ok(hint)) best = hint === 0 || !ok(hint - 1) ? hint : first(0, hint - 1)
-      else if (hint < last && ok(last)) best = first(hint + 1, last)
-    } else if (ok(0)) best = 0
-    else if (last > 0 && ok(last)) best = first(1, last)
-    if (o.family !== undefined && best >= 0) {
-      if (slideHints.size > 500) slideHints.clear()
-      slideHints.set(o.family, best)
-    }
-    found = { index: best < 0 ? layouts.length - 1 : best, fits: best >= 0 }
-    if (cacheKey) {
-      if (slideCache.size > SLIDE_CACHE_SIZE) slideCache.clear()
-      slideCache.set(cacheKey, found)
-    }
-  }
-  const got = make(found.index)
-  return { option: got.option, fontSize: layouts[found.index].fontSize, index: found.index, fits: found.fits, frame: got.frame }
+export function fitSlide(layouts: SlideLayout[], box: { width: number; height: number }, o: SlideOptions): SlideFit {
+  const found = searchSlide(layouts, box, o)
+  const l = layouts[found.index]
+  const option = found.built.get(found.index) ?? buildSlide(l, box, o).option
+  return { option, fontSize: l.fontSize, index: found.index, fits: found.fits, frame: slideFrame(l, box, o) }
+}
+
+/**
+ * Whether `layouts` fit `box` (fitSlide's `fits`, and the frame of the layout it takes), without
+ * building the option to draw: for a search of the parts a figure is cut into, which asks of many.
+ */
+export function slideFits(layouts: SlideLayout[], box: { width: number; height: number }, o: SlideOptions): { fits: boolean; frame: Frame } {
+  const found = searchSlide(layouts, box, o)
+  return { fits: found.fits, frame: slideFrame(layouts[found.index], box, o) }
 }
 
 /**
