@@ -2,10 +2,12 @@ import { extractGraph, liftBranch, nodesFor, producers } from '../../onnx-graph'
 import type { GraphProto } from '../../onnx-proto'
 
 /**
- * The decoder graphs the step part runs where the folder's own would cost more: a merged
- * decoder's If (use_cache_branch) set up its branch as a subgraph on every run, 1.9 ms of a
- * 25 ms NLLB-600M q8 step (bench/HF-LARGE-RESULTS.md), and Optimum's decoder_model.onnx is a
- * second copy of every decoder weight kept for one step. Both are replaced by
+ * The decoder graphs the step part runs where the folder's own cost more: a merged decoder
+ * (decoder_model_merged, an If on use_cache_branch over two branches that share every weight)
+ * took about 2 s CPU more to open than its with-past branch alone, and its If cost about 1–2 ms
+ * of a 25–30 ms NLLB-600M q8 step; Optimum's decoder_model.onnx is a second copy of every decoder
+ * weight, held for one step (fp32 NLLB-600M: 1.5 GB of RSS, 10 s CPU of the open;
+ * bench/HF-LARGE-RESULTS.md). Both are replaced by
  *
  * - the **with-past graph**: the If's with-past branch lifted to a graph of its own (or Optimum's
  *   decoder_with_past_model.onnx as it is), run at every step, the first included, from an empty
@@ -14,9 +16,9 @@ import type { GraphProto } from '../../onnx-proto'
  *   (`present.{l}.encoder.*`) from `encoder_hidden_states`, cut out of the no-past decoder, run
  *   once per sentence before the first step.
  *
- * The two read disjoint weights, so the weights are held once, as in the merged decoder. The
- * with-past branch computes at its first step what the no-past one does (a Concat onto a past of
- * length 0), so the ids and attention are unchanged.
+ * The two read disjoint weights, so each weight is held once. The with-past branch computes at
+ * its first step what the no-past one does (its Concat onto a past of length 0), so the ids and
+ * attention are the same, bit for bit.
  */
 
 const kv = ['key', 'value'] as const
