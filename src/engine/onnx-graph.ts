@@ -206,6 +206,40 @@ export interface GraphEdit {
   replaceNodes: Map<number, NodeProto>
 }
 
+/** `edit` applied to a decoded graph (editedModelPieces applies it to a file's bytes). */
+export function withEdit(graph: GraphProto, edit: GraphEdit): GraphProto {
+  return { ...graph, node: [...graph.node.map((n, i) => edit.replaceNodes.get(i) ?? n), ...edit.addNodes], output: [...graph.output, ...edit.addOutputs] }
+}
+
+/**
+ * The graph with the If node at `at` replaced by one of its branches: the branch's nodes, which
+ * read the main graph's inputs, initializers and values by name, put in the If's place, each
+ * branch output computed under the If's output name instead (so no copy is added for it), an
+ * Identity where the branch passes on an outer value as it is. onnxruntime then runs that branch
+ * as plain nodes, without the If's per-run setup of a subgraph over every weight it reads.
+ */
+export function liftBranch(graph: GraphProto, at: number, branch: 'then_branch' | 'else_branch'): GraphProto {
+  const ifNode = graph.node[at]
+  const b = ifNode?.opType === 'If' ? ifNode.attribute.find((a) => a.name === branch)?.g : undefined
+  if (!b) throw new OnnxParseError(`node ${at} is not an If with a ${branch}`)
+  const computed = new Set(b.node.flatMap((n) => n.output))
+  const rename = new Map<string, string>()
+  const passOn: NodeProto[] = []
+  b.output.forEach((o, k) => {
+    if (computed.has(o.name) && !rename.has(o.name)) rename.set(o.name, ifNode.output[k])
+    else passOn.push(create(NodeProtoSchema, { opType: 'Identity', name: `al_lift/${ifNode.output[k]}`, input: [o.name], output: [ifNode.output[k]] }))
+  })
+  const r = (name: string) => rename.get(name) ?? name
+  const lifted = b.node.map((n) => ({ ...n, input: n.input.map(r), output: n.output.map(r) }))
+  return {
+    ...graph,
+    node: [...graph.node.slice(0, at), ...lifted, ...passOn, ...graph.node.slice(at + 1)],
+    initializer: [...graph.initializer, ...b.initializer],
+    sparseInitializer: [...graph.sparseInitializer, ...b.sparseInitializer],
+    valueInfo: [...graph.valueInfo, ...b.valueInfo.filter((v) => !rename.has(v.name))],
+  }
+}
+
 /**
  * The model's bytes with `edit` applied to its main graph, written at the byte level: the
  * graph's fields are copied as they are (a 300 MB decoder's weights are not decoded and encoded

@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContractError, shown, type ModelSpec } from '../../contract'
 import { checkMemory, MemoryError, memoryShortfall, sizeText } from '../../memory'
-import { concatBytes, editedModelPieces } from '../../onnx-graph'
+import { concatBytes, editedModelPieces, serializeWith, withEdit, type GraphEdit } from '../../onnx-graph'
 import type { GraphProto } from '../../onnx-proto'
 import type { HfSpec } from '../../tokenizer'
 import { hfTokenizer } from '../../tokenizers/hf'
@@ -13,6 +13,7 @@ import type { ModelFormat, OpenedModel, OpenOptions, SourceEncoder } from '../ty
 import { decodingRules } from './generation'
 import { languagePair } from './languages'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
+import { crossKvGraph, splitMerged } from './split'
 import { SpmError, spmToTokenizerJson } from './spm'
 import { cacheKey, cachedEntry, commitEntry, dropPending, writeTapped } from './tap-cache'
 import { crossAttentionTaps, fusedAttention, TapError, tapName } from './taps'
@@ -247,13 +248,19 @@ export async function readFolder(path: string, opts: OpenOptions = {}): Promise<
  * Softmax taps added to its graph (editedModelPieces on the graph read without its weights: the
  * tapped graph names the original weights where they lie, SlimModel).
  */
-function decoderPieces(slim: SlimModel, path: string, layers: number, others: string[]): { pieces: Uint8Array[] | null; cross: string[]; where: string } {
+function decoderPieces(
+  slim: SlimModel,
+  path: string,
+  layers: number,
+  others: string[],
+): { pieces: Uint8Array[] | null; edit: GraphEdit | null; cross: string[]; where: string } {
   const outputs = slim.file.model.graph?.output.map((o) => o.name) ?? []
   const given = Array.from({ length: layers }, (_, l) => `cross_attentions.${l}`)
-  if (given.every((n) => outputs.includes(n))) return { pieces: null, cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
+  if (given.every((n) => outputs.includes(n)))
+    return { pieces: null, edit: null, cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
   try {
     const { edit, where } = crossAttentionTaps(slim.file.model.graph as GraphProto, layers)
-    return { pieces: editedModelPieces(slim.bytes, edit), cross: Array.from({ length: layers }, (_, l) => tapName(l)), where }
+    return { pieces: editedModelPieces(slim.bytes, edit), edit, cross: Array.from({ length: layers }, (_, l) => tapName(l)), where }
   } catch (e) {
     if (!(e instanceof TapError)) throw e
     const alt = others.length
@@ -343,7 +350,9 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   if (entry) {
     const load = async (file: string, s: SlimModel): Promise<ModelSource> => ({ bytes: new Uint8Array(await readFile(file)), dir: s.dir })
     first = { load: await load(entry.files[0], slim.first), cross: entry.cross, where: entry.where }
-    if (entry.files[1] && slim.past) past = { load: await load(entry.files[1], slim.past), cross: entry.cross, where: entry.where }
+    if (entry.files[1]) past = { load: await load(entry.files[1], slim.past ?? slim.first), cross: entry.cross, where: entry.where }
+    // Only the cross graph was written (split.ts): the with-past decoder runs as exported.
+    else if (pastFile) past = { load: pastFile, cross: entry.cross, where: entry.where }
   } else {
     const loadOf = async (pieces: Uint8Array[] | null, s: SlimModel, path: string, part: number): Promise<ModelSource> => {
       if (!pieces) return path // as exported: onnxruntime reads the folder's own file
@@ -356,11 +365,17 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
     const alternatives = async () => (others ??= await unfusedAlternatives(f.dir, variant))
     if (fusedAttention(slim.first.file.model.graph as GraphProto)) await alternatives()
     const firstT = decoderPieces(slim.first, f.files.first, L, others ?? [])
-    first = { load: await loadOf(firstT.pieces, slim.first, f.files.first, 0), cross: firstT.cross, where: firstT.where }
-    if (pastFile && slim.past) {
-      const pastT = decoderPieces(slim.past, pastFile, L, others ?? [])
-      past = { load: await loadOf(pastT.pieces, slim.past, pastFile, 1), cross: pastT.cross, where: pastT.where }
-    }
+    const pastT = pastFile && slim.past ? decoderPieces(slim.past, pastFile, L, others ?? []) : null
+    // The steps without the merged decoder's If, or without decoder_model.onnx's copy of the weights (split.ts).
+    const firstGraph = slim.first.file.model.graph as GraphProto
+    const split = f.files.merged && firstT.edit ? splitMerged(withEdit(firstGraph, firstT.edit), L, firstT.cross) : null
+    const crossKv = split?.crossKv ?? (pastT && !f.files.merged ? crossKvGraph(firstGraph, L) : null)
+    if (crossKv)
+      first = { load: await loadOf([serializeWith(slim.first.file, crossKv)], slim.first, f.files.first, 0), cross: firstT.cross, where: firstT.where }
+    else first = { load: await loadOf(firstT.pieces, slim.first, f.files.first, 0), cross: firstT.cross, where: firstT.where }
+    if (split)
+      past = { load: await loadOf([serializeWith(slim.first.file, split.withPast)], slim.first, f.files.first, 1), cross: firstT.cross, where: firstT.where }
+    else if (pastT && slim.past && pastFile) past = { load: await loadOf(pastT.pieces, slim.past, pastFile, 1), cross: pastT.cross, where: pastT.where }
   }
   if (past && past.cross.join() !== first.cross.join()) {
     await dropPending(tapped)
@@ -378,7 +393,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
     provider,
     async (p) => {
       const [encoder, firstS, pastS] = await createAll(parts, sessionOptions(p))
-      const d: DecoderSessions = { first: firstS, past: f.files.merged ? firstS : (pastS ?? null), merged: f.files.merged, cross: first.cross }
+      const d: DecoderSessions = { first: firstS, past: pastS ?? (f.files.merged ? firstS : null), merged: f.files.merged, cross: first.cross }
       return {
         encoder: new HfEncoderPart(encoder),
         step: new HfStepPart(d, { layers: L, heads: f.spec.heads!.heads, headDim: f.headDim, forcedFirst: f.forcedFirst }),
@@ -411,7 +426,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
       `Hugging Face ${String(f.config.model_type ?? 'encoder-decoder')} folder: ${rel(f.files.encoder)}, ${rel(f.files.first)}${f.files.past && !f.files.merged ? `, ${rel(f.files.past)}` : ''}`,
       `decoder ${L} layers × ${f.spec.heads!.heads} heads; attention from ${first.where}`,
       `tokenizer: ${f.tokenizerNote}; decoding starts from id ${f.spec.special.bos}${f.forcedFirst !== null ? `, first token forced to ${f.forcedFirst} ("${f.spec.tgtVocab[f.forcedFirst]}")` : ''}`,
-      f.files.past ? 'KV cache: yes' : 'KV cache: no (decoder_with_past_model.onnx missing): every step runs the whole prefix again',
+      f.files.past ? `KV cache: yes; ${made.step.runs}` : 'KV cache: no (decoder_with_past_model.onnx missing): every step runs the whole prefix again',
       'what-if: unavailable (the graph has no inputs to put weights into its attention)',
       `decoder as run: ${entry ? `tapped before, from the cache (${dirname(entry.files[0])})` : kept ? 'tapped now (kept in the cache for the next open)' : tapped.length || typeof first.load !== 'string' ? 'tapped now' : 'as exported'}`,
       `opened in ${s(started, done)}: config and tokenizer ${s(started, folderRead)}, graphs read${entry ? '' : ' and tapped'} ${s(folderRead, graphsRead)}, onnxruntime sessions ${s(graphsRead, done)}`,

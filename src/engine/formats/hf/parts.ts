@@ -13,9 +13,13 @@ import { tapName } from './taps'
  */
 
 export interface DecoderSessions {
-  /** decoder_model.onnx (no past), or the merged decoder. */
+  /**
+   * decoder_model.onnx (no past), the merged decoder, or the cross graph (split.ts: the
+   * cross-attention's keys and values from `encoder_hidden_states`, its only input), after which
+   * the first step too runs `past`, from an empty self-attention past.
+   */
   first: ort.InferenceSession
-  /** decoder_with_past_model.onnx, the merged decoder again, or null (no cache: the prefix is re-run). */
+  /** decoder_with_past_model.onnx, the merged decoder again, its with-past branch lifted (split.ts), or null (no cache: the prefix is re-run). */
   past: ort.InferenceSession | null
   merged: boolean
   /** Where each layer's cross-attention [B, H, T, S] comes from: `cross_attentions.{l}` or a tap. */
@@ -139,6 +143,10 @@ export class HfStepPart implements PartSession {
   /** The decoder's own types for the encoder states and the KV cache (float16 in an fp16 export with fp16 inputs). */
   private readonly memoryType: ort.Tensor.Type
   private readonly cacheType: ort.Tensor.Type
+  /** `first` computes only the cross-attention's keys and values (split.ts). */
+  private readonly firstIsCross: boolean
+  /** What `past` reads besides the token, the mask and the cache (the merged decoder's encoder_hidden_states and use_cache_branch). */
+  private readonly pastReads: Set<string>
 
   constructor(
     private readonly d: DecoderSessions,
@@ -150,6 +158,16 @@ export class HfStepPart implements PartSession {
     }
     this.memoryType = typeOf(d.first, 'encoder_hidden_states')
     this.cacheType = typeOf(d.past ?? d.first, pastName(0, 'decoder', 'key'))
+    this.firstIsCross = !!d.past && !d.first.inputNames.includes('input_ids')
+    this.pastReads = new Set(d.past?.inputNames ?? [])
+  }
+
+  /** How the steps run, for the model's details. */
+  get runs(): string {
+    if (!this.d.past) return 'every step runs the whole prefix (no KV cache)'
+    if (this.firstIsCross)
+      return "every step runs the with-past decoder, the first from an empty past after the cross-attention's keys and values are computed once (hf/split.ts)"
+    return this.d.merged ? "the merged decoder's If (use_cache_branch) at every step" : 'the first step runs decoder_model, the others decoder_with_past_model'
   }
 
   /** The encoder states as the decoder takes them, converted once per encoding where it takes float16. */
@@ -194,6 +212,13 @@ export class HfStepPart implements PartSession {
       )
       last = T - 1
       next = new ort.Tensor('float32', Float32Array.from(prefix, Number), [B, T])
+    } else if (state.dims[1] === 0 && this.firstIsCross) {
+      const kv = await this.d.first.run({ encoder_hidden_states: memory })
+      o = await (this.d.past as ort.InferenceSession).run(
+        this.pastFeeds(new ort.Tensor('int64', prevIds, [B, 1]), mask, memory, { ...this.emptyPast(B, ['decoder']), ...this.crossFrom(kv) }),
+        this.fetchNames(false),
+      )
+      next = this.cacheState(B, 1, (l, half, k) => (half === 'encoder' ? kv[presentName(l, half, k)] : o[presentName(l, half, k)]))
     } else if (state.dims[1] === 0) {
       const f: ort.InferenceSession.FeedsType = {
         input_ids: new ort.Tensor('int64', prevIds, [B, 1]),
@@ -205,9 +230,10 @@ export class HfStepPart implements PartSession {
       next = this.cacheState(B, 1, (l, half, kv) => o[presentName(l, half, kv)])
     } else {
       const cache = this.rowsOf(state)
-      const f: ort.InferenceSession.FeedsType = { input_ids: new ort.Tensor('int64', prevIds, [B, 1]), encoder_attention_mask: mask, ...cache.feeds }
-      if (this.d.merged) Object.assign(f, { encoder_hidden_states: memory, use_cache_branch: new ort.Tensor('bool', [true], [1]) })
-      o = await (this.d.past as ort.InferenceSession).run(f, this.fetchNames(false))
+      o = await (this.d.past as ort.InferenceSession).run(
+        this.pastFeeds(new ort.Tensor('int64', prevIds, [B, 1]), mask, memory, cache.feeds),
+        this.fetchNames(false),
+      )
       next = this.cacheState(B, cache.T + 1, (l, half, kv) => (half === 'encoder' ? cache.feeds[pastName(l, half, kv)] : o[presentName(l, half, kv)]))
     }
     const out: Record<string, ort.Tensor> = { next_state: next }
@@ -261,11 +287,26 @@ export class HfStepPart implements PartSession {
     return names
   }
 
-  private emptyPast(B: number): Record<string, ort.Tensor> {
+  /** The with-past decoder's feeds: the merged decoder's If also reads the encoder states and its branch flag. */
+  private pastFeeds(ids: ort.Tensor, mask: ort.Tensor, memory: ort.Tensor, cache: Record<string, ort.Tensor>): ort.InferenceSession.FeedsType {
+    const f: Record<string, ort.Tensor> = { input_ids: ids, encoder_attention_mask: mask, ...cache }
+    if (this.pastReads.has('encoder_hidden_states')) f.encoder_hidden_states = memory
+    if (this.pastReads.has('use_cache_branch')) f.use_cache_branch = new ort.Tensor('bool', [true], [1])
+    return f
+  }
+
+  /** The cross graph's `present.{l}.encoder.*` as the with-past decoder's past. */
+  private crossFrom(kv: ort.InferenceSession.ReturnType): Record<string, ort.Tensor> {
+    const f: Record<string, ort.Tensor> = {}
+    for (let l = 0; l < this.r.layers; l++) for (const k of ['key', 'value'] as const) f[pastName(l, 'encoder', k)] = kv[presentName(l, 'encoder', k)]
+    return f
+  }
+
+  private emptyPast(B: number, halves: readonly ('decoder' | 'encoder')[] = ['decoder', 'encoder']): Record<string, ort.Tensor> {
     const { layers, heads, headDim } = this.r
     const f: Record<string, ort.Tensor> = {}
     for (let l = 0; l < layers; l++)
-      for (const half of ['decoder', 'encoder'] as const)
+      for (const half of halves)
         for (const kv of ['key', 'value'] as const)
           f[pastName(l, half, kv)] =
             this.cacheType === 'float16'
