@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContractError, shown, type ModelSpec } from '../../contract'
+import { pairQuestion } from '../../../shared/language-names'
 import { checkMemory, MemoryError, memoryShortfall, sizeText } from '../../memory'
 import { concatBytes, editedModelPieces, serializeWith, withEdit, type GraphEdit } from '../../onnx-graph'
 import type { GraphProto } from '../../onnx-proto'
@@ -9,7 +10,7 @@ import type { HfSpec } from '../../tokenizer'
 import { hfTokenizer } from '../../tokenizers/hf'
 import { checkExternalData, readSlimModel, type SlimModel } from '../model-bytes'
 import { createAll, sessionOptions, withProvider, type ModelSource } from '../ort-sessions'
-import type { ModelFormat, OpenedModel, OpenOptions, SourceEncoder } from '../types'
+import type { ModelFormat, OpenedModel, OpenOptions, PartSession, SourceEncoder } from '../types'
 import { decodingRules } from './generation'
 import { languagePair } from './languages'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
@@ -331,9 +332,40 @@ async function openChosen(path: string, provider: string, opts: OpenOptions = {}
   }
 }
 
+/**
+ * A multilingual folder that names no language pair, opened without one: it decodes nothing until
+ * a pair is chosen (decode.ts askPair), and the pair's open makes its own sessions, so none are made
+ * here. Making them took NLLB-600M q8 25 s of a 30 s open at load 8, and browser mode made them
+ * again at once for the pair the page asked for, holding both models meanwhile.
+ */
+function pairless(f: Folder, provider: string): OpenedModel & { sourceEncoder: SourceEncoder } {
+  const part: PartSession = {
+    inputNames: [],
+    outputNames: [],
+    inputMetadata: [],
+    run: () => Promise.reject(new ContractError(pairQuestion(f.spec.name, f.spec.languages ?? f.spec.targetLanguages ?? []))),
+    release: () => Promise.resolve(),
+  }
+  return {
+    spec: f.spec,
+    encoder: part,
+    step: part,
+    greedy: null,
+    keys: [],
+    note: null,
+    provider,
+    providerNote: null,
+    format: hfFolder.id,
+    beamRule: 'transformers',
+    sourceEncoder: f.sourceEncoder,
+    details: [`Hugging Face ${String(f.config.model_type ?? 'encoder-decoder')} folder naming no language pair: its sessions are made once one is chosen`],
+  }
+}
+
 async function openFolder(path: string, provider: string, opts: OpenOptions = {}): Promise<OpenedModel & { sourceEncoder: SourceEncoder }> {
   const started = performance.now()
   const f = await readFolder(path, opts)
+  if (f.spec.needsLanguages) return pairless(f, provider)
   const folderRead = performance.now()
   const L = f.spec.heads!.layers
   const variant = f.variant.suffix

@@ -268,6 +268,38 @@ export class LensState {
   openFolderDialog(): Promise<void> {
     return this.adopt(api.openModelFolderDialog())
   }
+  /** The source language chosen in the picker for a model that still needs its pair: kept until the target is chosen. */
+  private sourceChosen: { id: string; lang: string } | null = null
+  /** The language pair being opened, and its open: the same pair asked for again waits for it. */
+  private pairOpening: { key: string; done: Promise<void> } | null = null
+
+  /**
+   * One side of the picker's language pair changed. Each pair is a new open of the model (its
+   * sessions and the checks at opening: NLLB-600M took 20–40 s at load 10), so a model that names
+   * no pair yet is not opened for the source alone, with the target still the picker's stand-in:
+   * the source is kept and the target's choice opens the pair. A pair already open, or on its way,
+   * is not opened again (a field's change event comes again when it loses focus).
+   */
+  chooseLanguage(side: 'src' | 'tgt', lang: string): Promise<void> {
+    const model = this.model
+    if (!model) return Promise.resolve()
+    const kept = this.sourceChosen?.id === model.id ? this.sourceChosen.lang : null
+    if (side === 'src' && model.needsLanguages) {
+      this.sourceChosen = { id: model.id, lang }
+      return Promise.resolve()
+    }
+    const src = side === 'src' ? lang : (kept ?? model.srcLang)
+    const tgt = side === 'tgt' ? lang : model.tgtLang
+    if (!model.needsLanguages && src === model.srcLang && tgt === model.tgtLang) return Promise.resolve()
+    const key = `${model.id}\0${src}\0${tgt}`
+    if (this.pairOpening?.key === key) return this.pairOpening.done
+    const done = this.setLanguages(src, tgt).finally(() => {
+      if (this.pairOpening?.key === key) this.pairOpening = null
+    })
+    this.pairOpening = { key, done }
+    return done
+  }
+
   /** A multilingual model: the same model for another language pair. */
   async setLanguages(src: string, tgt: string): Promise<void> {
     const folder = this.dropped && this.dropped.id === this.model?.id ? this.dropped : null

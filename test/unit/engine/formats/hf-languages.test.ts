@@ -1,7 +1,8 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import * as ort from 'onnxruntime-node'
 import { translate } from '../../../../src/engine/decode'
 import { LoadedModel } from '../../../../src/engine/model'
 import { withLanguages } from '../../../../src/engine/formats'
@@ -172,13 +173,20 @@ describe('languages on the fixture folders', () => {
     cpSync(join(HF, 'm2m100'), dir, { recursive: true })
     const tc = JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>
     writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ ...tc, src_lang: null, tgt_lang: null }))
+    // No sessions for the folder without a pair: the pair's open makes its own (browser mode made
+    // NLLB-600M's twice, 25 s each at load 8, and held both).
+    const create = vi.spyOn(ort.InferenceSession, 'create')
     const m = await open(dir)
     expect(m.spec.needsLanguages).toBe(true)
+    expect(create).not.toHaveBeenCalled()
+    await expect(m.step.run({})).rejects.toThrow(/names no language pair/)
     await expect(translate(m, ref.sentences[0].text)).rejects.toThrow(/names no language pair .* --src-lang and --tgt-lang .* English \(en\)/)
     const report = await checkFile(dir)
     expect(report.fatal).toEqual([])
     expect(report.pairNeeded).toMatch(/--src-lang and --tgt-lang/)
     const chosen = await open(withLanguages(dir, 'eng', 'fra'))
+    expect(create).toHaveBeenCalled()
+    create.mockRestore()
     expect(chosen.spec.needsLanguages).toBeUndefined()
     expect([chosen.spec.srcLang, chosen.spec.tgtLang]).toEqual(['en', 'fr'])
     const t = await translate(chosen, ref.sentences[0].text, { raw: true })
