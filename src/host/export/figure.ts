@@ -60,14 +60,21 @@ export const optionSvg = (option: ChartOption, width: number, height: number, ho
 
 /** What the fitter draws a candidate with: its texts alone, and whole where the fit is kept (textsFirstRender). */
 const fitSvg = textsFirstRender((option, width, height) => optionSvg(option, width, height))
+/**
+ * The same for a PNG or a PDF, without the hover styles: resvg and svg-to-pdfkit never apply them
+ * (the same pixels, the same page), and ECharts draws a figure and svg-to-pdfkit reads it in less
+ * time without a class on every shape.
+ */
+const fitSvgStill = textsFirstRender((option, width, height) => optionSvg(option, width, height, false))
 
 /**
  * The figure fitted to its page with the fonts' real metrics (a paper figure may come out taller
  * than asked, its text smaller, the view laid out its other way: `note` says so); throws a
- * RefusedError naming what does fit when nothing does.
+ * RefusedError naming what does fit when nothing does. Its `svg` has hover styles only where it
+ * is the file written (`spec.format` 'svg').
  */
 export function fitted(data: FigureData, spec: FigureSpec, options: FitOptions = {}): FittedFigure {
-  return fitFigure(data, spec, measureText, fitSvg, options)
+  return fitFigure(data, spec, measureText, spec.format === 'svg' ? fitSvg : fitSvgStill, options)
 }
 
 /** The figure's ECharts option, fitted. */
