@@ -19,6 +19,7 @@ import { normaliseText } from '../../shared/charts/text-boxes'
 import { unitsNote } from '../../shared/attention/word-figure'
 import { pngPixels, type FigureData, type FigureSpec } from '../../shared/figure'
 import { joinCellRuns } from './cell-runs'
+import { withKeptSubsets } from './font-subsets'
 import { CJK_FAMILY, face, fontFiles, LATIN_FAMILY, measureCssFont, measureText, textRuns } from './fonts'
 
 echarts.use([...CHART_PARTS, SVGRenderer])
@@ -207,7 +208,7 @@ export async function renderPdfPages(pages: { svg: string; spec: Pick<FigureSpec
       if (f) {
         // The face fontkit has already read (fonts.ts keeps it), not its path: PDFKit would read
         // and parse the file again for every PDF, 20 MB for each CJK collection.
-        doc.registerFont(`${script}-${weight}`, f.font as unknown as string)
+        doc.registerFont(`${script}-${weight}`, withKeptSubsets(f.font) as unknown as string)
         registered.add(`${script}-${weight}`)
       }
     }
