@@ -19,6 +19,7 @@ import { normaliseText } from '../../shared/charts/text-boxes'
 import { unitsNote } from '../../shared/attention/word-figure'
 import { pngPixels, type FigureData, type FigureSpec } from '../../shared/figure'
 import { joinCellRuns } from './cell-runs'
+import { withKeptSubsets } from './font-subsets'
 import { CJK_FAMILY, face, fontFiles, LATIN_FAMILY, measureCssFont, measureText, textRuns } from './fonts'
 
 echarts.use([...CHART_PARTS, SVGRenderer])
@@ -60,14 +61,21 @@ export const optionSvg = (option: ChartOption, width: number, height: number, ho
 
 /** What the fitter draws a candidate with: its texts alone, and whole where the fit is kept (textsFirstRender). */
 const fitSvg = textsFirstRender((option, width, height) => optionSvg(option, width, height))
+/**
+ * The same for a PNG or a PDF, without the hover styles: resvg and svg-to-pdfkit never apply them
+ * (the same pixels, the same page), and ECharts draws a figure and svg-to-pdfkit reads it in less
+ * time without a class on every shape.
+ */
+const fitSvgStill = textsFirstRender((option, width, height) => optionSvg(option, width, height, false))
 
 /**
  * The figure fitted to its page with the fonts' real metrics (a paper figure may come out taller
  * than asked, its text smaller, the view laid out its other way: `note` says so); throws a
- * RefusedError naming what does fit when nothing does.
+ * RefusedError naming what does fit when nothing does. Its `svg` has hover styles only where it
+ * is the file written (`spec.format` 'svg').
  */
 export function fitted(data: FigureData, spec: FigureSpec, options: FitOptions = {}): FittedFigure {
-  return fitFigure(data, spec, measureText, fitSvg, options)
+  return fitFigure(data, spec, measureText, spec.format === 'svg' ? fitSvg : fitSvgStill, options)
 }
 
 /** The figure's ECharts option, fitted. */
@@ -200,7 +208,7 @@ export async function renderPdfPages(pages: { svg: string; spec: Pick<FigureSpec
       if (f) {
         // The face fontkit has already read (fonts.ts keeps it), not its path: PDFKit would read
         // and parse the file again for every PDF, 20 MB for each CJK collection.
-        doc.registerFont(`${script}-${weight}`, f.font as unknown as string)
+        doc.registerFont(`${script}-${weight}`, withKeptSubsets(f.font) as unknown as string)
         registered.add(`${script}-${weight}`)
       }
     }
