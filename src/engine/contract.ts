@@ -288,6 +288,46 @@ const BF16_SPECIAL = 0x7f80
 const F16_MANTISSA = 0x03ff
 const BF16_MANTISSA = 0x007f
 
+/** A float format's bits by byte, little-endian as ONNX stores raw_data: its exponent's and its mantissa's. */
+interface FloatBytes {
+  exponent: readonly number[]
+  mantissa: readonly number[]
+}
+const RAW_FLOATS: Partial<Record<number, FloatBytes>> = {
+  [T.FLOAT]: { exponent: [0, 0, 0x80, 0x7f], mantissa: [0xff, 0xff, 0x7f, 0] },
+  [T.DOUBLE]: { exponent: [0, 0, 0, 0, 0, 0, 0xf0, 0x7f], mantissa: [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0] },
+  [T.FLOAT16]: { exponent: [0, F16_SPECIAL >> 8], mantissa: [F16_MANTISSA & 0xff, F16_MANTISSA >> 8] },
+  [T.BFLOAT16]: { exponent: [BF16_SPECIAL & 0xff, BF16_SPECIAL >> 8], mantissa: [BF16_MANTISSA, 0] },
+}
+
+/**
+ * badValues on raw_data, read byte by byte where it lies: most tensors start at an offset of the
+ * file that a Float32Array or Uint16Array cannot view, and copying them to aligned memory was most
+ * of the check (the bundled models are 104 MB of weights, listed on every start of the app).
+ */
+function rawBadValues(raw: Uint8Array, f: FloatBytes): { nan: boolean; inf: boolean } {
+  const width = f.exponent.length
+  const top = width - 1
+  const topBits = f.exponent[top]
+  let inf = false
+  for (let i = top; i < raw.length; i += width) {
+    // The byte with the sign and the exponent's high bits rules out all but NaN, infinity and
+    // the largest finite values.
+    if ((raw[i] & topBits) !== topBits) continue
+    let special = true
+    let mantissa = 0
+    for (let j = 0, at = i - top; j < width; j++) {
+      const b = raw[at + j]
+      if ((b & f.exponent[j]) !== f.exponent[j]) special = false
+      mantissa |= b & f.mantissa[j]
+    }
+    if (!special) continue
+    if (mantissa) return { nan: true, inf }
+    inf = true
+  }
+  return { nan: false, inf }
+}
+
 /**
  * What is wrong with a float tensor's values: 'NaN', 'infinity', or null. A lone infinite scalar
  * is allowed (a masking constant such as float('-inf')); NaN never is, nor infinities in a tensor
@@ -295,52 +335,35 @@ const BF16_MANTISSA = 0x007f
  */
 function badValues(t: TensorProto): 'NaN' | 'infinity' | null {
   const n = t.dims.reduce((a, d) => a * Number(d), 1)
+  const bytes = RAW_FLOATS[t.dataType]
+  if (!bytes) return null
   const raw = t.rawData
-  let inf = false
-  const verdict = (isNaN: boolean, isInf: boolean) => {
-    if (isNaN) return true
-    if (isInf) inf = true
-    return false
-  }
-  const halves = (special: number, mantissa: number): boolean => {
-    const bits = raw && raw.length >= 2 ? new Uint16Array(aligned(raw, 2).buffer, aligned(raw, 2).byteOffset, raw.length >> 1) : t.int32Data
-    for (let i = 0; i < bits.length; i++) {
-      const h = bits[i] & 0xffff
-      if ((h & special) === special && verdict((h & mantissa) !== 0, true)) return true
-    }
-    return false
-  }
-  const floats = (values: ArrayLike<number>): boolean => {
-    for (let i = 0; i < values.length; i++) {
-      const x = values[i]
-      if (!Number.isFinite(x) && verdict(Number.isNaN(x), true)) return true
-    }
-    return false
-  }
-  let nan = false
-  switch (t.dataType) {
-    case T.FLOAT:
-      nan = floats(raw && raw.length >= 4 ? new Float32Array(aligned(raw, 4).buffer, aligned(raw, 4).byteOffset, raw.length >> 2) : t.floatData)
-      break
-    case T.DOUBLE:
-      nan = floats(raw && raw.length >= 8 ? new Float64Array(aligned(raw, 8).buffer, aligned(raw, 8).byteOffset, raw.length >> 3) : t.doubleData)
-      break
-    case T.FLOAT16:
-      nan = halves(F16_SPECIAL, F16_MANTISSA)
-      break
-    case T.BFLOAT16:
-      nan = halves(BF16_SPECIAL, BF16_MANTISSA)
-      break
-    default:
-      return null
-  }
-  if (nan) return 'NaN'
-  return inf && n > 1 ? 'infinity' : null
+  let found: { nan: boolean; inf: boolean }
+  if (raw && raw.length >= bytes.exponent.length) found = rawBadValues(raw, bytes)
+  else if (t.dataType === T.FLOAT16) found = halves(t.int32Data, F16_SPECIAL, F16_MANTISSA)
+  else if (t.dataType === T.BFLOAT16) found = halves(t.int32Data, BF16_SPECIAL, BF16_MANTISSA)
+  else found = floats(t.dataType === T.FLOAT ? t.floatData : t.doubleData)
+  if (found.nan) return 'NaN'
+  return found.inf && n > 1 ? 'infinity' : null
 }
-
-function aligned(raw: Uint8Array, bytes: number): Uint8Array {
-  // new Uint8Array(raw) copies; raw.slice() would not where raw is a Node Buffer (its slice is a view).
-  return raw.byteOffset % bytes === 0 ? raw : new Uint8Array(raw)
+/** float16 or bfloat16 values as ONNX writes them without raw_data: an int32_data entry each. */
+function halves(bits: readonly number[], special: number, mantissa: number): { nan: boolean; inf: boolean } {
+  let inf = false
+  for (const b of bits) {
+    const h = b & 0xffff
+    if ((h & special) !== special) continue
+    if (h & mantissa) return { nan: true, inf }
+    inf = true
+  }
+  return { nan: false, inf }
+}
+function floats(values: readonly number[]): { nan: boolean; inf: boolean } {
+  let inf = false
+  for (const x of values) {
+    if (Number.isNaN(x)) return { nan: true, inf }
+    if (!Number.isFinite(x)) inf = true
+  }
+  return { nan: false, inf }
 }
 
 /** Every tensor the graph holds: initializers and the values of Constant nodes. */

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { CHROMIUM_ARGS } from './chromium-server'
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium-server'
 
 export const ROOT = join(__dirname, '..', '..')
 export const ARTIFACTS = join(ROOT, 'test', 'artifacts')
@@ -59,7 +59,7 @@ export async function launchChromium(): Promise<Browser> {
   // Imported only under vitest: the benchmarks (bench/ui-probe.ts…) use this harness outside it.
   const ws = process.env.VITEST ? (await import('vitest')).inject('chromiumWs') : undefined
   if (ws) return chromium.connect(ws)
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
 }
 
 /**
