@@ -377,7 +377,10 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   } = await withProvider(
     provider,
     async (p) => {
-      const [encoder, firstS, pastS] = await createAll(parts, sessionOptions(p))
+      // The encoder runs once a translation, and so does the first decoder where a with-past decoder takes the later steps.
+      const once = sessionOptions(p, 'once')
+      const steps = sessionOptions(p)
+      const [encoder, firstS, pastS] = await createAll(parts, [once, past ? once : steps, ...(past ? [steps] : [])])
       const d: DecoderSessions = { first: firstS, past: f.files.merged ? firstS : (pastS ?? null), merged: f.files.merged, cross: first.cross }
       return {
         encoder: new HfEncoderPart(encoder),
