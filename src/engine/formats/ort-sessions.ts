@@ -5,7 +5,18 @@ import * as ort from 'onnxruntime-node'
 // exception that the fallback turns into one readable line. Sessions keep their own level below.
 ort.env.logLevel = 'fatal'
 
-export function sessionOptions(provider: string): ort.InferenceSession.SessionOptions {
+/**
+ * `once`: a session run once per translation (an encoder, a decoder's first step beside its
+ * with-past decoder) is made without prepacking. onnxruntime's CPU kernels otherwise repack every
+ * weight matrix into their own layout as the session is made, reading and copying all of its
+ * weights: most of the time a large folder takes to open (NLLB-600M fp32: 3 s for the encoder,
+ * 7–9 s for decoder_model.onnx, of CPU time; bench/HF-LARGE-RESULTS.md). A session left unpacked
+ * maps its external weights as they lie and packs what a run needs as it runs: the encoder's run
+ * costs 13 ms more (q8) or 36 ms (fp32), an fp32 one-row step nothing (onnxruntime's one-row
+ * product reads the weights as they are). A session run every token keeps its packed weights:
+ * unpacked, a q8 step costs 2.5× and an fp32 beam step 2×.
+ */
+export function sessionOptions(provider: string, use: 'once' | 'steps' = 'steps'): ort.InferenceSession.SessionOptions {
   return {
     executionProviders: [provider],
     graphOptimizationLevel: 'all',
@@ -15,6 +26,7 @@ export function sessionOptions(provider: string): ort.InferenceSession.SessionOp
     // Every failure reaches the user as one sentence (a provider that cannot start, a run that
     // fails: ortReason, the fallback line); onnxruntime's own multi-line log would only repeat it.
     logSeverityLevel: 4,
+    ...(use === 'once' ? { extra: { session: { disable_prepacking: '1' } } } : {}),
   }
 }
 
@@ -26,11 +38,15 @@ export function sessionOptions(provider: string): ort.InferenceSession.SessionOp
  */
 export type ModelSource = Uint8Array | string | { bytes: Uint8Array; dir: string }
 
-/** Creates sessions one after the other, releasing those already made when one fails; the options are the same for every part. */
-export async function createAll(parts: ModelSource[], options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession[]> {
+/** Creates sessions one after the other, releasing those already made when one fails; `each`: every part's options, or each part's in turn. */
+export async function createAll(
+  parts: ModelSource[],
+  each: ort.InferenceSession.SessionOptions | ort.InferenceSession.SessionOptions[],
+): Promise<ort.InferenceSession[]> {
   const made: ort.InferenceSession[] = []
   try {
-    for (const p of parts) {
+    for (const [i, p] of parts.entries()) {
+      const options = Array.isArray(each) ? each[i] : each
       if (typeof p === 'string') made.push(await ort.InferenceSession.create(p, options))
       else if (p instanceof Uint8Array) made.push(await ort.InferenceSession.create(p, options))
       else {

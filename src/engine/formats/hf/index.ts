@@ -424,7 +424,11 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   } = await withProvider(
     provider,
     async (p) => {
-      const [encoder, firstS, pastS] = await createAll(parts, sessionOptions(p))
+      // The encoder runs once a translation, and so does the first decoder where a with-past graph takes
+      // the later steps (a folder's with-past decoder, or the merged decoder's lifted branch: split.ts).
+      const once = sessionOptions(p, 'once')
+      const steps = sessionOptions(p)
+      const [encoder, firstS, pastS] = await createAll(parts, [once, past ? once : steps, ...(past ? [steps] : [])])
       const d: DecoderSessions = { first: firstS, past: pastS ?? (f.files.merged ? firstS : null), merged: f.files.merged, cross: first.cross }
       return {
         encoder: new HfEncoderPart(encoder),
