@@ -14,7 +14,7 @@ import type { ModelFormat, OpenedModel, OpenOptions, PartSession, SourceEncoder 
 import { decodingRules } from './generation'
 import { languagePair } from './languages'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
-import { crossKvGraph, splitMerged } from './split'
+import { crossKvGraph, splitMerged, splitsExactly } from './split'
 import { SpmError, spmToTokenizerJson } from './spm'
 import { cacheKey, cachedEntry, commitEntry, dropPending, writeTapped } from './tap-cache'
 import { crossAttentionTaps, fusedAttention, TapError, tapName } from './taps'
@@ -400,8 +400,9 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
     const pastT = pastFile && slim.past ? decoderPieces(slim.past, pastFile, L, others ?? []) : null
     // The steps without the merged decoder's If, or without decoder_model.onnx's copy of the weights (split.ts).
     const firstGraph = slim.first.file.model.graph as GraphProto
-    const split = f.files.merged && firstT.edit ? splitMerged(withEdit(firstGraph, firstT.edit), L, firstT.cross) : null
-    const crossKv = split?.crossKv ?? (pastT && !f.files.merged ? crossKvGraph(firstGraph, L) : null)
+    const exact = splitsExactly(f.variant.dtype)
+    const split = exact && f.files.merged && firstT.edit ? splitMerged(withEdit(firstGraph, firstT.edit), L, firstT.cross) : null
+    const crossKv = split?.crossKv ?? (exact && pastT && !f.files.merged ? crossKvGraph(firstGraph, L) : null)
     if (crossKv)
       first = { load: await loadOf([serializeWith(slim.first.file, crossKv)], slim.first, f.files.first, 0), cross: firstT.cross, where: firstT.where }
     else first = { load: await loadOf(firstT.pieces, slim.first, f.files.first, 0), cross: firstT.cross, where: firstT.where }

@@ -18,7 +18,7 @@ import * as ort from 'onnxruntime-node'
  * The key is the graphs' content (cacheKey). The user's files are never written. The cache keeps
  * the few folders used last.
  */
-const VERSION = 'taps-6'
+const VERSION = 'taps-7'
 const KEEP = 3
 
 /** A cached folder: its tapped decoders' files and where its cross-attention comes from. */
