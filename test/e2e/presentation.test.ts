@@ -114,8 +114,7 @@ describe('presentation mode and consistent interaction', () => {
         await page.getByTestId('beam-tree').waitFor({ timeout: 20_000 })
       }
       expect(await smallText(18), view).toEqual([])
-      // Polled: a view that asks the engine (contributions) draws its chart once the answer comes, and a chart read
-      // before then (18.75 px once, on a loaded clean-clone CI) is not what the slide settles on.
+      // Polled: a view that asks the engine (contributions) draws its chart once the answer comes.
       if (!slides.includes(view))
         await expect.poll(async () => Math.min(20, ...(await smallestChartFont())), { message: `${view}: smallest chart text` }).toBe(20)
       await page.evaluate(() => window.scrollTo(0, 0))
