@@ -78,7 +78,9 @@ describe('presentation mode and consistent interaction', () => {
   it(`one key (P) turns on large type and fewer controls; every view is readable at 1280 × 720`, async () => {
     // Every tab is a slide: its charts' text at the largest size that fits the window, and the text
     // around them at 18 px or more; presentation-slide.test.ts reads them back at four window sizes.
-    const slides = ['heatmap', 'local', 'step', 'lines', 'beam', 'comparison', 'sidebyside', 'whatif', 'corpus', 'goldlinks']
+    // Contributions too, once its answer comes (ContributionsSlide, fitted down to the floor: 18.75 px here, as
+    // contributions.test checks); before it comes, its panel's charts are the enlarged ones (≥ 20 px).
+    const slides = ['heatmap', 'local', 'step', 'lines', 'beam', 'comparison', 'sidebyside', 'whatif', 'corpus', 'goldlinks', 'contributions']
     await page.locator('header h1').click()
     await page.keyboard.press('p')
     await expect.poll(() => page.getByTestId('app').getAttribute('data-presenting')).toBe('true')
