@@ -4,8 +4,6 @@ import { basename, dirname, join } from 'node:path'
 import { ContractError, shown, type ModelSpec } from '../../contract'
 import { pairQuestion } from '../../../shared/language-names'
 import { checkMemory, MemoryError, memoryShortfall, sizeText } from '../../memory'
-import { concatBytes, editedModelPieces, serializeWith, withEdit, type GraphEdit } from '../../onnx-graph'
-import type { GraphProto } from '../../onnx-proto'
 import type { HfSpec } from '../../tokenizer'
 import { hfTokenizer } from '../../tokenizers/hf'
 import { checkExternalData, readSlimModel, type SlimModel } from '../model-bytes'
@@ -14,10 +12,9 @@ import type { ModelFormat, OpenedModel, OpenOptions, PartSession, SourceEncoder 
 import { decodingRules } from './generation'
 import { languagePair } from './languages'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
-import { crossKvGraph, splitMerged, splitsExactly } from './split'
 import { SpmError, spmToTokenizerJson } from './spm'
-import { cacheKey, cachedEntry, commitEntry, dropPending, writeTapped } from './tap-cache'
-import { crossAttentionTaps, fusedAttention, TapError, tapName } from './taps'
+import { decodersToRun } from './decoders'
+import { cacheKey, cachedEntry, commitEntry, dropPending } from './tap-cache'
 import { chooseVariant, folderVariants, PART_FILE, partFiles, type PartFiles, type Variant } from './variants'
 
 /**
@@ -245,44 +242,6 @@ export async function readFolder(path: string, opts: OpenOptions = {}): Promise<
 }
 
 /**
- * The decoder as a session input: as it is where it outputs cross_attentions, else with the
- * Softmax taps added to its graph (editedModelPieces on the graph read without its weights: the
- * tapped graph names the original weights where they lie, SlimModel).
- */
-function decoderPieces(
-  slim: SlimModel,
-  path: string,
-  layers: number,
-  others: string[],
-): { pieces: Uint8Array[] | null; edit: GraphEdit | null; cross: string[]; where: string } {
-  const outputs = slim.file.model.graph?.output.map((o) => o.name) ?? []
-  const given = Array.from({ length: layers }, (_, l) => `cross_attentions.${l}`)
-  if (given.every((n) => outputs.includes(n)))
-    return { pieces: null, edit: null, cross: given, where: `the decoder's cross_attentions.{0…${layers - 1}} outputs` }
-  try {
-    const { edit, where } = crossAttentionTaps(slim.file.model.graph as GraphProto, layers)
-    return { pieces: editedModelPieces(slim.bytes, edit), edit, cross: Array.from({ length: layers }, (_, l) => tapName(l)), where }
-  } catch (e) {
-    if (!(e instanceof TapError)) throw e
-    const alt = others.length
-      ? ` Open ${others.join(' or ')} instead, whose attention is not fused.`
-      : ' Export it again without optimisation (optimum-cli export onnx without --optimize, or its plain decoder_model.onnx).'
-    throw new ContractError(`${basename(path)} cannot show attention: ${e.message}.${alt}`)
-  }
-}
-
-/** Other precisions of the folder whose decoder keeps its attention probabilities. */
-async function unfusedAlternatives(dir: string, except: string): Promise<string[]> {
-  const ok: string[] = []
-  for (const v of folderVariants(dir)) {
-    if (v.suffix === except) continue
-    const g = (await readSlimModel(v.files.first).catch(() => null))?.file.model.graph
-    if (g && !fusedAttention(g)) ok.push(basename(v.files.first))
-  }
-  return ok
-}
-
-/**
  * The folder's files read without their weights, refused before any session is made where the
  * external data they name is missing or cut short, or where the whole will not fit in memory.
  */
@@ -368,52 +327,12 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
   if (f.spec.needsLanguages) return pairless(f, provider)
   const folderRead = performance.now()
   const L = f.spec.heads!.layers
-  const variant = f.variant.suffix
   const pastFile = f.files.past && f.files.past !== f.files.first ? f.files.past : null
   const slim = await readParts(f, pastFile)
   // A folder opened before (by its decoders' graphs, not their paths: tap-cache.ts): its tapped graphs, kept in the cache.
   const key = cacheKey([slim.first.bytes, slim.past?.bytes ?? null])
   const entry = await cachedEntry(key)
-  let first: { load: ModelSource; cross: string[]; where: string }
-  let past: typeof first | null = null
-  // The tapped graphs, written to the cache under temporary names, which become the entry once the sessions are made.
-  const tapped: string[] = []
-  let unwritten = false
-  if (entry) {
-    const load = async (file: string, s: SlimModel): Promise<ModelSource> => ({ bytes: new Uint8Array(await readFile(file)), dir: s.dir })
-    first = { load: await load(entry.files[0], slim.first), cross: entry.cross, where: entry.where }
-    if (entry.files[1]) past = { load: await load(entry.files[1], slim.past ?? slim.first), cross: entry.cross, where: entry.where }
-    // Only the cross graph was written (split.ts): the with-past decoder runs as exported.
-    else if (pastFile) past = { load: pastFile, cross: entry.cross, where: entry.where }
-  } else {
-    const loadOf = async (pieces: Uint8Array[] | null, s: SlimModel, path: string, part: number): Promise<ModelSource> => {
-      if (!pieces) return path // as exported: onnxruntime reads the folder's own file
-      const written = await writeTapped(key, part, pieces)
-      if (written) tapped.push(written)
-      else unwritten = true
-      return { bytes: concatBytes(pieces), dir: s.dir }
-    }
-    let others: string[] | null = null
-    const alternatives = async () => (others ??= await unfusedAlternatives(f.dir, variant))
-    if (fusedAttention(slim.first.file.model.graph as GraphProto)) await alternatives()
-    const firstT = decoderPieces(slim.first, f.files.first, L, others ?? [])
-    const pastT = pastFile && slim.past ? decoderPieces(slim.past, pastFile, L, others ?? []) : null
-    // The steps without the merged decoder's If, or without decoder_model.onnx's copy of the weights (split.ts).
-    const firstGraph = slim.first.file.model.graph as GraphProto
-    const exact = splitsExactly(f.variant.dtype)
-    const split = exact && f.files.merged && firstT.edit ? splitMerged(withEdit(firstGraph, firstT.edit), L, firstT.cross) : null
-    const crossKv = split?.crossKv ?? (exact && pastT && !f.files.merged ? crossKvGraph(firstGraph, L) : null)
-    if (crossKv)
-      first = { load: await loadOf([serializeWith(slim.first.file, crossKv)], slim.first, f.files.first, 0), cross: firstT.cross, where: firstT.where }
-    else first = { load: await loadOf(firstT.pieces, slim.first, f.files.first, 0), cross: firstT.cross, where: firstT.where }
-    if (split)
-      past = { load: await loadOf([serializeWith(slim.first.file, split.withPast)], slim.first, f.files.first, 1), cross: firstT.cross, where: firstT.where }
-    else if (pastT && slim.past && pastFile) past = { load: await loadOf(pastT.pieces, slim.past, pastFile, 1), cross: pastT.cross, where: pastT.where }
-  }
-  if (past && past.cross.join() !== first.cross.join()) {
-    await dropPending(tapped)
-    throw new ContractError("The folder's two decoders disagree: one outputs cross_attentions, the other does not; export them together.")
-  }
+  const { first, past, tapped, unwritten } = await decodersToRun({ dir: f.dir, files: f.files, variant: f.variant, layers: L }, slim, pastFile, key, entry)
   // The encoder too is handed over as its graph alone, its weights read by onnxruntime from where they lie: a
   // single-file encoder is then never held whole as a protobuf beside its tensors.
   const graphsRead = performance.now()
