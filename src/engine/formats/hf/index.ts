@@ -1,19 +1,18 @@
 import { existsSync } from 'node:fs'
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ContractError, shown, type ModelSpec } from '../../contract'
 import { pairQuestion } from '../../../shared/language-names'
 import { checkMemory, MemoryError, memoryShortfall, sizeText } from '../../memory'
-import type { HfSpec } from '../../tokenizer'
-import { hfTokenizer } from '../../tokenizers/hf'
 import { checkExternalData, readSlimModel, type SlimModel } from '../model-bytes'
 import { createAll, sessionOptions, withProvider, type ModelSource } from '../ort-sessions'
 import type { ModelFormat, OpenedModel, OpenOptions, PartSession, SourceEncoder } from '../types'
 import { decodingRules } from './generation'
 import { languagePair } from './languages'
 import { HfEncoderPart, HfStepPart, type DecoderSessions } from './parts'
-import { SpmError, spmToTokenizerJson } from './spm'
 import { decodersToRun } from './decoders'
+import { int, readJson, type Json } from './folder-json'
+import { folderSourceEncoder, ownSpecials, pieceTable, readTokenizer } from './folder-tokenizer'
 import { cacheKey, cachedEntry, commitEntry, dropPending } from './tap-cache'
 import { chooseVariant, folderVariants, PART_FILE, partFiles, type PartFiles, type Variant } from './variants'
 
@@ -44,8 +43,6 @@ export async function folderOf(path: string): Promise<string | null> {
   return null
 }
 
-type Json = Record<string, unknown>
-
 const DECODER_ONLY = /gpt|llama|mistral|qwen|phi|gemma|opt|bloom|falcon|mpt|codegen|gptj|gpt_neox/i
 
 export interface Folder {
@@ -61,24 +58,6 @@ export interface Folder {
   forcedFirst: number | null
   headDim: number
   tokenizerNote: string
-}
-
-async function readJson(path: string, what: string): Promise<Json> {
-  try {
-    const v = JSON.parse(await readFile(path, 'utf8')) as unknown
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object')
-    return v as Json
-  } catch (e) {
-    throw new ContractError(`The folder's ${what} cannot be read (${(e as Error).message.split('\n')[0]}).`)
-  }
-}
-
-const int = (...xs: unknown[]): number | null => {
-  for (const x of xs) {
-    const v = Array.isArray(x) ? x[0] : x
-    if (typeof v === 'number' && Number.isInteger(v)) return v
-  }
-  return null
 }
 
 /** The folder's config, files, tokenizer and spec, read without opening a session. */
@@ -130,83 +109,19 @@ export async function readFolder(path: string, opts: OpenOptions = {}): Promise<
   )
   const vocabSize = int(config.vocab_size) ?? 0
 
-  // The tokenizer: tokenizer.json, or Marian's SentencePiece pair and shared vocabulary.
-  let srcJson: Json
-  let tgtJson: Json
-  let vocab: Map<string, number>
-  let tokenizerNote: string
-  const tokPath = join(dir, 'tokenizer.json')
-  const marian = ['source.spm', 'target.spm', 'vocab.json'].every((f) => existsSync(join(dir, f)))
-  if (existsSync(tokPath)) {
-    srcJson = await readJson(tokPath, 'tokenizer.json')
-    tgtJson = srcJson
-    vocab = hfTokenizer({ type: 'hf', json: srcJson }).get_vocab(true)
-    tokenizerNote = `tokenizer.json (${shown((srcJson.model as Json)?.type)})`
-  } else if (marian) {
-    const vj = await readJson(join(dir, 'vocab.json'), 'vocab.json')
-    vocab = new Map(Object.entries(vj).filter((e): e is [string, number] => typeof e[1] === 'number'))
-    try {
-      srcJson = spmToTokenizerJson(new Uint8Array(await readFile(join(dir, 'source.spm'))))
-      // The target side decodes ids of the shared vocabulary: the target model's pieces with their ids.
-      const tgt = spmToTokenizerJson(new Uint8Array(await readFile(join(dir, 'target.spm'))))
-      const byId = [...vocab.entries()].sort((a, b) => a[1] - b[1])
-      tgtJson = {
-        ...tgt,
-        added_tokens: [],
-        model: { type: 'Unigram', unk_id: vocab.get('<unk>') ?? 1, vocab: byId.map(([p]) => [p, 0]), byte_fallback: false },
-      }
-    } catch (e) {
-      if (e instanceof SpmError) throw new ContractError(`The folder's SentencePiece model ${e.message}.`)
-      throw e
-    }
-    tokenizerNote = 'Marian source.spm + target.spm (converted to tokenizer.json) with vocab.json'
-  } else {
-    throw new ContractError(
-      "The folder has no tokenizer: it needs tokenizer.json, or Marian's source.spm + target.spm + vocab.json (save them with tokenizer.save_pretrained into the folder).",
-    )
-  }
-  // NLLB's 256,206 pieces: spread into Math.max they overflow the stack.
-  let maxId = -1
-  for (const id of vocab.values()) if (id > maxId) maxId = id
-  const size = Math.max(vocabSize, maxId) + (vocabSize > maxId ? 0 : 1)
-  const pieces: string[] = Array.from({ length: size }, (_, i) => `<${i}>`)
-  for (const [p, id] of vocab) if (id >= 0 && id < size) pieces[id] = p
-  const unk = vocab.get(String(tokConfig.unk_token ?? '<unk>')) ?? int((srcJson.model as Json)?.unk_id) ?? pad
+  const tokenizer = await readTokenizer(dir)
+  const { vocab } = tokenizer
+  const pieces = pieceTable(vocab, vocabSize)
+  const unk = vocab.get(String(tokConfig.unk_token ?? '<unk>')) ?? int((tokenizer.src.json.model as Json)?.unk_id) ?? pad
 
   // Languages (languages.ts): a multilingual model's codes, a multi-target opus-mt's targets, or a bilingual model's own pair.
   const pair = languagePair({ vocab, modelType, name: basename(dir), nameOrPath: String(config._name_or_path ?? ''), tokConfig, asked: opts })
   const { srcLang, tgtLang } = pair
   const rules = decodingRules(existsSync(join(dir, 'generation_config.json')) ? generation : config, pair.forcedFirst)
   const forcedFirst = rules.forcedFirst
-  let prefix: number[] = []
-  let suffix: number[] = [eos]
-  if (pair.sourceToken !== null) {
-    prefix = [pair.sourceToken]
-  } else if (existsSync(tokPath)) {
-    // The tokenizer's own special tokens around a text (BART's <s> … </s>, T5's … </s>).
-    const tok = hfTokenizer({ type: 'hf', json: srcJson })
-    const bare = tok.encode('a b', { add_special_tokens: false }).ids
-    const full = tok.encode('a b', { add_special_tokens: true }).ids
-    const at = full.findIndex((_, i) => bare.every((x, j) => full[i + j] === x))
-    if (at >= 0 && full.length > bare.length) {
-      prefix = full.slice(0, at)
-      suffix = full.slice(at + bare.length)
-    }
-  }
-  const srcSpec: HfSpec = { type: 'hf', json: srcJson }
-  const tgtSpec: HfSpec = { type: 'hf', json: tgtJson }
-  const srcTok = hfTokenizer(srcSpec)
-  const sourceEncoder: SourceEncoder = (text) => {
-    const body = existsSync(tokPath) ? srcTok.encode(text, { add_special_tokens: false }) : null
-    const ps = body ? body.tokens : srcTok.tokenize(text)
-    const ids = body ? body.ids : ps.map((p) => vocab.get(p) ?? unk)
-    return {
-      pieces: [...prefix.map((i) => pieces[i]), ...ps, ...suffix.map((i) => pieces[i])],
-      ids: [...prefix, ...ids, ...suffix],
-      head: prefix.length,
-      tail: suffix.length,
-    }
-  }
+  // A multilingual model's language token before the text, else the tokenizer's own special tokens around it.
+  const around = pair.sourceToken !== null ? { prefix: [pair.sourceToken], suffix: [eos] } : (ownSpecials(tokenizer) ?? { prefix: [], suffix: [eos] })
+  const sourceEncoder = folderSourceEncoder(tokenizer, pieces, unk, around.prefix, around.suffix)
   const name = basename(dir)
   const spec: ModelSpec = {
     task: 'translation',
@@ -218,8 +133,8 @@ export async function readFolder(path: string, opts: OpenOptions = {}): Promise<
     tgtLang,
     srcVocab: pieces,
     tgtVocab: pieces,
-    srcTokenizer: srcSpec,
-    tgtTokenizer: tgtSpec,
+    srcTokenizer: tokenizer.src,
+    tgtTokenizer: tokenizer.tgt,
     special: { pad, unk, bos: start, eos },
     stateSize: 2 * layers * heads * headDim,
     trainingData: '',
@@ -238,7 +153,7 @@ export async function readFolder(path: string, opts: OpenOptions = {}): Promise<
     variants: v.map(({ dtype, bytes, note }) => ({ dtype, bytes, note })),
     dtype: chosen.dtype,
   }
-  return { dir, name, config, files, variant: chosen, variants: v, spec, sourceEncoder, forcedFirst, headDim, tokenizerNote }
+  return { dir, name, config, files, variant: chosen, variants: v, spec, sourceEncoder, forcedFirst, headDim, tokenizerNote: tokenizer.note }
 }
 
 /**
