@@ -3,8 +3,8 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Translation } from '../../../src/shared/api'
 import { greedyBatch } from '../../../src/engine/decode'
-import { LoadedModel } from '../../../src/engine/model'
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
+import { ModelCache } from './model-cache'
 
 /**
  * The greedy decoder after graph surgery (keys once per sentence, top-k in the graph, the whole
@@ -14,16 +14,10 @@ import { BUNDLED_MODELS, ROOT } from '../../helpers'
 const sources = readFileSync(join(ROOT, 'resources', 'testsets', 'en-fr.en'), 'utf8')
   .trim()
   .split('\n')
-const opened: LoadedModel[] = []
-afterAll(async () => {
-  for (const m of opened) await m.release()
-})
-
-async function open(name: string, plain: boolean): Promise<LoadedModel> {
-  const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`), 'cpu', { plain })
-  opened.push(m)
-  return m
-}
+// Each file opened once per form for both tests below.
+const models = new ModelCache()
+afterAll(() => models.releaseAll())
+const open = (name: string, plain: boolean) => models.open(join(BUNDLED_MODELS, `${name}.onnx`), { plain })
 
 /** Differences between two decodes of the same sentences, as readable lines (empty = identical). */
 function differences(ref: Translation[], got: Translation[], texts: string[]): { lines: string[]; maxAttention: number } {

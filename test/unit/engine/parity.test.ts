@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LoadedModel } from '../../../src/engine/model'
+import type { ModelSpec } from '../../../src/engine/contract'
+import { describeModel } from '../../../src/engine/formats'
 import { InferenceService } from '../../../src/engine/service'
 import { parseSeriesCsv } from '../../../src/shared/series'
 import { NO_REPEAT_GUARD } from '../../../src/shared/repeat-guard'
@@ -37,6 +38,10 @@ const series = parseSeriesCsv(readFileSync(join(ROOT, 'resources', 'series', 'ta
 
 const service = new InferenceService()
 afterAll(() => service.closeAll())
+// The vocabulary and <unk> id of each fixture's model, read once: opening the model again for
+// each of its cases (sessions and all) cost most of this file's CPU.
+const specs = new Map<string, Promise<ModelSpec>>()
+const specOf = (model: string) => specs.get(model) ?? specs.set(model, describeModel(model)).get(model)!
 
 describe('ONNX (onnxruntime-node) reproduces PyTorch', () => {
   it('every parity fixture has its model file', () => {
@@ -47,9 +52,7 @@ describe('ONNX (onnxruntime-node) reproduces PyTorch', () => {
     it.each(cases)('$source', async (c) => {
       // PyTorch's greedy decoder has no repeat guard: the model's own output, guards off.
       const t = await service.translate(model!, c.source, NO_REPEAT_GUARD)
-      const m = await LoadedModel.open(model!)
-      const { spec } = m
-      await m.release()
+      const spec = await specOf(model!)
       // Same tokens: PyTorch's ids stop before </s>, the engine's list ends with it. The engine
       // never emits <unk> (training/README.md, decoding rule 1); a fixture written before that
       // rule is compared up to its first <unk>, where the two decoders part by design.

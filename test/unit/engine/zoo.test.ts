@@ -5,12 +5,12 @@ import { checkFile } from '../../../src/engine/check'
 import { boardModel, goldSet } from '../../../src/engine/align/board'
 import { corpusBleu } from '../../../src/engine/bleu'
 import { greedyBatch } from '../../../src/engine/decode'
-import { LoadedModel } from '../../../src/engine/model'
 import { nodesFor, parseOnnx } from '../../../src/engine/onnx-graph'
 import { type TokenizerSpec } from '../../../src/engine/tokenizer'
 import { NO_REPEAT_GUARD } from '../../../src/shared/repeat-guard'
 import { BUNDLED_MODELS, ROOT } from '../../helpers'
 import { AttentionStats } from './attention-stats'
+import { ModelCache } from './model-cache'
 
 // Issue 14's zoo: seven en→fr kinds and three zh→en ones, one architecture (GRU encoder-decoder);
 // a Transformer for each pair beside them.
@@ -52,10 +52,11 @@ const LOCAL: Record<string, { correlation: number; distance: number }> = {
 }
 const FORECASTERS = ['taylor-none', 'taylor-luong-general', 'taylor-local-p']
 const files = readdirSync(BUNDLED_MODELS).filter((f) => f.endsWith('.onnx'))
-const opened: LoadedModel[] = []
-afterAll(async () => {
-  for (const m of opened) await m.release()
-})
+// Each model opened once for the file: opened per test (49 opens of 17 files), opening cost about
+// a quarter of this file's CPU.
+const models = new ModelCache()
+const model = (name: string) => models.open(join(BUNDLED_MODELS, `${name}.onnx`))
+afterAll(() => models.releaseAll())
 
 describe('the bundled model zoo', () => {
   it('has seven English→French kinds, Chinese→English none, bahdanau and local-p, a Transformer for each pair, two guided models and three forecasters', () => {
@@ -71,8 +72,7 @@ describe('the bundled model zoo', () => {
   })
 
   it.each(EXPECTED)('%s: opens under the contract, carries its data, licence and test BLEU, and has a model card', async (name) => {
-    const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`))
-    opened.push(m)
+    const m = await model(name)
     expect(m.spec.name).toBe(name)
     expect(m.spec.attention).toBe(kindOf(name))
     expect(m.spec.trainingData).toMatch(name.startsWith('en-fr') ? /Multi30K/ : /Tatoeba/)
@@ -108,8 +108,7 @@ describe('the bundled model zoo', () => {
   it.each(EXPECTED)(
     "%s: greedy on its whole bundled test set writes no <unk> (training/README.md, decoding rule 1), puts at most 5 % of a step's attention on the source </s>, and a local model's p_t follows its attention",
     async (name) => {
-      const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`))
-      opened.push(m)
+      const m = await model(name)
       const sources = readFileSync(join(ROOT, 'resources/testsets', name.startsWith('zh-en') ? 'zh-en.zh' : 'en-fr.en'), 'utf8')
         .trim()
         .split('\n')
@@ -176,8 +175,7 @@ describe('the bundled model zoo', () => {
       return { pairs: set.pairs.slice(0, 100), gold: set.gold.slice(0, 100) }
     }
     const board = async (name: string) => {
-      const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`))
-      opened.push(m)
+      const m = await model(name)
       const { pairs, gold: links } = dev()
       return boardModel(m, pairs, links)
     }
@@ -200,8 +198,7 @@ describe('the bundled model zoo', () => {
   })
 
   it.each(FORECASTERS)('%s: a forecaster with its data, licence, held-out MAE/MAPE next to the seasonal naive, and a card', async (name) => {
-    const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`))
-    opened.push(m)
+    const m = await model(name)
     expect(m.spec.task).toBe('forecasting')
     expect(m.spec.attention).toBe(name.replace(/^taylor-/, ''))
     expect(m.spec.trainingData).toMatch(/Taylor/)
@@ -225,8 +222,7 @@ describe('the bundled model zoo', () => {
       Object.entries(vector).every(([k, v]) => JSON.stringify((parsed as unknown as Record<string, unknown>)[k]) === JSON.stringify(v))
     let checked = 0
     for (const name of EXPECTED) {
-      const m = await LoadedModel.open(join(BUNDLED_MODELS, `${name}.onnx`))
-      opened.push(m)
+      const m = await model(name)
       const pair = name.slice(0, 5)
       for (const side of ['src', 'tgt'] as const) {
         const v = specs[`${pair}/${side}`]
