@@ -49,6 +49,9 @@ export async function presenting(page: Page, on: boolean): Promise<void> {
  * refit, a view's late state) for `quietMs`, and at least two frames drawn. It replaces a fixed
  * sleep: a slide that settles at once is read after 250 ms, not 700-800, and one still animating is
  * waited for however long it takes (up to `maxMs`, then read as it is, which the checks judge).
+ * After the two frames the quiet is timed by timers, not by a frame each: a frame asked for is one
+ * the browser draws (its renderer, GPU and browser processes), about 15 per wait for nothing, and a
+ * change to the page asks for its own frames.
  */
 export async function settled(page: Page, quietMs = 250, maxMs = 5_000): Promise<void> {
   await page.evaluate(
@@ -57,18 +60,16 @@ export async function settled(page: Page, quietMs = 250, maxMs = 5_000): Promise
         const main = document.querySelector('main') ?? document.body
         const start = performance.now()
         let last = performance.now()
-        let frames = 0
         const obs = new MutationObserver(() => (last = performance.now()))
         obs.observe(main, { subtree: true, childList: true, attributes: true, characterData: true })
-        const tick = () => {
-          frames += 1
+        const check = () => {
           const now = performance.now()
-          if ((frames >= 2 && now - last >= quietMs) || now - start >= maxMs) {
+          if (now - last >= quietMs || now - start >= maxMs) {
             obs.disconnect()
             resolve()
-          } else requestAnimationFrame(tick)
+          } else setTimeout(check, Math.max(1, Math.min(last + quietMs, start + maxMs) - now))
         }
-        requestAnimationFrame(tick)
+        requestAnimationFrame(() => requestAnimationFrame(check))
       }),
     [quietMs, maxMs],
   )
