@@ -29,6 +29,10 @@ export default defineConfig({
     root: resolve(__dirname, 'src/renderer'),
     build: {
       rollupOptions: { input: resolve(__dirname, 'src/renderer/index.html') },
+      // electron-vite leaves the renderer unminified; minified, the page's bundle is 1.4 MB instead
+      // of 3.2 MB and its worker 0.8 MB instead of 2 MB, and each page load (browser mode, every
+      // e2e file) costs Chromium about 0.3 CPU s less to fetch, parse and compile.
+      minify: true,
     },
     plugins: [svelte()],
   },
