@@ -111,7 +111,10 @@ function referenceRun(dir: string): ReturnType<typeof run> {
   let r = referenceRuns.get(dir)
   if (!r) {
     const refs = JSON.parse(readFileSync(join(HF, 'marian/reference.json'), 'utf8')) as { sentences: { input_ids: number[]; greedy: number[] }[] }
-    r = run(dir, refs.sentences.map((s) => ({ src: s.input_ids, tgt: s.greedy })))
+    r = run(
+      dir,
+      refs.sentences.map((s) => ({ src: s.input_ids, tgt: s.greedy })),
+    )
     referenceRuns.set(dir, r)
   }
   return r
