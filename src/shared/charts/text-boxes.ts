@@ -136,39 +136,37 @@ export function pathBoxes(svg: string, fill: string, stroke: string): Point[][] 
   return out
 }
 
-/** Whether `a` and `b` overlap by at most `eps` along coordinate `k` (0: x, 1: y). */
-function apart(a: Point[], b: Point[], k: 0 | 1, eps: number): boolean {
+/** Whether `a` and `b` overlap by at most `eps` along the unit axis (ax, ay): their projections' intervals. */
+function apartAlong(a: Point[], b: Point[], ax: number, ay: number, eps: number): boolean {
   let aLo = Infinity
   let aHi = -Infinity
   let bLo = Infinity
   let bHi = -Infinity
-  for (const p of a) {
-    aLo = Math.min(aLo, p[k])
-    aHi = Math.max(aHi, p[k])
+  for (const [x, y] of a) {
+    const t = x * ax + y * ay
+    if (t < aLo) aLo = t
+    if (t > aHi) aHi = t
   }
-  for (const p of b) {
-    bLo = Math.min(bLo, p[k])
-    bHi = Math.max(bHi, p[k])
+  for (const [x, y] of b) {
+    const t = x * ax + y * ay
+    if (t < bLo) bLo = t
+    if (t > bHi) bHi = t
   }
   return aHi <= bLo + eps || bHi <= aLo + eps
 }
 
 /** Whether two convex polygons overlap by more than `eps` (separating axis test). */
 export function overlap(a: Point[], b: Point[], eps = 0.05): boolean {
-  // The x and y axes first, without allocating: most pairs a read-back compares lie apart on one
-  // of them. The same answer as the edges' axes alone: two convex polygons overlap least along an
-  // edge's normal, so a pair within eps of each other along x or y is within eps along one of those.
-  if (apart(a, b, 0, eps) || apart(a, b, 1, eps)) return false
+  // The x and y axes first: most pairs a read-back compares lie apart on one of them. The same
+  // answer as the edges' axes alone: two convex polygons overlap least along an edge's normal, so
+  // a pair within eps of each other along x or y is within eps along one of those.
+  if (apartAlong(a, b, 1, 0, eps) || apartAlong(a, b, 0, 1, eps)) return false
   for (const poly of [a, b]) {
     for (let i = 0; i < poly.length; i++) {
       const [x1, y1] = poly[i]
       const [x2, y2] = poly[(i + 1) % poly.length]
       const len = Math.hypot(x2 - x1, y2 - y1) || 1
-      const axis: Point = [-(y2 - y1) / len, (x2 - x1) / len]
-      const project = (p: Point[]) => p.map(([x, y]) => x * axis[0] + y * axis[1])
-      const pa = project(a)
-      const pb = project(b)
-      if (Math.max(...pa) <= Math.min(...pb) + eps || Math.max(...pb) <= Math.min(...pa) + eps) return false
+      if (apartAlong(a, b, -(y2 - y1) / len, (x2 - x1) / len, eps)) return false
     }
   }
   return true
