@@ -20,7 +20,8 @@ declare module 'vitest' {
  * (chrome://omnibox-popup.top-chrome, a WebUI page of its own) in a renderer process of its own for
  * each: 1.5–2 CPU s a window that no test sees (Puppeteer turns it off by default too, its PR
  * #15278). Each context also started a spare renderer process for a next navigation that no
- * test's page makes (SpareRendererForSitePerProcess): about 0.1 CPU s a context. Playwright passes a --disable-features list of its own, which CHROMIUM merges with this one.
+ * test's page makes (SpareRendererForSitePerProcess): about 0.1 CPU s a context. Playwright passes
+ * a --disable-features list of its own, which CHROMIUM merges with this one.
  */
 export const CHROMIUM_ARGS = [
   '--headless',

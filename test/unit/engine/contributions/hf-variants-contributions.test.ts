@@ -107,14 +107,15 @@ async function run(dir: string, sentences: Sentence[]): Promise<{ model: HfContr
  * uint8 test below. Their models are released when the file ends.
  */
 const referenceRuns = new Map<string, ReturnType<typeof run>>()
+const referenceSentences = (): Sentence[] =>
+  (JSON.parse(readFileSync(join(HF, 'marian/reference.json'), 'utf8')) as { sentences: { input_ids: number[]; greedy: number[] }[] }).sentences.map((s) => ({
+    src: s.input_ids,
+    tgt: s.greedy,
+  }))
 function referenceRun(dir: string): ReturnType<typeof run> {
   let r = referenceRuns.get(dir)
   if (!r) {
-    const refs = JSON.parse(readFileSync(join(HF, 'marian/reference.json'), 'utf8')) as { sentences: { input_ids: number[]; greedy: number[] }[] }
-    r = run(
-      dir,
-      refs.sentences.map((s) => ({ src: s.input_ids, tgt: s.greedy })),
-    )
+    r = run(dir, referenceSentences())
     referenceRuns.set(dir, r)
   }
   return r
@@ -251,8 +252,7 @@ it('reads a q8 weight with its zero point: marian-q8 with uint8 weights (zero po
   const work = tempDir()
   try {
     toUint8(join(HF, 'marian-q8'), join(work, 'u8'))
-    const refs = JSON.parse(readFileSync(join(HF, 'marian/reference.json'), 'utf8')) as { sentences: { input_ids: number[]; greedy: number[] }[] }
-    const sentences = refs.sentences.slice(0, 4).map((s) => ({ src: s.input_ids, tgt: s.greedy }))
+    const sentences = referenceSentences().slice(0, 4)
     // int8: the first four of marian-q8's runs above (the same sentences, teacher-forced alike).
     const int8 = { got: (await referenceRun(join(HF, 'marian-q8'))).got.slice(0, 4) }
     const uint8 = await run(join(work, 'u8'), sentences)
