@@ -240,7 +240,12 @@ export interface AlignmentFigureInput {
   orient?: 'across' | 'down'
   /** The output's label (default: the frame language's "output"). */
   outputTitle?: string
+  /** Source positions that stand for words left out (GAP, drawn without a box): a part of a split figure. */
+  gaps?: ReadonlySet<number>
 }
+
+/** What stands for source words a part of a split figure leaves out. */
+export const GAP = '…'
 
 /**
  * Alignment lines on a page at the page's text size, laid out by buildAlignment: "source" over
@@ -301,13 +306,14 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): FigureOption 
       textElement(L.source, f.x + f.width / 2, f.y + lh / 2, f, { align: 'center', color: f.ink.muted }),
       ...lay.lines.map((l) => line(x0 + l.x1, y0 + l.y1, x0 + l.x2, y0 + l.y2, l.weight)),
     ]
-    for (const [boxes, tokens] of [
-      [lay.src, input.srcTokens],
-      [lay.tgt, input.tgtTokens],
+    for (const [boxes, tokens, gaps] of [
+      [lay.src, input.srcTokens, input.gaps],
+      [lay.tgt, input.tgtTokens, undefined],
     ] as const) {
       for (const b of boxes) {
-        elements.push(box(x0 + b.x, y0 + b.y, b.width, b.height))
-        elements.push(textElement(tokens[b.i], x0 + b.cx, y0 + b.y + b.height / 2, f, { align: 'center' }))
+        const gap = gaps?.has(b.i)
+        if (!gap) elements.push(box(x0 + b.x, y0 + b.y, b.width, b.height))
+        elements.push(textElement(tokens[b.i], x0 + b.cx, y0 + b.y + b.height / 2, f, { align: 'center', ...(gap ? { color: f.ink.muted } : {}) }))
       }
     }
     const bottom = y0 + lay.height
@@ -317,8 +323,9 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): FigureOption 
     return { animation: false, graphic: { elements }, series: [], cramped: o.span < 2 * fs }
   }
   // Turned: a column of source tokens on the left, of output tokens on the right, in rows as close
-  // as the text allows (a box a line high), so a long sentence's words stand one under the other.
-  const rowBox = lh + fs * 0.2
+  // as the text allows (a box a line high), so a long sentence's words stand one under the other:
+  // 16 rows on a 16:9 slide at 20 pt, half of a 25–31-word sentence's split in two.
+  const rowBox = lh + fs * 0.15
   const S = input.srcTokens.length
   const T = input.tgtTokens.length
   const colW = (tokens: string[]) => Math.max(o.minBox, ...tokens.map((t) => f.measure(t, fs) + 2 * o.padX))
@@ -342,8 +349,9 @@ export function buildAlignmentFigure(input: AlignmentFigureInput): FigureOption 
       drawn++
     }
   input.srcTokens.forEach((tok, s) => {
-    elements.push(box(sx, cy(s, S) - rowBox / 2, sw, rowBox))
-    elements.push(textElement(tok, sx + sw / 2, cy(s, S), f, { align: 'center' }))
+    const gap = input.gaps?.has(s)
+    if (!gap) elements.push(box(sx, cy(s, S) - rowBox / 2, sw, rowBox))
+    elements.push(textElement(tok, sx + sw / 2, cy(s, S), f, { align: 'center', ...(gap ? { color: f.ink.muted } : {}) }))
   })
   input.tgtTokens.forEach((tok, t) => {
     elements.push(box(tx, cy(t, T) - rowBox / 2, tw, rowBox))

@@ -1,8 +1,9 @@
 /**
- * Issue 40 #1, the pₜ plot and occlusion of a long sentence on a 16:9 slide at lecture text (20 pt):
+ * Issue 40 #1, the pₜ plot, alignment lines and occlusion of a long sentence on a 16:9 slide at lecture text (20 pt):
  * the pₜ plot laid across (source positions along the top, an output step a row) in parts of its
  * steps, each against the sentence's source axis where its words are a line apart and else the
- * positions its steps look at, every source word on some part; occlusion with each step's attention
+ * positions its steps look at, every source word on some part; Bahdanau's alignment lines in a few
+ * parts, each with its stretch of the source and every word its lines reach; occlusion with each step's attention
  * and importance in one row, in halves, at most MOST_PARTS slides. Multi30K test2016's sentences of
  * 25 and 31 words decoded by the bundled models; every page read back by poppler (words, sizes,
  * places) and the occlusion's cells by their pixels in pdftoppm's image of the page.
@@ -20,6 +21,7 @@ import { colorAt } from '../../../src/shared/charts/colormaps'
 import { MOST_PARTS } from '../../../src/shared/charts/fit'
 import { partExtent, positionExtent } from '../../../src/shared/charts/local'
 import { buildFigureParts } from '../../../src/shared/charts/views'
+import { partSource, sourceCuts, withGaps } from '../../../src/shared/charts/views/lines'
 import { DEFAULT_FIGURE, FONT_PRESETS, fontForSize, SIZE_PRESETS, type FigureData, type FigureSpec } from '../../../src/shared/figure'
 import { defaultCaption } from '../../../src/shared/figure-context'
 import { fitted, renderFitted } from '../../../src/host/export/figure'
@@ -43,7 +45,7 @@ const specFor = (data: FigureData, size: keyof typeof SIZE_PRESETS = 'slide-16x9
 })
 
 let dir = ''
-const sentences: { words: number; local: Translation; occlusion: OcclusionResult }[] = []
+const sentences: { words: number; local: Translation; bahdanau: Translation; occlusion: OcclusionResult }[] = []
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'al-long-'))
@@ -57,6 +59,7 @@ beforeAll(async () => {
       sentences.push({
         words: text.split(' ').length,
         local: await svc.translate(model('en-fr-local-p'), text),
+        bahdanau: await svc.translate(model('en-fr-bahdanau'), text),
         occlusion: await svc.occlusion(model('en-fr-bahdanau'), text),
       })
     }
@@ -195,6 +198,49 @@ describe('the pₜ plot of a long sentence on a 16:9 slide', () => {
     expect([lo, hi]).toEqual(
       partExtent(t.positions!.slice(0, t.tgtTokens.length), t.windows!, [10, 14], S, positionExtent(t.positions!.slice(0, t.tgtTokens.length), S)),
     )
+  })
+})
+
+describe('alignment lines of a long sentence on a 16:9 slide', () => {
+  // Bahdanau's first output word reads the final "." most: the parts were each cut from there to
+  // the end of the source, and no split fitted (refused at the defaults).
+  it('25 and 31 words of Bahdanau: in at most 4 slides at 20 pt; every source word on some part, and on each part every word its lines reach', async () => {
+    for (const s of sentences) {
+      const data = figureInUnits({ view: 'lines', translation: s.bahdanau, threshold: 0.1 }, 'words')
+      const t = (data as Extract<FigureData, { view: 'lines' }>).translation
+      const spec = specFor(data)
+      const { fit, pages, parts } = await drawn(data, spec, `lines-${s.words}`)
+      expect(fit.note, `${s.words} words`).toMatch(/^split into [2-4] slides to fit at 20 pt: steps 1–\d+, /)
+      expect(pages.length).toBe(parts.length)
+      const onSome = new Set<string>()
+      pages.forEach((page, k) => {
+        const part = parts[k] as Extract<FigureData, { view: 'lines' }>
+        expect(pageProblems(`${s.words} p${k + 1}`, page, spec, false, labelsOf(part))).toEqual([])
+        const words = new Set(page.words.map((w) => w.text))
+        for (const w of words) onSome.add(w)
+        const [a, b] = part.rows!
+        for (let j = a; j < b; j++)
+          t.attention[j].forEach((v, i) => {
+            if (v >= 0.1) expect(words.has(t.srcTokens[i]), `${s.words} p${k + 1}: ${t.tgtTokens[j]} → ${t.srcTokens[i]} (${v.toFixed(2)})`).toBe(true)
+          })
+      })
+      expect(t.srcTokens.filter((w) => !onSome.has(w))).toEqual([])
+    }
+  }, 300_000)
+
+  it('the parts’ stretches of the source tile it in order, whatever one step reads', () => {
+    // A diagonal reading whose first step looks at the last word.
+    const S = 12
+    const att = Array.from({ length: 10 }, (_, t) => Array.from({ length: S }, (_, s) => (s === (t === 0 ? S - 1 : t + 1) ? 0.8 : 0.2 / (S - 1))))
+    const cuts = sourceCuts(att, S)
+    expect(cuts[0]).toBe(0)
+    expect(cuts.at(-1)).toBe(S)
+    for (let x = 1; x < cuts.length; x++) expect(cuts[x]).toBeGreaterThanOrEqual(cuts[x - 1])
+    // Steps 1–4 read words 2–5 and step 0 the last; steps 5–9 read 6–10: the cut falls at 6, not at the end.
+    expect(cuts[5]).toBe(6)
+    expect(partSource(att, S, [0, 5], 0.1)).toEqual([0, 1, 2, 3, 4, 5, S - 1])
+    expect(partSource(att, S, [5, 10], 0.1)).toEqual([6, 7, 8, 9, 10, 11])
+    expect(withGaps([0, 1, 5, 6, 11])).toEqual([0, 1, null, 5, 6, null, 11])
   })
 })
 

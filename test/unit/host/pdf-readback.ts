@@ -14,7 +14,7 @@ import { measureText, textRuns } from '../../../src/host/export/fonts'
 import { floorsFor, NUMBER } from '../../../src/shared/charts/fit'
 import type { Translation } from '../../../src/shared/api'
 import { partExtent } from '../../../src/shared/charts/local'
-import { sourceSpan } from '../../../src/shared/charts/views/lines'
+import { partSource } from '../../../src/shared/charts/views/lines'
 import { sideCols, sideRows } from '../../../src/shared/charts/views/sidebyside'
 import { originalRows } from '../../../src/shared/charts/views/whatif'
 import type { FigureData } from '../../../src/shared/figure'
@@ -176,9 +176,10 @@ export function labelsOf(data: FigureData): Map<string, number> {
     case 'heatmap':
       return counted([...src(data.translation).srcTokens, ...cut(data.translation).tgtTokens])
     case 'lines': {
-      // A part of the lines draws the source words its steps read (and those between parts).
-      const [s0, s1] = data.rows ? sourceSpan(data.translation.attention, data.translation.srcTokens.length, data.rows) : [0, data.translation.srcTokens.length]
-      return counted([...data.translation.srcTokens.slice(s0, s1), ...cut(data.translation).tgtTokens])
+      // A part of the lines draws its stretch of the source and the words its lines reach.
+      const t = data.translation
+      const shown = data.rows ? partSource(t.attention, t.srcTokens.length, data.rows, data.threshold) : t.srcTokens.map((_, s) => s)
+      return counted([...shown.map((s) => t.srcTokens[s]), ...cut(t).tgtTokens])
     }
     case 'positions': {
       // A part has its output steps, and the sentence's source words or at least those its steps look at.

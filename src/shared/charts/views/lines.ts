@@ -1,4 +1,4 @@
-import { buildAlignmentFigure } from '../alignment'
+import { buildAlignmentFigure, GAP } from '../alignment'
 import { FIGURE_TEXT } from '../figure-text'
 import { defineView, never, rowsFrame, someRows } from './view'
 
@@ -16,13 +16,14 @@ export const lines = defineView({
   figure: ({ translation: whole, threshold, rows }, _spec, f) => {
     const t = someRows(whole, rows)
     const frame = rowsFrame(f, rows)
-    // A part of a split figure draws the source words its output steps read (and those between
-    // parts), so the parts together show every source word once or more.
-    const [s0, s1] = rows ? sourceSpan(whole.attention, whole.srcTokens.length, rows) : [0, whole.srcTokens.length]
+    const S = whole.srcTokens.length
+    // A part of a split figure: its stretch of the source and the other words its lines reach, a gap between runs.
+    const shown = withGaps(rows ? partSource(whole.attention, S, rows, threshold) : whole.srcTokens.map((_, s) => s))
     return buildAlignmentFigure({
-      srcTokens: t.srcTokens.slice(s0, s1),
+      srcTokens: shown.map((s) => (s === null ? GAP : whole.srcTokens[s])),
+      gaps: new Set(shown.flatMap((s, i) => (s === null ? [i] : []))),
       tgtTokens: t.tgtTokens,
-      attention: t.attention.map((r) => r.slice(s0, s1)),
+      attention: t.attention.map((r) => shown.map((s) => (s === null ? 0 : r[s]))),
       threshold,
       frame,
       orient: frame.alternative ? 'down' : 'across',
@@ -31,17 +32,53 @@ export const lines = defineView({
   },
 })
 
+/** Ascending source positions with a null wherever the run breaks. */
+export function withGaps(positions: readonly number[]): (number | null)[] {
+  const out: (number | null)[] = []
+  positions.forEach((s, i) => {
+    if (i > 0 && s !== positions[i - 1] + 1) out.push(null)
+    out.push(s)
+  })
+  return out
+}
+
 /**
- * The source words [first, end) a part of output steps [a, b) shows: from where the earlier steps'
- * reading ended to where its own ends (the running furthest top-weighted source word), widened to
- * every word its own steps read most; the first part starts at the first word, the last ends at
- * the last, so consecutive parts cover the whole source.
+ * Where the source is cut between output steps [0, x) and [x, T): the cut that the fewest steps'
+ * top-weighted words cross (a step before x reading at or after it, or one from x on reading
+ * before it), the middle of the best cuts; never before an earlier step's cut. A step that reads
+ * far from its neighbours (Bahdanau's first word often looks at the final ".") moves no cut.
  */
-export function sourceSpan(attention: number[][], S: number, [a, b]: readonly [number, number]): [number, number] {
+export function sourceCuts(attention: number[][], S: number): number[] {
+  const T = attention.length
   const top = attention.map((r) => r.reduce((best, v, s) => (v > (r[best] ?? -Infinity) ? s : best), 0))
-  const reach = (t: number) => (t < 0 ? -1 : Math.max(...top.slice(0, t + 1)))
-  const own = top.slice(a, b)
-  const first = Math.min(a === 0 ? 0 : reach(a - 1) + 1, ...own)
-  const last = Math.max(b >= attention.length ? S - 1 : reach(b - 1), ...own)
-  return [Math.max(0, Math.min(first, S - 1)), Math.min(S, last + 1)]
+  const cuts = [0]
+  for (let x = 1; x < T; x++) {
+    let best = Infinity
+    let from = 0
+    let to = 0
+    for (let c = 0; c <= S; c++) {
+      let crossing = 0
+      for (let t = 0; t < T; t++) if (t < x ? top[t] >= c : top[t] < c) crossing++
+      if (crossing < best) [best, from, to] = [crossing, c, c]
+      else if (crossing === best) to = c
+    }
+    cuts.push(Math.max(cuts[x - 1], Math.round((from + to) / 2)))
+  }
+  cuts.push(S)
+  return cuts
+}
+
+/**
+ * The source positions a part of output steps [a, b) shows, ascending: its own stretch between
+ * the cuts at a and b (sourceCuts; the parts' stretches tile the source, so every word is on some
+ * part), and every other position one of its steps gives a line to (a weight at or above the
+ * threshold), so a part draws every line of its steps.
+ */
+export function partSource(attention: number[][], S: number, [a, b]: readonly [number, number], threshold: number): number[] {
+  const cuts = sourceCuts(attention, S)
+  const [from, to] = [cuts[a], cuts[Math.min(b, attention.length)]]
+  const shown = new Set<number>()
+  for (let s = from; s < to; s++) shown.add(s)
+  for (const r of attention.slice(a, b)) r.forEach((v, s) => v >= threshold && s < S && shown.add(s))
+  return [...shown].sort((x, y) => x - y)
 }
