@@ -202,29 +202,43 @@ describe('the pₜ plot of a long sentence on a 16:9 slide', () => {
 })
 
 describe('alignment lines of a long sentence on a 16:9 slide', () => {
+  /** The lines of `t` at the defaults, read back: split into 2–`most` slides, every source word on some part, and on each part every word its lines reach. */
+  async function splitLines(t0: Translation, name: string, most: number): Promise<void> {
+    const data = figureInUnits({ view: 'lines', translation: t0, threshold: 0.1 }, 'words')
+    const t = (data as Extract<FigureData, { view: 'lines' }>).translation
+    const spec = specFor(data)
+    const { fit, pages, parts } = await drawn(data, spec, `lines-${name}`)
+    expect(fit.note, name).toMatch(new RegExp(`^split into [2-${most}] slides to fit at 20 pt: steps 1–\\d+, `))
+    expect(pages.length).toBe(parts.length)
+    const onSome = new Set<string>()
+    pages.forEach((page, k) => {
+      const part = parts[k] as Extract<FigureData, { view: 'lines' }>
+      expect(pageProblems(`${name} p${k + 1}`, page, spec, false, labelsOf(part))).toEqual([])
+      const words = new Set(page.words.map((w) => w.text))
+      for (const w of words) onSome.add(w)
+      const [a, b] = part.rows!
+      for (let j = a; j < b; j++)
+        t.attention[j].forEach((v, i) => {
+          if (v >= 0.1) expect(words.has(t.srcTokens[i]), `${name} p${k + 1}: ${t.tgtTokens[j]} → ${t.srcTokens[i]} (${v.toFixed(2)})`).toBe(true)
+        })
+    })
+    expect(t.srcTokens.filter((w) => !onSome.has(w))).toEqual([])
+  }
+
   // Bahdanau's first output word reads the final "." most: the parts were each cut from there to
   // the end of the source, and no split fitted (refused at the defaults).
   it('25 and 31 words of Bahdanau: in at most 4 slides at 20 pt; every source word on some part, and on each part every word its lines reach', async () => {
-    for (const s of sentences) {
-      const data = figureInUnits({ view: 'lines', translation: s.bahdanau, threshold: 0.1 }, 'words')
-      const t = (data as Extract<FigureData, { view: 'lines' }>).translation
-      const spec = specFor(data)
-      const { fit, pages, parts } = await drawn(data, spec, `lines-${s.words}`)
-      expect(fit.note, `${s.words} words`).toMatch(/^split into [2-4] slides to fit at 20 pt: steps 1–\d+, /)
-      expect(pages.length).toBe(parts.length)
-      const onSome = new Set<string>()
-      pages.forEach((page, k) => {
-        const part = parts[k] as Extract<FigureData, { view: 'lines' }>
-        expect(pageProblems(`${s.words} p${k + 1}`, page, spec, false, labelsOf(part))).toEqual([])
-        const words = new Set(page.words.map((w) => w.text))
-        for (const w of words) onSome.add(w)
-        const [a, b] = part.rows!
-        for (let j = a; j < b; j++)
-          t.attention[j].forEach((v, i) => {
-            if (v >= 0.1) expect(words.has(t.srcTokens[i]), `${s.words} p${k + 1}: ${t.tgtTokens[j]} → ${t.srcTokens[i]} (${v.toFixed(2)})`).toBe(true)
-          })
-      })
-      expect(t.srcTokens.filter((w) => !onSome.has(w))).toEqual([])
+    for (const s of sentences) await splitLines(s.bahdanau, `${s.words} words`, 4)
+  }, 300_000)
+
+  // zh→en Bahdanau reads the final "。" at most steps of a long sentence: the cuts go in proportion.
+  it('a 25-word Chinese sentence whose steps read the final "。" most: in at most 4 slides, as above', async () => {
+    const svc = new InferenceService()
+    try {
+      const t = await svc.translate(model('zh-en-bahdanau'), '如果一个人在成人前没有机会习得目标语言，他对该语言的认识达到母语者程度的机会是相当小的。')
+      await splitLines(t, 'zh', 4)
+    } finally {
+      await svc.closeAll()
     }
   }, 300_000)
 
@@ -241,6 +255,9 @@ describe('alignment lines of a long sentence on a 16:9 slide', () => {
     expect(partSource(att, S, [0, 5], 0.1)).toEqual([0, 1, 2, 3, 4, 5, S - 1])
     expect(partSource(att, S, [5, 10], 0.1)).toEqual([6, 7, 8, 9, 10, 11])
     expect(withGaps([0, 1, 5, 6, 11])).toEqual([0, 1, null, 5, 6, null, 11])
+    // Every step reads the last word: no cut is crossed by few, so they go in proportion.
+    const sink = Array.from({ length: 10 }, () => Array.from({ length: S }, (_, s) => (s === S - 1 ? 0.8 : 0.2 / (S - 1))))
+    expect(sourceCuts(sink, S)).toEqual([0, 1, 2, 4, 5, 6, 7, 8, 10, 11, 12])
   })
 })
 

@@ -43,26 +43,29 @@ export function withGaps(positions: readonly number[]): (number | null)[] {
 }
 
 /**
- * Where the source is cut between output steps [0, x) and [x, T): the cut that the fewest steps'
- * top-weighted words cross (a step before x reading at or after it, or one from x on reading
- * before it), the middle of the best cuts; never before an earlier step's cut. A step that reads
- * far from its neighbours (Bahdanau's first word often looks at the final ".") moves no cut.
+ * Where the source is cut between output steps [0, x) and [x, T), for every x: the cut that the
+ * fewest steps' top-weighted words cross (a step before x reading at or after it, or one from x on
+ * reading before it), of those the nearest to the cut in proportion (x·S/T); never before an
+ * earlier step's cut. A step that reads far from its neighbours (Bahdanau's first word often looks
+ * at the final ".") moves no cut. Where most steps on either side disagree even with the best cut,
+ * their top words do not follow the sentence (a model that reads the final "。" at most steps):
+ * the cut is then in proportion.
  */
 export function sourceCuts(attention: number[][], S: number): number[] {
   const T = attention.length
   const top = attention.map((r) => r.reduce((best, v, s) => (v > (r[best] ?? -Infinity) ? s : best), 0))
   const cuts = [0]
   for (let x = 1; x < T; x++) {
-    let best = Infinity
-    let from = 0
-    let to = 0
+    const even = (x * S) / T
+    let [best, cut] = [Infinity, 0]
     for (let c = 0; c <= S; c++) {
       let crossing = 0
       for (let t = 0; t < T; t++) if (t < x ? top[t] >= c : top[t] < c) crossing++
-      if (crossing < best) [best, from, to] = [crossing, c, c]
-      else if (crossing === best) to = c
+      if (crossing < best || (crossing === best && Math.abs(c - even) < Math.abs(cut - even))) [best, cut] = [crossing, c]
     }
-    cuts.push(Math.max(cuts[x - 1], Math.round((from + to) / 2)))
+    const before = top.slice(0, x).filter((s) => s < cut).length / x
+    const after = top.slice(x).filter((s) => s >= cut).length / (T - x)
+    cuts.push(Math.max(cuts[x - 1], before > 0.5 && after > 0.5 ? cut : Math.round(even)))
   }
   cuts.push(S)
   return cuts
