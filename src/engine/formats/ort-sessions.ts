@@ -31,6 +31,14 @@ export function sessionOptions(provider: string, use: 'once' | 'steps' = 'steps'
 }
 
 /**
+ * Whether sessions of this dtype compute without prepacking what they compute with it. Not float16:
+ * its CPU kernels then sum in another order, and random-weight NLLB-600M fp16, its encoder made
+ * unpacked, chose another id at step 6 of a 40-step sentence where its logits were near a tie,
+ * against onnxruntime-python running the same files (hf-large.test.ts). Its sessions are packed.
+ */
+export const unpacksExactly = (dtype: string): boolean => !/16/.test(dtype)
+
+/**
  * What a session is made from: a model's bytes, the path of a file onnxruntime reads itself (no
  * copy through JavaScript), or a graph's bytes whose external data onnxruntime reads from `dir`
  * (a tapped decoder whose weights stay in the user's folder: its path checks apply there, as to a
