@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
 
@@ -13,6 +15,16 @@ const ISOLATED = readFileSync(new URL('./test/isolated-files.txt', import.meta.u
   .map((l) => l.trim())
   .filter((l) => l && !l.startsWith('#'))
 
+/**
+ * One folder for everything a run writes to the temporary directory (the tests' mkdtemp folders,
+ * browser mode's settings and uploads, the tapped Hugging Face decoders): the test workers and
+ * what they start get it as TMPDIR, and it goes when the run ends, however it ends. Each run left
+ * about 250 MB and 200 folders in /tmp before. Made once per run (the config is read again for
+ * each project in the same process).
+ */
+const RUN_TMP = (process.env.AL_RUN_TMP ??= mkdtempSync(join(tmpdir(), 'al-run-')))
+process.once('exit', () => rmSync(RUN_TMP, { recursive: true, force: true }))
+
 export default defineConfig({
   // The renderer's state classes (*.svelte.ts) use runes; compile them as the browser gets them.
   plugins: [svelte({ configFile: false, dynamicCompileOptions: () => ({ generate: 'client' }) })],
@@ -26,9 +38,9 @@ export default defineConfig({
     fileParallelism: true,
     maxWorkers: 2,
     isolate: false,
-    // The tapped Hugging Face decoders a test opens are cached here, not in the user's ~/.cache
-    // (src/engine/formats/hf/tap-cache.ts); one folder per run.
-    env: { AL_CACHE_DIR: `${process.env.TMPDIR ?? '/tmp'}/attention-lens-test-cache-${process.pid}` },
+    // The tapped Hugging Face decoders a test opens are cached in the run's folder, not in the
+    // user's ~/.cache (src/engine/formats/hf/tap-cache.ts).
+    env: { TMPDIR: RUN_TMP, AL_CACHE_DIR: join(RUN_TMP, 'tap-cache') },
     // The default report, and every skipped test by name with its reason.
     reporters: ['default', './test/skip-reporter.ts'],
     projects: [
