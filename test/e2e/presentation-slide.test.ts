@@ -490,6 +490,14 @@ describe('presentation mode is a slide, read back at four window sizes', () => {
             () => checkSlide(c, 'heads', w, h, tokens),
             180_000,
           )
+        // Its step-through is every head's weights at one step, a map with a row a head: its values
+        // were drawn at ¾ of the floor (14 px at 720) where no value at the floor fits a cell.
+        for (const [w, h] of sizesOf(c.name))
+          it(
+            `${w} × ${h}, step (its heads' weights): the window holds it all, every text inside it, none over another, none under its size`,
+            () => checkSlide(c, 'step', w, h, tokens),
+            180_000,
+          )
         it('a click on a map opens that head; the bar goes back to the average', async () => {
           await page.setViewportSize({ width: 1280, height: 720 })
           await show('heads', c)

@@ -393,8 +393,9 @@ export function heatmapLayout(
   const ch = height / T
   const left = left0 + (width0 - width) / 2
   const rotated = v.cols.upright.some((u) => !u)
-  // Values when every one fits its cell and none is under a p_t marker.
-  const valueSize = fs * 0.75
+  // Values when every one fits its cell and none is under a p_t marker; on a slide never under its
+  // floor (`least`), else none: the colours and their scale carry the weights.
+  const valueSize = Math.max(fs * 0.75, f.least ?? 0)
   const valueH = textHeight(valueSize)
   const valueW = widest(
     attention.flatMap((r) => r.map(valueText)),
