@@ -52,24 +52,38 @@ export function withGaps(positions: readonly number[]): (number | null)[] {
  * the cut is then in proportion.
  */
 export function sourceCuts(attention: number[][], S: number): number[] {
+  const known = cutsOf.get(attention)
+  if (known?.S === S) return known.cuts
   const T = attention.length
   const top = attention.map((r) => r.reduce((best, v, s) => (v > (r[best] ?? -Infinity) ? s : best), 0))
+  // How many steps before x and from x on read each word most, moved along as x grows.
+  const before = new Array<number>(S + 1).fill(0)
+  const after = new Array<number>(S + 1).fill(0)
+  for (const s of top) after[Math.min(s, S)]++
   const cuts = [0]
   for (let x = 1; x < T; x++) {
+    const moved = Math.min(top[x - 1], S)
+    before[moved]++
+    after[moved]--
     const even = (x * S) / T
-    let [best, cut] = [Infinity, 0]
+    let [best, cut, readBefore, readAfter] = [Infinity, 0, 0, 0]
+    // Scanning the cut c upward: lessBefore steps before x read before c, lessAfter steps from x on do.
+    let [lessBefore, lessAfter] = [0, 0]
     for (let c = 0; c <= S; c++) {
-      let crossing = 0
-      for (let t = 0; t < T; t++) if (t < x ? top[t] >= c : top[t] < c) crossing++
-      if (crossing < best || (crossing === best && Math.abs(c - even) < Math.abs(cut - even))) [best, cut] = [crossing, c]
+      if (c > 0) [lessBefore, lessAfter] = [lessBefore + before[c - 1], lessAfter + after[c - 1]]
+      const crossing = x - lessBefore + lessAfter
+      if (crossing < best || (crossing === best && Math.abs(c - even) < Math.abs(cut - even)))
+        [best, cut, readBefore, readAfter] = [crossing, c, lessBefore / x, (T - x - lessAfter) / (T - x)]
     }
-    const before = top.slice(0, x).filter((s) => s < cut).length / x
-    const after = top.slice(x).filter((s) => s >= cut).length / (T - x)
-    cuts.push(Math.max(cuts[x - 1], before > 0.5 && after > 0.5 ? cut : Math.round(even)))
+    cuts.push(Math.max(cuts[x - 1], readBefore > 0.5 && readAfter > 0.5 ? cut : Math.round(even)))
   }
   cuts.push(S)
+  cutsOf.set(attention, { S, cuts })
   return cuts
 }
+
+/** The cuts of a translation's attention, worked out once for all the parts the fitter tries. */
+const cutsOf = new WeakMap<number[][], { S: number; cuts: number[] }>()
 
 /**
  * The source positions a part of output steps [a, b) shows, ascending: its own stretch between
