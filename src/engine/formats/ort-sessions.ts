@@ -31,12 +31,14 @@ export function sessionOptions(provider: string, use: 'once' | 'steps' = 'steps'
 }
 
 /**
- * Whether sessions of this dtype compute without prepacking what they compute with it. Not float16:
- * its CPU kernels then sum in another order, and random-weight NLLB-600M fp16, its encoder made
- * unpacked, chose another id at step 6 of a 40-step sentence where its logits were near a tie,
- * against onnxruntime-python running the same files (hf-large.test.ts). Its sessions are packed.
+ * Whether a model of this dtype computes the same sums however its sessions are arranged: a merged
+ * decoder's branch lifted out of its If (hf/split.ts), a session made without prepacking. Not
+ * float16, whose CPU kernels then sum in another order: random-weight M2M100-418M fp16, lifted,
+ * and NLLB-600M fp16, its encoder made unpacked, each chose another id where their logits were
+ * near a tie, against onnxruntime-python running the same files (hf-large.test.ts). An fp16 folder
+ * runs its decoders as exported, every session packed.
  */
-export const unpacksExactly = (dtype: string): boolean => !/16/.test(dtype)
+export const rearrangesExactly = (dtype: string): boolean => !/16/.test(dtype)
 
 /**
  * What a session is made from: a model's bytes, the path of a file onnxruntime reads itself (no

@@ -4,8 +4,8 @@ import { ContractError } from '../../contract'
 import { concatBytes, editedModelPieces, serializeWith, withEdit, type GraphEdit } from '../../onnx-graph'
 import type { GraphProto } from '../../onnx-proto'
 import { readSlimModel, type SlimModel } from '../model-bytes'
-import type { ModelSource } from '../ort-sessions'
-import { crossKvGraph, splitMerged, splitsExactly } from './split'
+import { rearrangesExactly, type ModelSource } from '../ort-sessions'
+import { crossKvGraph, splitMerged } from './split'
 import { dropPending, writeTapped, type CachedEntry } from './tap-cache'
 import { crossAttentionTaps, fusedAttention, TapError, tapName } from './taps'
 import { folderVariants, type PartFiles, type Variant } from './variants'
@@ -92,7 +92,7 @@ async function tapNow(f: DecoderFolder, slim: { first: SlimModel; past: SlimMode
   const firstT = decoderPieces(slim.first, f.files.first, L, others)
   const pastT = pastFile && slim.past ? decoderPieces(slim.past, pastFile, L, others) : null
   // The steps without the merged decoder's If, or without decoder_model.onnx's copy of the weights (split.ts).
-  const exact = splitsExactly(f.variant.dtype)
+  const exact = rearrangesExactly(f.variant.dtype)
   const split = exact && f.files.merged && firstT.edit ? splitMerged(withEdit(firstGraph, firstT.edit), L, firstT.cross) : null
   const crossKv = split?.crossKv ?? (exact && pastT && !f.files.merged ? crossKvGraph(firstGraph, L) : null)
   const as = { cross: firstT.cross, where: firstT.where }

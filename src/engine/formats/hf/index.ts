@@ -5,7 +5,7 @@ import { ContractError, shown, type ModelSpec } from '../../contract'
 import { pairQuestion } from '../../../shared/language-names'
 import { checkMemory, MemoryError, memoryShortfall, sizeText } from '../../memory'
 import { checkExternalData, readSlimModel, type SlimModel } from '../model-bytes'
-import { createAll, sessionOptions, unpacksExactly, withProvider, type ModelSource } from '../ort-sessions'
+import { createAll, sessionOptions, rearrangesExactly, withProvider, type ModelSource } from '../ort-sessions'
 import type { ModelFormat, OpenedModel, OpenOptions, PartSession, SourceEncoder } from '../types'
 import { decodingRules } from './generation'
 import { languagePair } from './languages'
@@ -261,7 +261,7 @@ async function openFolder(path: string, provider: string, opts: OpenOptions = {}
     async (p) => {
       // The encoder runs once a translation, and so does the first decoder where a with-past graph takes
       // the later steps (a folder's with-past decoder, or the merged decoder's lifted branch: split.ts).
-      const once = sessionOptions(p, unpacksExactly(f.variant.dtype) ? 'once' : 'steps')
+      const once = sessionOptions(p, rearrangesExactly(f.variant.dtype) ? 'once' : 'steps')
       const steps = sessionOptions(p)
       const [encoder, firstS, pastS] = await createAll(parts, [once, past ? once : steps, ...(past ? [steps] : [])])
       const d: DecoderSessions = { first: firstS, past: pastS ?? (f.files.merged ? firstS : null), merged: f.files.merged, cross: first.cross }

@@ -25,9 +25,8 @@ import type { GraphProto } from '../../onnx-proto'
  * the sums come out different in their last bits. Random-weight M2M100-418M fp16 then chose
  * another id at step 27 of a 34-step sentence where its logits were near a tie, against
  * onnxruntime-python running the folder's own merged decoder (bench/HF-LARGE-RESULTS.md). An fp16
- * folder runs its decoders as exported.
+ * folder runs its decoders as exported (rearrangesExactly, ort-sessions.ts).
  */
-export const splitsExactly = (dtype: string): boolean => !/16/.test(dtype)
 
 const kv = ['key', 'value'] as const
 export const encoderKv = (layers: number) => Array.from({ length: layers }, (_, l) => kv.map((k) => `present.${l}.encoder.${k}`)).flat()
