@@ -14,7 +14,7 @@ describe('electronegativity over the Electron code', () => {
     execFileSync(
       process.execPath,
       [
-        join(ROOT, 'node_modules/@doyensec/electronegativity/dist/index.js'),
+        join(ROOT, 'test/unit/security/electronegativity-offline.mjs'),
         '-i',
         join(ROOT, 'src'),
         '-e',
