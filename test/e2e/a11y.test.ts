@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
-import { presenting } from './slide-helpers'
+import { presenting, settled } from './slide-helpers'
 
 // axe-core on every view of the translation window and on the export dialog (issue 33): no
 // critical or serious violation, landmarks at the top level and headings in order. A local model
@@ -50,7 +50,7 @@ async function openTab(view: string): Promise<void> {
     await page.getByTestId('whatif-run').click()
     await page.getByTestId('whatif-result').waitFor({ timeout: 30_000 })
   }
-  await page.waitForTimeout(300)
+  await settled(page)
 }
 
 describe('accessibility: axe-core finds nothing critical or serious', () => {
@@ -93,7 +93,7 @@ describe('accessibility: axe-core finds nothing critical or serious', () => {
       await page.getByTestId(`tab-${view}`).click()
       await page.getByTestId(`view-${view}`).waitFor()
       if (view === 'whatif' && (await page.getByTestId('whatif-run').count())) await page.getByTestId('whatif-run').click()
-      await page.waitForTimeout(500)
+      await settled(page)
       const v = await audit(page)
       if (v.length) found[view] = v
     }
@@ -103,7 +103,7 @@ describe('accessibility: axe-core finds nothing critical or serious', () => {
     const hidden = await audit(page)
     if (hidden.length) found['predict, hidden'] = hidden
     await page.getByTestId('predict-reveal').click()
-    await page.waitForTimeout(300)
+    await settled(page)
     const revealed = await audit(page)
     if (revealed.length) found['predict, revealed'] = revealed
     await screenshot(page, 'a11y-presentation-predict', { fullPage: false })
@@ -117,7 +117,7 @@ describe('accessibility: axe-core finds nothing critical or serious', () => {
     await page.getByTestId('tab-heatmap').click()
     await page.getByTestId('export-open').first().click()
     await page.getByTestId('export-dialog').waitFor()
-    await page.waitForTimeout(500)
+    await settled(page)
     const v = await audit(page)
     await screenshot(page, 'a11y-export-dialog', { fullPage: false })
     await page.getByTestId('export-close').click()
