@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { expect } from 'vitest'
 import type { Page } from 'playwright-core'
 import { overlap } from '../../src/shared/charts/text-boxes'
-import { ROOT, screenshot } from './harness'
+import { ROOT, screenshot, waitForPreview } from './harness'
 import { settled, svgTexts } from './slide-helpers'
 
 export const MODELS = join(ROOT, 'resources/models')
@@ -121,8 +121,8 @@ export async function checkSlides(page: Page, o: { shows: readonly string[]; wor
 export async function exportDialog(page: Page, shot: string): Promise<void> {
   await page.getByTestId('contrib-export').click()
   await page.getByTestId('export-dialog').waitFor()
-  // The preview is fitted and drawn after the dialog opens: its figure, or the refusal in its place.
-  await page.locator('[data-testid="export-preview"] svg path, [data-testid="export-refused"]').first().waitFor({ timeout: 20_000 })
+  // The preview is fitted and drawn after the dialog opens.
+  await waitForPreview(page)
   await screenshot(page, shot, { fullPage: false })
   await page.getByTestId('export-close').click()
   await page.getByTestId('export-dialog').waitFor({ state: 'detached' })

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, waitForPreview, type Running } from './harness'
 
 // The export dialog as a lecturer meets it (issue 40, item 7), with a 25-word sentence of the
 // Multi30K test set on en-fr-bahdanau: a refused figure cannot be saved and is refused once, a
@@ -24,11 +24,7 @@ let page: Page
 async function openDialog(): Promise<number> {
   const t0 = Date.now()
   await page.getByTestId('export-open').first().click()
-  await page.waitForFunction(
-    () => !!document.querySelector('[data-testid="export-refused"]') || !!document.querySelector('[data-testid="export-preview"] svg path'),
-    undefined,
-    { timeout: 20_000 },
-  )
+  await waitForPreview(page)
   return Date.now() - t0
 }
 

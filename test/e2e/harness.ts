@@ -110,6 +110,11 @@ export async function waitForTranslationOf(page: Page, sentence: string, timeout
   await page.waitForFunction((s) => document.querySelector('[data-testid="translation"]')?.getAttribute('data-source') === s, sentence, { timeout })
 }
 
+/** Waits until the export dialog's preview is drawn: its figure, or the refusal in its place. */
+export async function waitForPreview(page: Page, timeout = 20_000): Promise<void> {
+  await page.locator('[data-testid="export-preview"] svg path, [data-testid="export-refused"]').first().waitFor({ state: 'attached', timeout })
+}
+
 /** Text elements on show in the main area whose computed font size is under `min` px: their text and size. */
 export async function smallText(page: Page, min: number): Promise<string[]> {
   return page.evaluate((min) => {
