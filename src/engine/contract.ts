@@ -408,8 +408,16 @@ function folderPart(file: OnnxFile): 'decoder' | 'encoder' | null {
   return null
 }
 
+/** What every model's metadata says first: its task and its attention. */
+interface Header {
+  task: ModelTask
+  attention: AttentionKind
+  windowD: number
+  localScore: LocalScore | null
+}
+
 /** The checks every task shares; null where a problem makes the rest meaningless. */
-function header(file: OnnxFile, p: Problems): { task: ModelTask; attention: AttentionKind; windowD: number; localScore: LocalScore | null } | null {
+function header(file: OnnxFile, p: Problems): Header | null {
   if (file.metadata.size === 0 || ![...file.metadata.keys()].some((k) => k.startsWith('al.'))) {
     const part = folderPart(file)
     p.list.push(
@@ -480,27 +488,34 @@ function checkOutputs(file: OnnxFile, p: Problems, attention: AttentionKind, ste
 }
 
 /**
+ * What a check reads. `weights: false` leaves the weights' own checks (NaN or infinite values,
+ * external data) out: for a file read without its weights (readSlimModel), whose large tensors then
+ * point into the file as external data. The model list describes every model that way; opening one
+ * checks its weights.
+ */
+export interface ContractScope {
+  weights?: boolean
+}
+
+/**
  * Every way the file breaks the contract, each one sentence, and the spec when there are none.
  * `attention-lens check` lists them all; opening a file refuses it with the first.
  */
-export function contractProblems(file: OnnxFile): { spec: ModelSpec | null; problems: string[] } {
+export function contractProblems(file: OnnxFile, { weights = true }: ContractScope = {}): { spec: ModelSpec | null; problems: string[] } {
   const p = new Problems()
   const h = header(file, p)
   if (!h) return { spec: null, problems: p.list }
-  const spec =
-    h.task === 'forecasting'
-      ? forecastContract(file, p, h.attention, h.windowD, h.localScore)
-      : translationContract(file, p, h.attention, h.windowD, h.localScore)
+  const spec = h.task === 'forecasting' ? forecastContract(file, p, h, weights) : translationContract(file, p, h, weights)
   return p.list.length ? { spec: null, problems: p.list } : { spec: spec ?? null, problems: [] }
 }
 
-export function checkContract(file: OnnxFile): ModelSpec {
-  const { spec, problems } = contractProblems(file)
+export function checkContract(file: OnnxFile, scope: ContractScope = {}): ModelSpec {
+  const { spec, problems } = contractProblems(file, scope)
   if (!spec) throw new ContractError(problems[0], { problems })
   return spec
 }
 
-function translationContract(file: OnnxFile, p: Problems, attention: AttentionKind, windowD: number, localScore: LocalScore | null): ModelSpec | undefined {
+function translationContract(file: OnnxFile, p: Problems, { attention, windowD, localScore }: Header, weights: boolean): ModelSpec | undefined {
   const srcVocab = p.run(() => vocab(file, 'al.src_vocab'))
   const tgtVocab = p.run(() => vocab(file, 'al.tgt_vocab'))
   const special = p.run(() => specialTokens(file, srcVocab, tgtVocab))
@@ -534,7 +549,7 @@ function translationContract(file: OnnxFile, p: Problems, attention: AttentionKi
       throw new ContractError(`The model's logits have ${logitsDim} entries but its target vocabulary has ${tgtVocab.length}.`)
     }
   })
-  p.run(() => checkWeights(file))
+  if (weights) p.run(() => checkWeights(file))
   if (!srcVocab || !tgtVocab || !special || !stateSize || !srcLang || !tgtLang || !srcTokenizer || !tgtTokenizer) return undefined
   let testScore: TestScore | null = null
   try {
@@ -731,7 +746,7 @@ function forecastSpec(file: OnnxFile): ForecastModelSpec {
   }
 }
 
-function forecastContract(file: OnnxFile, p: Problems, attention: AttentionKind, windowD: number, localScore: LocalScore | null): ModelSpec | undefined {
+function forecastContract(file: OnnxFile, p: Problems, { attention, windowD, localScore }: Header, weights: boolean): ModelSpec | undefined {
   if (!FORECAST_ATTENTION_KINDS.includes(attention)) {
     p.list.push(`A forecasting model's attention kind must be one of ${FORECAST_ATTENTION_KINDS.join(', ')}, not "${shown(attention)}".`)
     return undefined
@@ -754,7 +769,7 @@ function forecastContract(file: OnnxFile, p: Problems, attention: AttentionKind,
       )
     }
   })
-  p.run(() => checkWeights(file))
+  if (weights) p.run(() => checkWeights(file))
   if (!stateSize || !forecast) return undefined
   // Optional, as the translation models' BLEU: a malformed score is dropped, not shown.
   let forecastScore: ForecastScore | null = null

@@ -5,7 +5,7 @@ import { encoderGraph, greedyLoopGraph, splitStep, stepGraph, valueInfo, type To
 import { extractPart, serializeWith, type OnnxFile } from '../onnx-graph'
 import { TensorProto_DataType, type GraphProto, type ValueInfoProto } from '../onnx-proto'
 import { checkMemory } from '../memory'
-import { readModelFile } from './model-bytes'
+import { readModelFile, readSlimModel } from './model-bytes'
 import { createAll, firstLine, sessionOptions, withProvider } from './ort-sessions'
 import type { ModelFormat, OpenedModel, OpenOptions } from './types'
 
@@ -14,8 +14,18 @@ export const lensFile: ModelFormat = {
   id: 'attention-lens',
   // The last entry: whatever no other format claims is read as one of ours, and refused with the contract's reasons.
   match: () => Promise.resolve(true),
-  describe: async (path) => checkContract(await readModelFile(path)),
+  describe: describeLensFile,
   open: openLensFile,
+}
+
+/**
+ * The spec for the model list, from the file read without its weights (readSlimModel: the graph
+ * and the metadata, by position). Listing the bundled models read and scanned all 104 MB of their
+ * weights at every start of the engine (about 0.5 CPU s), and a large model on the recent list
+ * every byte of it. The weights' own checks (NaN, infinities, external data) are made on opening.
+ */
+async function describeLensFile(path: string): Promise<ModelSpec> {
+  return checkContract((await readSlimModel(path)).file, { weights: false })
 }
 
 async function openLensFile(path: string, provider: string, opts: OpenOptions = {}): Promise<OpenedModel> {

@@ -1,8 +1,11 @@
-import { copyFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { copyFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { checkContract } from '../../../src/engine/contract'
+import { describeModel } from '../../../src/engine/formats'
+import { readModelFile } from '../../../src/engine/formats/model-bytes'
 import { InferenceService } from '../../../src/engine/service'
-import { tempDir, tiny } from '../../helpers'
+import { BUNDLED_MODELS, editedModel, tempDir, tiny } from '../../helpers'
 
 describe('describing a model file for the picker', () => {
   it('reads a file again only when it changed', async () => {
@@ -22,5 +25,26 @@ describe('describing a model file for the picker', () => {
     copyFileSync(tiny('local-p'), path)
     utimesSync(path, new Date(), new Date(Date.now() + 5000))
     expect((await s.describe(path)).attention).toBe('local-p')
+  })
+
+  it("reads the graph and the metadata, not the weights: each bundled model's spec as the whole file's check gives it", async () => {
+    const files = readdirSync(BUNDLED_MODELS).filter((f) => f.endsWith('.onnx'))
+    expect(files.length).toBeGreaterThan(10)
+    for (const f of files) {
+      const path = join(BUNDLED_MODELS, f)
+      expect(await describeModel(path), f).toEqual(checkContract(await readModelFile(path)))
+    }
+  })
+
+  it('lists a model whose weights hold NaN (they are not read), and opening it refuses it for them', async () => {
+    const nan = editedModel(tiny('bahdanau'), (m) => {
+      const w = m.graph!.initializer.find((t) => t.name === 'model.init.weight')!
+      const f = new Float32Array(Uint8Array.from(w.rawData).buffer)
+      f[3] = NaN
+      w.rawData = new Uint8Array(f.buffer)
+    })
+    const s = new InferenceService()
+    expect((await s.describe(nan)).attention).toBe('bahdanau')
+    await expect(s.open(nan)).rejects.toThrow('The model\'s weights contain NaN or infinite values (in "model.init.weight").')
   })
 })
