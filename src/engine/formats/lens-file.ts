@@ -25,7 +25,8 @@ export const lensFile: ModelFormat = {
  * every byte of it. The weights' own checks (NaN, infinities, external data) are made on opening.
  */
 async function describeLensFile(path: string): Promise<ModelSpec> {
-  return checkContract((await readSlimModel(path)).file, { weights: false })
+  // Named as opening names it: a file that is no model is refused in the same words either way.
+  return checkContract((await readSlimModel(path, 'The file')).file, { weights: false })
 }
 
 async function openLensFile(path: string, provider: string, opts: OpenOptions = {}): Promise<OpenedModel> {

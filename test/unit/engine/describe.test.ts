@@ -47,4 +47,16 @@ describe('describing a model file for the picker', () => {
     expect((await s.describe(nan)).attention).toBe('bahdanau')
     await expect(s.open(nan)).rejects.toThrow('The model\'s weights contain NaN or infinite values (in "model.init.weight").')
   })
+
+  it('refuses a file that is no ONNX model in the words opening it does', async () => {
+    const path = join(tempDir(), 'garbage.onnx')
+    writeFileSync(path, Buffer.alloc(4096, 0x5a))
+    const s = new InferenceService()
+    const said = await s.open(path).then(
+      () => '',
+      (e: Error) => e.message,
+    )
+    expect(said).toMatch(/^The file is not an ONNX model: /)
+    await expect(s.describe(path)).rejects.toThrow(said)
+  })
 })
