@@ -77,13 +77,12 @@ export default defineConfig({
       // and these few long files (the web server's, the PNG layout's) ran last, one core idle
       // beside the last of them; the unit project's many short files now end the run.
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
-      // One Chromium for every e2e file (test/e2e/chromium-server.ts).
+      // One Chromium per worker for its e2e files (test/e2e/harness.ts, launchChromium).
       {
         extends: true,
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          globalSetup: ['test/e2e/chromium-server.ts'],
           // expect.poll's own default is 1 s: an upload, an open and a translation in browser mode
           // take longer than that on a loaded two-core machine.
           expect: { poll: { timeout: 10_000 } },

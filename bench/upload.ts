@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
-import { CHROMIUM_ARGS } from '../test/e2e/chromium-server'
+import { CHROMIUM_ARGS } from '../test/e2e/chromium'
 import { startBrowserMode } from '../test/e2e/harness'
 
 const bytesUnder = (dir: string): number =>

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, openAndType, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 import { presenting, settled } from './slide-helpers'
 
@@ -15,7 +15,7 @@ const SENTENCE = 'A man in a blue shirt is standing on a ladder.'
 const ALSO = ['landmark-banner-is-top-level', 'landmark-contentinfo-is-top-level', 'landmark-main-is-top-level', 'heading-order']
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 interface Violation {

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { ARTIFACTS, launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, launchChromium, openAndType, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS, ROOT } from '../helpers'
 
 const FIX = join(ROOT, 'test', 'fixtures', 'align')
 const file = (name: string) => ({ name, mimeType: 'text/plain', buffer: readFileSync(join(FIX, name)) })
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 const MODELS = ['bundled:tiny-bahdanau.onnx', 'bundled:tiny-local-m.onnx', 'bundled:tiny-local-p.onnx', 'bundled:tiny-transformer.onnx']

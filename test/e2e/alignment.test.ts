@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import type { Translation } from '../../src/shared/api'
-import { launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 const svg = () => page.getByTestId('alignment')

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, startBrowserMode, type Running, openAndType } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, screenshot, startBrowserMode, type Running, openAndType, type TestBrowser } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 // The views that compare runs: with vs without attention, what-if attention, BLEU by length.
@@ -11,7 +11,7 @@ const ATT = process.env.AL_E2E_MODELS ? 'bundled:en-fr-bahdanau.onnx' : 'bundled
 const PAIR_MODELS = readdirSync(MODELS).filter((f) => f.endsWith('.onnx') && /^(en-fr|tiny)-/.test(f)).length
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 describe('comparison, what-if and corpus views', () => {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { attribute, checkSlides, close, exportDialog, MODELS, readers } from './contributions-helpers'
-import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { presenting } from './slide-helpers'
 
 // The Contributions tab on the bundled RNNs (issue 41): Bahdanau's context-norm share drawn as
@@ -20,7 +20,7 @@ const LONG = readFileSync(join(ROOT, 'resources/testsets/en-fr.en'), 'utf8')
   .find((l) => l.split(' ').length === 25)!
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 const { attr, json } = readers(() => page)
 

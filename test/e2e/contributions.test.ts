@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { attribute as contributionsOf, checkSlides, close, exportDialog, floorAt, MODELS, readers, type Attribution } from './contributions-helpers'
-import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { presenting } from './slide-helpers'
 
 // The Contributions tab (issue 41) on the bundled en→fr Transformer, a 25-word sentence of the
@@ -24,7 +24,7 @@ const attribute = (method: string) => {
 }
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 const { attr, json } = readers(() => page)
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
 import { editedModel, FIXTURE_MODELS, setMeta, tiny } from '../helpers'
 import { BATCH_TENSORS, fixAxis } from '../unit/engine/check-edits'
 
@@ -11,7 +11,7 @@ const SRC = 'a dog runs .\ntwo men are sitting on a bench .\na woman is reading 
 const REF = 'ein hund rennt .\nzwei männer sitzen auf einer bank .\neine frau liest ein buch im park .\n'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 describe("BLEU by length for a user's model with the user's test set", () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, waitForPreview, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, waitForPreview, type Running, type TestBrowser } from './harness'
 
 // The export dialog as a lecturer meets it (issue 40, item 7), with a 25-word sentence of the
 // Multi30K test set on en-fr-bahdanau: a refused figure cannot be saved and is refused once, a
@@ -17,7 +17,7 @@ const SIZES = [
 ] as const
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 /** Opens the step-through's export dialog with the dialog's defaults (a 16:9 slide, lecture-hall text) and waits for its preview or refusal; the time that took, in ms. */

@@ -7,15 +7,15 @@
  */
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FIXTURE_MODELS } from '../helpers'
-import { ARTIFACTS, launchChromium, openAndType, SCREENSHOTS, startBrowserMode, type Running } from './harness'
+import { ARTIFACTS, launchChromium, openAndType, SCREENSHOTS, startBrowserMode, type Running, type TestBrowser } from './harness'
 
 const SENTENCE = 'A young man in a red jacket is standing on the corner of a busy street while his two friends wait for the bus outside .'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 
 beforeAll(async () => {
   app = await startBrowserMode({ AL_MODELS_DIR: FIXTURE_MODELS })

@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PNG } from 'pngjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, type Running, openAndType, waitForTranslationOf } from './harness'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, type Running, openAndType, waitForTranslationOf, type TestBrowser } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 const MODELS = process.env.AL_E2E_MODELS ?? FIXTURE_MODELS
@@ -11,7 +11,7 @@ const MODEL = process.env.AL_E2E_MODELS ? 'bundled:en-fr-local-p.onnx' : 'bundle
 const SENTENCE = 'A little girl in a pink dress is running on the beach.'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 async function saveDownload(click: () => Promise<void>, name: string): Promise<string> {

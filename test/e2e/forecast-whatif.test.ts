@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { BUNDLED_MODELS } from '../helpers'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 const errors: string[] = []
 const attr = (id: string, name: string) => page.getByTestId(id).getAttribute(name)

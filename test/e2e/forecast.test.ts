@@ -2,12 +2,12 @@ import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PNG } from 'pngjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { BUNDLED_MODELS, ROOT, tempDir, tiny } from '../helpers'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 const errors: string[] = []
 

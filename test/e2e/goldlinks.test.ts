@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, openAndType, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS, ROOT } from '../helpers'
 
 // A three-pair gold set with hand-made links (test/fixtures/align), scored against the fixture models.
@@ -10,7 +10,7 @@ const FIX = join(ROOT, 'test', 'fixtures', 'align')
 const file = (name: string) => ({ name, mimeType: 'text/plain', buffer: readFileSync(join(FIX, name)) })
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 describe('the Alignment score panel', () => {

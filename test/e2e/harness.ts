@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { CHROMIUM, CHROMIUM_ARGS } from './chromium-server'
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium'
 
 export const ROOT = join(__dirname, '..', '..')
 export const ARTIFACTS = join(ROOT, 'test', 'artifacts')
@@ -51,15 +51,49 @@ export async function startBrowserMode(env: Record<string, string> = {}): Promis
   }
 }
 
+/** What a test file holds of its worker's Chromium: closing it closes the file's pages and contexts, not the browser. */
+export type TestBrowser = Pick<Browser, 'newPage' | 'newContext' | 'close'>
+
+class FileBrowser implements TestBrowser {
+  private readonly contexts = new Set<BrowserContext>()
+  constructor(private readonly browser: Browser) {}
+
+  async newPage(options?: Parameters<Browser['newPage']>[0]): Promise<Page> {
+    const page = await this.browser.newPage(options)
+    this.contexts.add(page.context())
+    return page
+  }
+
+  async newContext(options?: BrowserContextOptions): Promise<BrowserContext> {
+    const context = await this.browser.newContext(options)
+    this.contexts.add(context)
+    return context
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.contexts].map((c) => c.close()))
+    this.contexts.clear()
+  }
+}
+
+let workerBrowser: Promise<Browser> | undefined
+
 /**
- * The run's shared Chromium (test/e2e/chromium-server.ts), or a Chromium of its own where a file
- * runs outside the e2e project. Closing what this returns closes this file's pages and contexts only.
+ * Under vitest, the test worker's Chromium: launched by the first file that asks, and kept for the
+ * files the worker runs after it (they share its modules, `isolate: false`); Playwright ends it with
+ * the worker. A launch costs about 1.6 CPU s on this kind of machine, and 33 files each made one.
+ * One Chromium for the whole run, shared over Playwright's browser server, cost more: every message
+ * between a test and its page went through the server in vitest's main process (issue 40,
+ * "Performance": 4 CPU s of the 80 of presentation-slide.test). Each file still gets fresh browser
+ * contexts, so no cookies, storage or permissions pass between files. Outside vitest (the
+ * benchmarks: bench/ui-probe.ts…), a Chromium of the caller's own.
  */
-export async function launchChromium(): Promise<Browser> {
-  // Imported only under vitest: the benchmarks (bench/ui-probe.ts…) use this harness outside it.
-  const ws = process.env.VITEST ? (await import('vitest')).inject('chromiumWs') : undefined
-  if (ws) return chromium.connect(ws)
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+export async function launchChromium(): Promise<TestBrowser> {
+  const launch = () => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  if (!process.env.VITEST) return launch()
+  const current = workerBrowser && (await workerBrowser.catch(() => undefined))
+  if (!current?.isConnected()) workerBrowser = launch()
+  return new FileBrowser(await workerBrowser!)
 }
 
 /**

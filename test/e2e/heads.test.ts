@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, smallText, startBrowserMode, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, openAndType, screenshot, smallText, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 // A Transformer's cross-attention, head by head: the heatmap's layer × head grid, one head opened
@@ -14,7 +14,7 @@ const RNN = BUNDLED ? 'en-fr-bahdanau' : 'tiny-bahdanau'
 const SENTENCE = 'A little girl in a pink dress is running on the beach.'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 const attr = async (id: string, name: string) => page.getByTestId(id).getAttribute(name)

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { PNG } from 'pngjs'
-import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS, ROOT } from '../helpers'
 
 // A Hugging Face Marian folder in transformers.js's layout (test/fixtures/hf/marian, trained
@@ -16,7 +16,7 @@ const file = (name: string) => ({ name, mimeType: 'text/plain', buffer: readFile
 const SENTENCE = 'A little girl in a pink dress is running on the beach.'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 describe('a Hugging Face folder in browser mode', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { CHROMIUM_ARGS } from './chromium-server'
+import { CHROMIUM_ARGS } from './chromium'
 import { ARTIFACTS, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
 
 // BART-large, M2M100-418M and NLLB-600M sizes (random weights, 12 × 16 = 192 cross-attention heads),

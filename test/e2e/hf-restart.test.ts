@@ -4,8 +4,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS, ROOT } from '../helpers'
 
 // A lecturer's Hugging Face folder in browser mode (issue 40, items 9 and 10): one file of it
@@ -36,7 +36,7 @@ async function freePort(): Promise<number> {
 }
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 let env: Record<string, string>
 

@@ -10,18 +10,18 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { GifReader } from 'omggif'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InferenceService } from '../../src/engine/service'
 import { HTML_MAX_BYTES, htmlExport } from '../../src/shared/charts/html-export/page'
 import type { Translation } from '../../src/shared/api'
 import { inUnits } from '../../src/shared/attention/word-translation'
 import { BUNDLED_MODELS, FIXTURE_MODELS, tempDir } from '../helpers'
-import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, openAndType, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 
 const SENTENCE = 'A young man in a red jacket is standing on the corner of a busy street while his two friends wait for the bus outside .'
 
-let browser: Browser
+let browser: TestBrowser
 let local: Translation
 let transformer: Translation
 const files: Record<string, string> = {}

@@ -8,18 +8,18 @@
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InferenceService } from '../../src/engine/service'
 import { htmlExport, modelCard, type HtmlOptions } from '../../src/shared/charts/html-export/page'
 import type { Translation } from '../../src/shared/api'
 import { inWords } from '../../src/shared/attention/word-translation'
 import { BUNDLED_MODELS, tempDir } from '../helpers'
-import { launchChromium } from './harness'
+import { launchChromium, type TestBrowser } from './harness'
 
 const SENTENCE = 'A firefighter sprays water on a burning building .'
 
-let browser: Browser
+let browser: TestBrowser
 let pieces: Translation
 let words: Translation
 let info: Parameters<typeof modelCard>[0] & { name: string }

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, openAndType, screenshot, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
 import { BUNDLED_MODELS, FIXTURE_MODELS } from '../helpers'
 
 // Defects found in front of a class (issue 33), on the fixture models: the unknown-word count, a
 // long input the model translates only in part, and What-if under a beam.
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 const MODEL = 'bundled:tiny-transformer.onnx'

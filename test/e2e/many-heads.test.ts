@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { ARTIFACTS, launchChromium, screenshot, smallText, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, launchChromium, screenshot, smallText, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
 import { ROOT } from '../helpers'
 
 // A model with the head count of BART-large, M2M100-418M and NLLB-600M: 12 layers × 16 heads = 192
@@ -19,7 +19,7 @@ const PAIRS = 40
 const SENTENCE = 'A little girl in a pink dress is running on the beach.'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 const attr = async (id: string, name: string) => page.getByTestId(id).getAttribute(name)

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, startBrowserMode, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS, ROOT, tiny } from '../helpers'
 import { join } from 'node:path'
 
 const unusual = (name: string) => readFileSync(join(ROOT, 'test', 'fixtures', 'unusual', `${name}.onnx`))
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 describe('opening model files: picker, file input (drop/Open… path), errors, recent files', () => {

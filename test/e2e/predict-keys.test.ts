@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, openAndType, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { presenting } from './slide-helpers'
 import { FIXTURE_MODELS } from '../helpers'
 import { WINDOW_STROKE } from '../../src/shared/charts/heatmap'
@@ -11,7 +11,7 @@ import { WINDOW_STROKE } from '../../src/shared/charts/heatmap'
 const SENTENCE = 'A man in a blue shirt is standing on a ladder.'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 describe('predict, then reveal: keys, tally and local-p rows', () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import {
   launchChromium,
   openAndType,
@@ -10,6 +10,7 @@ import {
   smallText as textUnder,
   startBrowserMode,
   type Running,
+  type TestBrowser,
 } from './harness'
 
 // The bundled models: local-p has every view (local attention included).
@@ -18,7 +19,7 @@ const LOCAL_P = 'bundled:en-fr-local-p.onnx'
 const SENTENCE = 'A little girl in a pink dress is running on the beach.'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 const errors: string[] = []
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, openAndType, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, openAndType, screenshot, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 /** tiny-transformer runs away on this one: "s-shirt shirt shirt shirt …" to the step limit without the guards. */

@@ -5,15 +5,15 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import type { Point } from '../../src/shared/charts/text-boxes'
-import { launchChromium, ROOT, startBrowserMode, type Running } from './harness'
+import { launchChromium, ROOT, startBrowserMode, type Running, type TestBrowser } from './harness'
 
 export const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
 
 export interface SvgPage {
   app: Running
-  browser: Browser
+  browser: TestBrowser
   page: Page
   /** The page's uncaught errors, as they come. */
   errors: string[]

@@ -5,19 +5,19 @@
  * step-through counts the same decoder steps.
  */
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InferenceService } from '../../src/engine/service'
 import { inWords } from '../../src/shared/attention/word-translation'
 import type { Translation } from '../../src/shared/api'
-import { launchChromium, openAndType, ROOT, startBrowserMode, type Running } from './harness'
+import { launchChromium, openAndType, ROOT, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { presenting } from './slide-helpers'
 
 const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
 const SENTENCE = 'A firefighter sprays water on a burning building .'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 let pieces: Translation
 

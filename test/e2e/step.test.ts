@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, startBrowserMode, type Running, openAndType } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, screenshot, startBrowserMode, type Running, openAndType, type TestBrowser } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 const SENTENCE = 'A little girl in a pink dress is running on the beach.'

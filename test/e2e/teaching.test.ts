@@ -1,14 +1,14 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium, ROOT, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { launchChromium, ROOT, screenshot, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
 
 // The bundled en→fr models: a reference and a beam mean something only with a trained model.
 const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
 const BAHDANAU = 'bundled:en-fr-bahdanau.onnx'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 const errors: string[] = []
 

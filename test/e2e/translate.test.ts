@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { APIResponse, Browser, Page, Route } from 'playwright-core'
+import type { APIResponse, Page, Route } from 'playwright-core'
 import type { Channel } from '../../src/shared/routes'
 import { join } from 'node:path'
-import { launchChromium, ROOT, screenshot, startBrowserMode, type Running } from './harness'
+import { launchChromium, ROOT, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 
 // The bundled models when they exist; the tiny fixture models keep the test meaningful without them.
 const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
@@ -10,7 +10,7 @@ const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
 const TRANSLATE: Channel = 'translate:run'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 async function heatmapShape(p: Page) {

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { ARTIFACTS, launchChromium, openAndType, screenshot, startBrowserMode, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, launchChromium, openAndType, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { KIND_COLOURS } from '../../src/shared/charts/model-colours'
 import { BUNDLED_MODELS } from '../helpers'
 
@@ -15,7 +15,7 @@ const MODEL = 'bundled:en-fr-luong-general.onnx'
 const SENTENCE = 'A little girl climbing into a wooden playhouse .'
 
 let app: Running
-let browser: Browser
+let browser: TestBrowser
 let page: Page
 
 afterAll(async () => {

@@ -1,0 +1,26 @@
+/**
+ * Debian's Chromium as the e2e files start it: each test worker launches one, the first time one of
+ * its files asks (harness `launchChromium`), and every file it runs after that opens its pages in it.
+ */
+import { join } from 'node:path'
+
+/**
+ * Every context a file opens is a browser window, and Chromium 156 loads the address bar's popup
+ * (chrome://omnibox-popup.top-chrome, a WebUI page of its own) in a renderer process of its own for
+ * each: 1.5–2 CPU s a window that no test sees (Puppeteer turns it off by default too, its PR
+ * #15278). Each context also started a spare renderer process for a next navigation that no
+ * test's page makes (SpareRendererForSitePerProcess): about 0.1 CPU s a context. Playwright passes
+ * a --disable-features list of its own, which CHROMIUM merges with this one.
+ */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess',
+]
+
+/** Debian's Chromium (/usr/bin/chromium), through a script that merges its --disable-features lists. */
+export const CHROMIUM = join(__dirname, 'chromium.sh')
