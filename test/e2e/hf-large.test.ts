@@ -2,9 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { CHROMIUM_ARGS } from './chromium'
-import { ARTIFACTS, screenshot, startBrowserMode, waitForTranslationOf, type Running } from './harness'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
 
 // BART-large, M2M100-418M and NLLB-600M sizes (random weights, 12 × 16 = 192 cross-attention heads),
 // each as three folders: Optimum's layout with external data (fp32), transformers.js's with only
@@ -118,7 +117,7 @@ describe.skipIf(!FOUND.length)(
       const sentence = ref.sentences[0]
       const expected = (sentence[precisionOf(name)] as number[]).map((id) => piecesOf(dir).get(id))
       let app: Running
-      let browser: Browser
+      let browser: TestBrowser
       let page: Page
       // The server's temporary folder (uploads) and the tapped decoders' cache, both this file's own.
       const tmp = mkdtempSync(join(tmpdir(), 'al-hf-large-tmp-'))
@@ -128,11 +127,11 @@ describe.skipIf(!FOUND.length)(
 
       beforeAll(async () => {
         app = await startBrowserMode({ AL_MODELS_DIR: mkdtempSync(join(tmpdir(), 'al-no-models-')), TMPDIR: tmp, AL_CACHE_DIR: cache })
-        // A Chromium of this file's own, not the run's shared one: Playwright hands a browser it
-        // launched the folder by its files' paths, where over the shared one's connection it first
-        // copies every byte through its websocket (bart-large-q8, 0.5 GB: 78 s, then 6 s for the
-        // page's upload itself; bench/upload.ts).
-        browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+        // The worker's Chromium is launched by the worker itself, so Playwright hands it the folder
+        // by its files' paths; over a browser server's connection it would first copy every byte
+        // through its websocket (bart-large-q8, 0.5 GB: 78 s, then 6 s for the page's upload itself;
+        // bench/upload.ts).
+        browser = await launchChromium()
         page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
         // What the page is answered for each translation: its output pieces, read here, not from the page.
         page.on('response', (res) => {
