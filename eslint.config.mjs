@@ -8,8 +8,11 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   // electron.vite.config.ts.*.mjs: the bundled config electron-vite writes for a moment while it
-  // builds, which `npm test` does beside the lint.
-  { ignores: ['out/**', 'node_modules/**', 'test/artifacts/**', 'training/**', 'docs/**', 'resources/**', 'electron.vite.config.ts.*.mjs'] },
+  // builds, which `npm test` does beside the lint. .svelte-check: the components as TypeScript that
+  // svelte-check --tsgo writes for TypeScript 7, beside the lint too.
+  {
+    ignores: ['out/**', 'node_modules/**', 'test/artifacts/**', 'training/**', 'docs/**', 'resources/**', 'electron.vite.config.ts.*.mjs', '.svelte-check/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...svelte.configs['flat/recommended'],
