@@ -41,6 +41,9 @@ if [ "${1:-}" = "--test" ]; then
     apt_pid=$!
   fi
 fi
-npm ci --no-audit --no-fund
+# --prefer-offline: a package already in npm's cache is taken from it without asking the registry
+# whether it changed (the lockfile pins each one by its hash); a machine without the cache
+# downloads as before. 27–30 s against 35–38 s with a warm cache, two rounds interleaved.
+npm ci --no-audit --no-fund --prefer-offline
 # apt's exit status (100 where it could not install) is setup's.
 [ -z "$apt_pid" ] || wait "$apt_pid"
