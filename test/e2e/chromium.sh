@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian's Chromium with every --disable-features=… it is given merged into one. Chromium keeps
 # only the last of a repeated switch, so the e2e files' own list (CHROMIUM_ARGS in
-# chromium-server.ts) would otherwise drop the one Playwright passes before it.
+# chromium.ts) would otherwise drop the one Playwright passes before it.
 args=()
 off=()
 for a in "$@"; do
