@@ -13,8 +13,9 @@ import { join } from 'node:path'
  * a --disable-features list of its own, which CHROMIUM merges with this one. --in-process-gpu: with
  * the GPU off, the GPU process only composites in software, and as a thread of the browser process
  * it saves the frames' hand-off between two processes (five e2e files, two rounds interleaved:
- * 116.6 and 117.5 CPU s against 120.2 and 122.3 without; --single-process, cheaper still, broke
- * downloads and the HTML export's pages).
+ * 116.6 and 117.5 CPU s against 120.2 and 122.3 without). --single-process, cheaper still, cannot
+ * serve the files: its browser dies when a second browser context is made, and each file and many
+ * tests make their own (every e2e file failed, with a page held open so its renderer never ended).
  */
 export const CHROMIUM_ARGS = [
   '--headless',

@@ -131,11 +131,12 @@ export async function screenshot(page: Page, name: string, opts: { fullPage?: bo
 
 /** Picks a bundled model by id, waits until it is open, types a sentence and waits for its translation. */
 export async function openAndType(page: Page, modelId: string, sentence: string): Promise<void> {
-  await page.getByTestId('model-select').locator(`option[value="${modelId}"]`).waitFor({ state: 'attached' })
+  const select = page.getByTestId('model-select')
+  await select.locator(`option[value="${modelId}"]`).waitFor({ state: 'attached' })
   // Playwright's selectOption fires `change` even for the option already chosen, which a person
   // re-picking it does not: the app then opens the model anew, its views go while the translation
   // still names the sentence, and a file that asked again for the same model read the tabs between.
-  if ((await page.getByTestId('model-select').inputValue()) !== modelId) await page.getByTestId('model-select').selectOption(modelId)
+  if ((await select.inputValue()) !== modelId) await select.selectOption(modelId)
   const name = modelId.replace(/^bundled:/, '').replace(/\.onnx$/, '')
   await page.getByTestId('model-name').filter({ hasText: name }).waitFor()
   await page.getByTestId('source').fill(sentence)
