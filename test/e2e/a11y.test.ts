@@ -1,15 +1,13 @@
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { launchChromium, openAndType, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS } from '../helpers'
 import { presenting, settled } from './slide-helpers'
+import { axeViolations, type Violation } from './axe'
 
 // axe-core on every view of the translation window and on the export dialog (issue 33): no
 // critical or serious violation, landmarks at the top level and headings in order. A local model
 // (its Local tab) and a Transformer (its heads).
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const SENTENCE = 'A man in a blue shirt is standing on a ladder.'
 /** Moderate rules the app keeps too: landmarks at the top level, headings in order. */
 const ALSO = ['landmark-banner-is-top-level', 'landmark-contentinfo-is-top-level', 'landmark-main-is-top-level', 'heading-order']
@@ -18,24 +16,8 @@ let app: Running
 let browser: TestBrowser
 let page: Page
 
-interface Violation {
-  id: string
-  impact: string
-  nodes: string[]
-}
-
 async function audit(p: Page): Promise<Violation[]> {
-  if (!(await p.evaluate(() => 'axe' in window))) await p.addScriptTag({ content: AXE })
-  const all = await p.evaluate(async () => {
-    type Axe = {
-      run: (c: unknown, o: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[]; failureSummary?: string }[] }[] }>
-    }
-    // Only the violations are read: axe then builds a selector for one node of each passing or
-    // inapplicable rule, not for every node it checked (its documented option for speed).
-    const r = await (window as unknown as { axe: Axe }).axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }))
-  })
-  return all.filter((v) => v.impact === 'critical' || v.impact === 'serious' || ALSO.includes(v.id))
+  return (await axeViolations(p)).filter((v) => v.impact === 'critical' || v.impact === 'serious' || ALSO.includes(v.id))
 }
 
 /** Opens a tab and does what it needs before its charts draw. */

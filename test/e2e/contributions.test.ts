@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { attribute as contributionsOf, checkSlides, close, exportDialog, floorAt, MODELS, readers, type Attribution } from './contributions-helpers'
 import { launchChromium, openAndType, ROOT, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
 import { presenting } from './slide-helpers'
+import { axeViolations, serious } from './axe'
 
 // The Contributions tab (issue 41) on the bundled en→fr Transformer, a 25-word sentence of the
 // bundled test set: the numbers it draws (read from the options it handed ECharts) against
@@ -14,7 +14,6 @@ const MODEL = 'bundled:en-fr-transformer.onnx'
 const SENTENCE = readFileSync(join(ROOT, 'resources/testsets/en-fr.en'), 'utf8')
   .split('\n')
   .find((l) => l.split(' ').length === 25)!
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 // One CLI run a method: the shifted-step test reads the same ALTI+ output as the first test.
 const attributions = new Map<string, Attribution>()
@@ -91,13 +90,7 @@ describe('the Contributions tab', () => {
   }, 120_000)
 
   it('axe-core: nothing critical or serious on the tab', async () => {
-    await page.addScriptTag({ content: AXE })
-    const v = await page.evaluate(async () => {
-      type Axe = { run: (c?: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }
-      const r = await (window as unknown as { axe: Axe }).axe.run()
-      return r.violations.map((x) => ({ id: x.id, impact: x.impact, nodes: x.nodes.slice(0, 3).map((n) => n.target.join(' ')) }))
-    })
-    expect(v.filter((x) => x.impact === 'critical' || x.impact === 'serious')).toEqual([])
+    expect(serious(await axeViolations(page, 3))).toEqual([])
   }, 120_000)
 
   it('presentation mode at 1280×720 and 1024×768: a fitted slide, a long sentence in parts at the floor (18.7 px × height / 720) or more, nothing over another, nothing scrolling', async () => {

@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { launchChromium, screenshot, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
 import { FIXTURE_MODELS, ROOT } from '../helpers'
+import { axeViolations, serious } from './axe'
 
 // A lecturer's Hugging Face folder in browser mode (issue 40, items 9 and 10): one file of it
 // dropped alone, the folder itself, its figures' captions, the banner of what it cannot do, and a
@@ -14,17 +14,8 @@ import { FIXTURE_MODELS, ROOT } from '../helpers'
 const FOLDER = join(ROOT, 'test', 'fixtures', 'hf', 'marian')
 const SENTENCE = 'A little girl in a pink dress is running on the beach.'
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
 /** axe-core's critical and serious violations on the page as it is (as a11y.test.ts audits the views). */
-async function serious(p: Page): Promise<string[]> {
-  if (!(await p.evaluate(() => 'axe' in window))) await p.addScriptTag({ content: AXE })
-  return p.evaluate(async () => {
-    type Axe = { run: () => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }
-    const r = await (window as unknown as { axe: Axe }).axe.run()
-    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`)
-  })
-}
+const seriousOn = async (p: Page): Promise<string[]> => serious(await axeViolations(p, 1)).map((v) => `${v.id}: ${v.nodes[0] ?? ''}`)
 
 /** A port free right now, for a fixed AL_PORT. */
 async function freePort(): Promise<number> {
@@ -96,7 +87,7 @@ describe('a Hugging Face folder in a lecture, in browser mode', () => {
     const after = (await page.locator('main').boundingBox())!
     expect(after.y - before!.y).toBeLessThanOrEqual(0)
     await screenshot(page, 'hf-restart-banner', { fullPage: false })
-    expect(await serious(page)).toEqual([])
+    expect(await seriousOn(page)).toEqual([])
     // Opened, the findings lie over the view: the view does not move.
     await banner.locator('summary').click()
     await banner.locator('li[data-feature="what-if"]').waitFor()
@@ -106,7 +97,7 @@ describe('a Hugging Face folder in a lecture, in browser mode', () => {
     expect(list.x + list.width).toBeLessThanOrEqual(1280)
     expect((await page.locator('main').boundingBox())!.y).toBe(after.y)
     await screenshot(page, 'hf-restart-banner-open', { fullPage: false })
-    expect(await serious(page)).toEqual([])
+    expect(await seriousOn(page)).toEqual([])
     await banner.locator('summary').click()
   })
 
@@ -129,7 +120,7 @@ describe('a Hugging Face folder in a lecture, in browser mode', () => {
     expect(await page.getByTestId('model-name').count()).toBe(0)
     expect(await page.getByTestId('translation').count()).toBe(0)
     await screenshot(page, 'hf-restart-gone', { fullPage: false })
-    expect(await serious(page)).toEqual([])
+    expect(await seriousOn(page)).toEqual([])
     // Opening the folder again carries on.
     await page.getByTestId('folder-input').setInputFiles(FOLDER)
     await expect.poll(() => page.getByTestId('model-name').textContent(), { timeout: 60_000 }).toBe('marian')

@@ -7,7 +7,6 @@
  * dialog in browser mode (that part needs the app built).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { GifReader } from 'omggif'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -18,6 +17,7 @@ import type { Translation } from '../../src/shared/api'
 import { inUnits } from '../../src/shared/attention/word-translation'
 import { BUNDLED_MODELS, FIXTURE_MODELS, tempDir } from '../helpers'
 import { launchChromium, openAndType, screenshot, startBrowserMode, type Running, type TestBrowser } from './harness'
+import { axeViolations, serious } from './axe'
 
 const SENTENCE = 'A young man in a red jacket is standing on the corner of a busy street while his two friends wait for the bus outside .'
 
@@ -183,18 +183,9 @@ describe('interactive HTML export, offline in Chromium', () => {
   })
 
   it('axe-core finds nothing critical or serious', async () => {
-    const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
     for (const name of ['local', 'transformer']) {
       const { page } = await open(files[name])
-      await page.addScriptTag({ content: axe })
-      const violations = await page.evaluate(async () => {
-        const r = await (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run()
-        return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }))
-      })
-      expect(
-        violations.filter((v) => v.impact === 'critical' || v.impact === 'serious'),
-        name,
-      ).toEqual([])
+      expect(serious(await axeViolations(page)), name).toEqual([])
       await page.close()
     }
   })
