@@ -27,5 +27,8 @@ export async function axeViolations(page: Page, nodes = 4): Promise<Violation[]>
   }, nodes)
 }
 
+/** Whether a violation is critical or serious: what the e2e audits allow none of. */
+export const isSerious = (v: Violation): boolean => v.impact === 'critical' || v.impact === 'serious'
+
 /** The critical and serious ones. */
-export const serious = (v: Violation[]): Violation[] => v.filter((x) => x.impact === 'critical' || x.impact === 'serious')
+export const serious = (v: Violation[]): Violation[] => v.filter(isSerious)

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { overlap } from '../../src/shared/charts/text-boxes'
 import { ARTIFACTS, screenshot } from './harness'
-import { closeSvgPage, listed, openSvgPage, presenting as presentingOn, settled, svgTexts, type SvgPage, type SvgText } from './slide-helpers'
+import { closeSvgPage, listed, openSvgPage, presenting, settled, svgTexts, type SvgPage, type SvgText } from './slide-helpers'
 
 const FLOOR = 20
 /** Two boxes may touch by this much (the text's box holds the font's whole line height). */
@@ -50,8 +50,6 @@ let session: SvgPage
 let page: Page
 let errors: string[] = []
 
-const presenting = (on: boolean) => presentingOn(page, on)
-
 // The forecaster's one view: the series, the step heatmap over the history, the key.
 describe('presentation mode at 1280 × 720, read back from the SVG on screen: the forecaster, taylor-local-p', () => {
   beforeAll(async () => {
@@ -61,7 +59,7 @@ describe('presentation mode at 1280 × 720, read back from the SVG on screen: th
     await page.getByTestId('model-select').selectOption('bundled:taylor-local-p.onnx')
     await page.getByTestId('model-name').filter({ hasText: 'taylor-local-p' }).waitFor()
     await page.locator('[data-testid="forecast-chart"][data-rows="48"]').waitFor({ timeout: 30_000 })
-    await presenting(true)
+    await presenting(page, true)
   }, 120_000)
   afterAll(() => closeSvgPage(session))
 
