@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
-import { JIT_FLAGS } from './test/node-flags'
 
 /**
  * Unit files that must run in a module graph of their own: they mock modules (`vi.mock`), stub
@@ -64,9 +63,8 @@ export default defineConfig({
     // A 64 MB young generation in each worker (V8's default tops out at 16 MB): the figure and PDF
     // tests allocate a great deal that dies young, and each scavenge of a small space promotes some
     // of it to be collected again. The unit project took 10 % less CPU (434 and 460 CPU s, 408 and
-    // 399 with it, interleaved; issue 40, "Performance"). JIT_FLAGS: fewer functions sent to
-    // TurboFan (test/node-flags.ts).
-    execArgv: ['--max-semi-space-size=64', ...JIT_FLAGS],
+    // 399 with it, interleaved; issue 40, "Performance").
+    execArgv: ['--max-semi-space-size=64'],
     // The tapped Hugging Face decoders a test opens are cached in the run's folder, not in the
     // user's ~/.cache (src/engine/formats/hf/tap-cache.ts).
     env: { TMPDIR: RUN_TMP, AL_CACHE_DIR: join(RUN_TMP, 'tap-cache') },

@@ -17,24 +17,10 @@ export function engineEntry(): { file: string; execArgv: string[] } {
   return { file: join(here, '..', 'engine', 'host.ts'), execArgv: ['--import', 'tsx'] }
 }
 
-/**
- * The V8 flags for the JIT and the heap that the host was started with (`node
- * --max-old-space-size=8192 out/main/web.js`, the tests' JIT_FLAGS): the engine, where the work is,
- * takes them too. fork() passes the parent's execArgv only where it is given none, and the engine's
- * own (tsx's loader) are given.
- */
-export const tuningFlags = (argv: readonly string[] = process.execArgv): string[] =>
-  argv.filter((a) => /^--(interrupt-budget|max-old-space-size|max-semi-space-size)=\d+$/.test(a))
-
 /** The engine as a Node child process (browser mode, CLI, tests). */
 export function forkEngine(env: NodeJS.ProcessEnv = process.env): EngineChannel {
   const { file, execArgv } = engineEntry()
-  const child = fork(file, [], {
-    execArgv: [...tuningFlags(), ...execArgv],
-    env: engineEnv(env),
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
+  const child = fork(file, [], { execArgv, env: engineEnv(env), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   return {
     // A send racing the child's death must not throw or emit an unhandled 'error' here; the
     // 'exit' handler reports the crash and the client restarts the engine.

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
 import { CHROMIUM, CHROMIUM_ARGS } from './chromium'
-import { JIT_FLAGS } from '../node-flags'
 
 export const ROOT = join(__dirname, '..', '..')
 export const ARTIFACTS = join(ROOT, 'test', 'artifacts')
@@ -18,12 +17,9 @@ export interface Running {
   stop(): Promise<void>
 }
 
-/**
- * Starts browser mode from the build (`npm run build` output) as a user would, on a random port
- * (AL_PORT=0); with the workers' JIT flags (test/node-flags.ts), which its engine takes from it.
- */
+/** Starts browser mode from the build (`npm run build` output) as a user would, on a random port (AL_PORT=0). */
 export async function startBrowserMode(env: Record<string, string> = {}): Promise<Running> {
-  const proc = spawn(process.execPath, [...JIT_FLAGS, join(ROOT, 'out', 'main', 'web.js')], {
+  const proc = spawn(process.execPath, [join(ROOT, 'out', 'main', 'web.js')], {
     // Fresh settings and a fresh evaluation cache, so no run sees what an earlier one left.
     env: {
       ...process.env,
