@@ -7,6 +7,10 @@ import { CHROMIUM, CHROMIUM_ARGS } from './chromium'
 
 export const ROOT = join(__dirname, '..', '..')
 export const ARTIFACTS = join(ROOT, 'test', 'artifacts')
+// Made as the harness loads: the e2e files write their read-backs and downloads there, and a file
+// that wrote before any screenshot had made it (presentation-fit's list of problems) relied on
+// another file having run first.
+mkdirSync(ARTIFACTS, { recursive: true })
 
 export interface Running {
   /** The link browser mode printed (http://127.0.0.1:PORT/?token=…): opening it signs the page in. */
@@ -110,7 +114,6 @@ export const SCREENSHOTS = process.env.AL_SCREENSHOTS === '1'
  */
 export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean; always?: boolean } = {}): Promise<string | null> {
   if (!SCREENSHOTS && !opts.always) return null
-  mkdirSync(ARTIFACTS, { recursive: true })
   // ECharts puts heatmap cells on an incremental layer that zrender paints ~15 ms per frame, so
   // a large heatmap (48 × 384) can still be half drawn: wait until the canvases stop changing.
   await page.evaluate(async () => {

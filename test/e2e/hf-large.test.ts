@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -108,7 +108,6 @@ describe.skipIf(!FOUND.length)(
   `large Hugging Face folders in browser mode (${ROOT_DIR ? `${FOUND.length} under ${ROOT_DIR}` : 'set AL_HF_LARGE=/tmp/hf-large to run'})`,
   () => {
     afterAll(() => {
-      mkdirSync(ARTIFACTS, { recursive: true })
       writeFileSync(join(ARTIFACTS, 'hf-large-times.json'), JSON.stringify(times, null, 1))
     })
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -214,7 +214,6 @@ describe('a model with 12 × 16 = 192 heads', () => {
         .locator('tbody tr')
         .evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => Number(td.textContent)).slice(0, 16)))
       expect(tabAer).toHaveLength(12)
-      mkdirSync(ARTIFACTS, { recursive: true })
       writeFileSync(join(ARTIFACTS, 'many-heads-align.json'), JSON.stringify({ heads: 192, pairs: PAIRS, seconds, cancelSeconds }, null, 1))
       // The overview's AER: the board's per-head AER on the gold set.
       await page.getByTestId('tab-heatmap').click()

@@ -24,7 +24,7 @@
  * each slide at 1280 × 720; AL_SLIDE_SHOTS=parts keeps the second part of each slide in parts too
  * (to look at them: each screenshot costs the browser about as much as reading a part back).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
@@ -371,7 +371,6 @@ async function checkSlide(c: (typeof CASES)[number], view: string, w: number, h:
   // A local model's p_t marker is seen from the back of the room: 12 px at 720 px of height, scaled with it.
   const marker = view === 'heatmap' ? Number((await page.getByTestId('heatmap').getAttribute('data-marker')) || 0) : null
   if (marker !== null && marker < (12 * h) / 720 - 0.01) found.push(`the p_t marker is ${marker.toFixed(1)} px, under ${((12 * h) / 720).toFixed(1)} px`)
-  mkdirSync(ARTIFACTS, { recursive: true })
   writeFileSync(join(ARTIFACTS, `${name}.txt`), found.join('\n') + '\n')
   const scrolls = scroll.page[0] !== w || scroll.page[1] !== h || scroll.view[0] !== 0 || scroll.view[1] !== 0
   if (scrolls || found.length) await screenshot(page, name, { fullPage: false, always: true })
