@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node'
+import * as ort from './onnxruntime'
 import type { Alternative, DecodeOptions, GuardOptions, Translation, WhatIfRequest, WhatIfResult } from '../shared/api'
 import { KINDS } from '../shared/attention-kinds'
 import { beamTreeOf } from './beam-tree'

@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node'
+import * as ort from './onnxruntime'
 import type { ForecastEval, ForecastResult } from '../shared/api'
 import { calendarFeatures, irregularity, MAX_SERIES_ROWS, seasonalNaiveLag, timestampMinutes } from '../shared/series'
 import { ContractError, type ForecastModelSpec } from './contract'

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { createRequire } from 'node:module'
-import * as ort from 'onnxruntime-node'
+import * as ort from './onnxruntime'
 import type { ProviderInfo } from '../shared/api'
 
 const LABELS: Record<string, string> = {

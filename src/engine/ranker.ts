@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node'
+import * as ort from './onnxruntime'
 import { neverGenerated, type ModelSpec } from './contract'
 import { K_INPUT, rankerModel, TOPK_IDS, TOPK_LOGP } from './graph-surgery'
 import { sessionOptions } from './formats/ort-sessions'

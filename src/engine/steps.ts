@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node'
+import * as ort from './onnxruntime'
 import { K_INPUT, TOPK_IDS, TOPK_LOGP } from './graph-surgery'
 import { neverGenerated, type DecodingRules, type HeadGrid } from './contract'
 import type { LoadedModel } from './model'

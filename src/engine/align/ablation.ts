@@ -1,5 +1,5 @@
 import { KINDS } from '../../shared/attention-kinds'
-import * as ort from 'onnxruntime-node'
+import * as ort from '../onnxruntime'
 import { CancelledError } from '../../shared/errors'
 import { corpusBleu } from '../bleu'
 import { encodeSource, maxTargetLength, targetIds, type EncodedSource } from '../decode'

@@ -1,5 +1,5 @@
 import { basename } from 'node:path'
-import * as ort from 'onnxruntime-node'
+import * as ort from '../onnxruntime'
 import { sessionClock } from './session-clock'
 import type { Contributions } from '../../shared/contributions'
 import type { ModelSpec } from '../contract'

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import * as ort from 'onnxruntime-node'
+import * as ort from '../onnxruntime'
 import { sessionClock } from './session-clock'
 import { CONTEXT_NORM, contextShare, type ContextNorm, type ContextPartRole } from '../../shared/context-norm'
 import { checkContract, neverGenerated, type ModelSpec } from '../contract'

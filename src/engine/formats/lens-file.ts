@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises'
-import * as ort from 'onnxruntime-node'
+import * as ort from '../onnxruntime'
 import { checkContract, ContractError, ENCODER_OUTPUTS, neverGenerated, type ModelSpec } from '../contract'
 import { encoderGraph, greedyLoopGraph, splitStep, stepGraph, valueInfo, type TopKOptions } from '../graph-surgery'
 import { extractPart, serializeWith, type OnnxFile } from '../onnx-graph'

@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node'
+import * as ort from '../onnxruntime'
 
 // onnxruntime's process-wide logger prints a provider that fails to load (the CUDA library not
 // installed) as an [E:onnxruntime…] line on stderr, though the failure also reaches us as an

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import * as ort from 'onnxruntime-node'
+import * as ort from '../../../src/engine/onnxruntime'
 import { describe, expect, it } from 'vitest'
 import { checkModelStructure, extractPart, OnnxParseError, parseOnnx } from '../../../src/engine/onnx-graph'
 import { create, fromBinary, ModelProtoSchema, TensorProto_DataType, toBinary, type ValueInfoProtoSchema } from '../../../src/engine/onnx-proto'

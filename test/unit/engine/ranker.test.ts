@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node'
+import * as ort from '../../../src/engine/onnxruntime'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TOPK_IDS, TOPK_LOGP } from '../../../src/engine/graph-surgery'
 import type { LoadedModel } from '../../../src/engine/model'

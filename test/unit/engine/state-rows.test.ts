@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node'
+import * as ort from '../../../src/engine/onnxruntime'
 import { describe, expect, it } from 'vitest'
 import { attachRows, rowsBehind } from '../../../src/engine/state-rows'
 import { gatherRows, tileRows } from '../../../src/engine/steps'

@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node'
+import * as ort from '../../onnxruntime'
 import type { PartSession } from '../types'
 import { attachRows, rowsBehind } from '../../state-rows'
 import { tapName } from './taps'

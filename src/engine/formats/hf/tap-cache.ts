@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import * as ort from 'onnxruntime-node'
+import * as ort from '../../onnxruntime'
 
 /**
  * A Hugging Face folder's decoders with the Softmax taps written in (taps.ts,

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import * as ort from 'onnxruntime-node'
+import * as ort from '../../../../src/engine/onnxruntime'
 import { translate } from '../../../../src/engine/decode'
 import { LoadedModel } from '../../../../src/engine/model'
 import { withLanguages } from '../../../../src/engine/formats'
