@@ -24,6 +24,19 @@ export default tseslint.config(
     },
   },
   {
+    // The engine takes onnxruntime from src/engine/onnxruntime.ts, which fixes how float16 data is
+    // held before any tensor is made (onnxruntime-node's binding reads a Float16Array as 0 bytes);
+    // a module importing onnxruntime-node itself could make the first tensor without it.
+    files: ['src/**/*.ts'],
+    ignores: ['src/engine/onnxruntime.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'onnxruntime-node', message: 'Import onnxruntime from src/engine/onnxruntime.ts.', allowTypeImports: true }] },
+      ],
+    },
+  },
+  {
     // Step-through's headings are formulas with <sub>/<sup>, from constants in the code (never from
     // a model file or the user), so {@html} cannot carry anything foreign there.
     files: ['src/renderer/src/views/StepView.svelte'],

@@ -39,6 +39,8 @@ function runIn(from: string, model: string): { bits?: number[]; array?: string; 
       console.log(JSON.stringify({ error: e.message }))
     }`
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8' })
+  // A child that died before printing (an import that failed) says why.
+  expect(r.status, r.stderr).toBe(0)
   return JSON.parse(r.stdout.trim().split('\n').pop()!)
 }
 
