@@ -6,7 +6,7 @@
  */
 import type { PartSession } from '../src/engine/formats/types'
 import { readFileSync } from 'node:fs'
-import * as ort from 'onnxruntime-node'
+import * as ort from '../src/engine/onnxruntime'
 import { ENCODER_OUTPUTS } from '../src/engine/contract'
 import { splitStep, tensor, valueInfo } from '../src/engine/graph-surgery'
 import type { LoadedModel } from '../src/engine/model'
