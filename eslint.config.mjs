@@ -38,6 +38,24 @@ export default tseslint.config(
     },
   },
   {
+    // A test's synchronous commands run from a small helper process, not a fork of the test worker
+    // (test/spawn-sync/index.ts says why).
+    files: ['test/**/*.ts'],
+    ignores: ['test/spawn-sync/**', 'test/unit/spawn-sync/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:child_process', 'child_process'].map((name) => ({
+            name,
+            importNames: ['spawnSync', 'execFileSync', 'execSync'],
+            message: 'Import it from test/spawn-sync.',
+          })),
+        },
+      ],
+    },
+  },
+  {
     // Step-through's headings are formulas with <sub>/<sup>, from constants in the code (never from
     // a model file or the user), so {@html} cannot carry anything foreign there.
     files: ['src/renderer/src/views/StepView.svelte'],

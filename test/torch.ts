@@ -4,7 +4,7 @@
  * (test/skip-reporter.ts) lists each by name at the end of the run, so no skip goes unseen.
  * AL_TEST_NO_PYTHON=1 runs as a machine without it would.
  */
-import { spawnSync } from 'node:child_process'
+import { spawnSync } from './spawn-sync'
 import { existsSync } from 'node:fs'
 import { it, type TestContext } from 'vitest'
 

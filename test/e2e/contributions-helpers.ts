@@ -3,7 +3,7 @@
  * (the independent path through the CLI the tab is read against), the tab's data-* readers, and
  * the slide read back in presentation mode, for a Transformer's tab and an RNN's alike.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync } from '../spawn-sync'
 import { join } from 'node:path'
 import { expect } from 'vitest'
 import type { Page } from 'playwright-core'

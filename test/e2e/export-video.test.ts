@@ -5,7 +5,7 @@
  * one frame per decoder step at 1280 × 720, each step 0.8 s and the last held 3 s; where the window
  * has no encoder (a stubbed probe) the dialog says so and the buttons are off. Needs the app built.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync } from '../spawn-sync'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -10,7 +10,7 @@
  * with the same checks and more (every token label on its page); running the command again on 31
  * words drew them a second time (issue 40, "Performance").
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync } from '../../spawn-sync'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'

@@ -3,7 +3,7 @@
  * split word, read back from the PDF by poppler's pdftotext (an independent reader), not from the
  * builder's options.
  */
-import { spawnSync } from 'node:child_process'
+import { spawnSync } from '../../spawn-sync'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'

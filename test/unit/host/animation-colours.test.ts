@@ -9,7 +9,7 @@
  * whole frames): Pillow composes both files' frames as a viewer shows them and counts, frame by
  * frame, the pixels further apart than the tolerance.
  */
-import { spawnSync } from 'node:child_process'
+import { spawnSync } from '../../spawn-sync'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { GifReader } from 'omggif'

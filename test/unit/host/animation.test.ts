@@ -5,7 +5,7 @@
  * rest blank; the same input gives the same bytes; each frame's text, drawn as PDF and read back by
  * pdftotext, stays at or above its floor.
  */
-import { spawnSync } from 'node:child_process'
+import { spawnSync } from '../../spawn-sync'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { GifReader } from 'omggif'

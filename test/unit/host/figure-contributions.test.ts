@@ -9,7 +9,7 @@
  * another, every label at 14 pt or more (numbers in cells at ¾ of that), every source word on
  * every page and every output word on its part's page.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync } from '../../spawn-sync'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

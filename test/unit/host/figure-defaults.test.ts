@@ -11,7 +11,7 @@
  * suffixed -1, -2, each of the slide's pixels, is cli-fit.test's: the command writes them through
  * the same renderFittedFiles, from this file's step-through of 25 words.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync } from '../../spawn-sync'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

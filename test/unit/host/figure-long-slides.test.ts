@@ -8,7 +8,7 @@
  * 25 and 31 words decoded by the bundled models; every page read back by poppler (words, sizes,
  * places) and the occlusion's cells by their pixels in pdftoppm's image of the page.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync } from '../../spawn-sync'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -7,7 +7,7 @@
  * 0.12 below) joined with DejaVu's, so two rows of Chinese labels one line apart do not read as
  * overlapping. Many PDFs are read with one call: `pdfunite` puts them into one file first.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync } from '../../spawn-sync'
 import { join } from 'node:path'
 import { ASCENT, DESCENT } from '../../../src/shared/charts/frame'
 import { measureText, textRuns } from '../../../src/host/export/fonts'

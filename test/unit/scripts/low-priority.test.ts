@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawnSync } from '../../spawn-sync'
 import { getPriority } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'

@@ -3,7 +3,7 @@
 // second test below is then skipped too, with the reason, so the skip reporter
 // (test/skip-reporter.ts) lists it by name at the end of the run; pytest's own -rs lines name
 // each skipped module.
-import { spawnSync } from 'node:child_process'
+import { spawnSync } from '../../spawn-sync'
 import { join } from 'node:path'
 import { expect } from 'vitest'
 import { PY, itWithPython, itWithTorch } from '../../torch'

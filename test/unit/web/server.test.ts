@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execFileSync } from 'node:child_process'
+import { execFileSync } from '../../spawn-sync'
 import type { Channel } from '../../../src/shared/routes'
 import { DEFAULT_FIGURE, FIGURE_PARTS_TYPE } from '../../../src/shared/figure'
 import { startWebServer, type WebServer } from '../../../src/web/server'
