@@ -3,11 +3,12 @@
  * process (./broker.mjs) instead of a fork of the test process itself (issue 40, "Performance").
  *
  * Why: Node starts a command by forking the whole process. A vitest worker has 1–2 GB resident by
- * the time it reads a PDF back with poppler (a run makes about 150 such calls in them), and a fork
- * write-protects every page of it: each page the worker then writes takes a page fault, about 11 µs
- * each on the paravirtualised machines the tests run on. A worker of 374 MB that spawned
- * /bin/true and then wrote its memory took 1.2 s of CPU per spawn against 4 ms without the spawn.
- * The broker is forked once per test process, and its own forks are of a process of ~50 MB.
+ * the time it reads a PDF back with poppler (a run makes about 150 synchronous calls in them, 120
+ * of them poppler's), and a fork write-protects every page of it: each page the worker then writes
+ * takes a page fault, about 11 µs each on the paravirtualised machines the tests run on. A process
+ * of 374 MB that spawned /bin/true and then wrote its memory took 1.2 s of CPU per spawn, against
+ * 4 ms without the spawn. The broker is forked once per test process, and its own forks are of a
+ * process of ~50 MB.
  *
  * Where a call's options name something only this process has (a stream, a file descriptor other
  * than 0–2), it runs as Node's own; so does every call with AL_SPAWN_DIRECT=1 (to compare the two).
