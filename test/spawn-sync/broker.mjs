@@ -3,11 +3,11 @@
 // test process does not fork itself).
 import { spawnSync } from 'node:child_process'
 
-process.on('message', ({ id, file, args, options }) => {
+process.on('message', ({ file, args, options }) => {
   const r = spawnSync(file, args, options)
   // An Error loses its own fields (code, errno, path) on the way back; they are sent beside it.
   const error = r.error && { message: r.error.message, fields: { ...r.error } }
-  process.send({ id, result: { ...r, error } })
+  process.send({ ...r, error })
 })
 // The test process has gone: so does this one.
 process.on('disconnect', () => process.exit(0))

@@ -49,31 +49,27 @@ function normalise(args?: unknown, options?: unknown): [readonly string[], Recor
   return [[], (args ?? {}) as Record<string, unknown>]
 }
 
-/** As Node's checkExecSyncError: the spawn's error, or "Command failed" with the result's fields. */
-function failure(r: Result, command: string): Error | null {
-  if (r.error) return Object.assign(r.error, r)
-  if (r.status === 0) return null
+/**
+ * As Node's execFileSync and execSync end: without `stdio`, the command's stderr is shown as well
+ * as returned; then the spawn's error, or "Command failed" with the result's fields, is thrown
+ * (Node's checkExecSyncError); else the output is returned.
+ */
+function checked(r: Result, stdio: unknown, command: string): Result['stdout'] {
+  if (stdio === undefined && r.stderr) process.stderr.write(r.stderr)
+  if (r.error) throw Object.assign(r.error, r)
+  if (r.status === 0) return r.stdout
   const stderr = r.stderr && r.stderr.length > 0 ? `\n${r.stderr.toString()}` : ''
-  return Object.assign(new Error(`Command failed: ${command}${stderr}`), r)
+  throw Object.assign(new Error(`Command failed: ${command}${stderr}`), r)
 }
 
 export const spawnSync = ((file: string, args?: unknown, options?: unknown) => run(file, ...normalise(args, options))) as typeof cp.spawnSync
 
 export const execFileSync = ((file: string, args?: unknown, options?: unknown) => {
   const [a, o] = normalise(args, options)
-  const r = run(file, a, o)
-  // As Node's: without `stdio`, the command's stderr is shown as well as returned.
-  if (o.stdio === undefined && r.stderr) process.stderr.write(r.stderr)
-  const err = failure(r, [o.argv0 ?? file, ...a].join(' '))
-  if (err) throw err
-  return r.stdout
+  return checked(run(file, a, o), o.stdio, [o.argv0 ?? file, ...a].join(' '))
 }) as typeof cp.execFileSync
 
 export const execSync = ((command: string, options?: cp.ExecSyncOptions) => {
   const o = { ...options, shell: typeof options?.shell === 'string' ? options.shell : true }
-  const r = run(command, [], o)
-  if (o.stdio === undefined && r.stderr) process.stderr.write(r.stderr)
-  const err = failure(r, command)
-  if (err) throw err
-  return r.stdout
+  return checked(run(command, [], o), o.stdio, command)
 }) as typeof cp.execSync

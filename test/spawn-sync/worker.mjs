@@ -4,25 +4,20 @@ import { fork } from 'node:child_process'
 import { runAsWorker } from 'synckit'
 
 const broker = fork(new URL('./broker.mjs', import.meta.url), [], { serialization: 'advanced', stdio: 'inherit', execArgv: [] })
-const waiting = new Map()
-let next = 0
+// One call at a time: its caller's thread is blocked until it is answered.
+let pending = null
 let gone = null
-broker.on('message', ({ id, result }) => {
-  waiting.get(id)?.resolve(result)
-  waiting.delete(id)
-})
+broker.on('message', (result) => pending?.resolve(result))
 broker.on('exit', (code, signal) => {
   gone = new Error(`the spawn broker exited (${signal ?? code})`)
-  for (const w of waiting.values()) w.reject(gone)
-  waiting.clear()
+  pending?.reject(gone)
 })
 
 runAsWorker(
   (file, args, options) =>
     new Promise((resolve, reject) => {
       if (gone) return reject(gone)
-      const id = next++
-      waiting.set(id, { resolve, reject })
-      broker.send({ id, file, args, options })
+      pending = { resolve, reject }
+      broker.send({ file, args, options })
     }),
 )
