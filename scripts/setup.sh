@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the app needs; with --test also what the tests need (Debian's Chromium, the CJK
-# and DejaVu fonts that figures and screenshots use, poppler's pdftoppm to check exported PDFs,
-# python3-pytest for training/tests, python3-pil to read animations back, ffmpeg to read videos back; their PyTorch tests skip by name where python3-torch is missing).
+# Installs what the app needs; with --test also what the tests need (the Debian packages that
+# scripts/test-packages.sh lists as missing; the PyTorch tests skip by name where python3-torch is
+# missing).
 # Two downloads that ordinary installs make are skipped on purpose, because their hosts are often
 # unreachable (offline labs, CI): Electron's binary (GitHub) and onnxruntime-node's CUDA provider
 # (NuGet). README "With network" says how to get both.
@@ -12,16 +12,7 @@ export ELECTRON_SKIP_BINARY_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip
 # the time; on a fresh machine the two took about 30 s each, one after the other).
 apt_pid=""
 if [ "${1:-}" = "--test" ]; then
-  missing=()
-  [ -x /usr/bin/chromium ] || missing+=(chromium)
-  dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
-  dpkg -s fonts-dejavu-core >/dev/null 2>&1 || missing+=(fonts-dejavu-core)
-  command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
-  dpkg -s python3-pytest >/dev/null 2>&1 || missing+=(python3-pytest)
-  # Pillow: the independent reader of the APNG animations (test/unit/host/animation.test.ts).
-  dpkg -s python3-pil >/dev/null 2>&1 || missing+=(python3-pil)
-  # ffprobe and ffmpeg: the independent reader of the MP4 and WebM videos (test/e2e/export-video.test.ts).
-  command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
+  mapfile -t missing < <(bash scripts/test-packages.sh)
   if [ ${#missing[@]} -gt 0 ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
     # sudo may ask for a password: not from the background, where the prompt would be lost.
