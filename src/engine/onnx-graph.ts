@@ -13,6 +13,7 @@ import {
   type NodeProto,
   type ValueInfoProto,
 } from './onnx-proto'
+import { concatBytes, modelBytes } from './onnx-write'
 
 /** A parsed ONNX file: the ModelProto plus what the contract checks read from it. */
 export interface OnnxFile {
@@ -141,8 +142,7 @@ export function extractPart(file: OnnxFile, outputs: string[]): Uint8Array {
 
 /** The model of `file` with another main graph, as bytes for onnxruntime (no metadata, no training info). */
 export function serializeWith(file: OnnxFile, graph: GraphProto): Uint8Array {
-  const model: ModelProto = { ...file.model, graph, metadataProps: [], trainingInfo: [] }
-  return toBinary(ModelProtoSchema, model)
+  return modelBytes({ ...file.model, graph, metadataProps: [], trainingInfo: [] })
 }
 
 /** Indices of the nodes `outputs` depend on; names in `stopAt` count as given (not computed). */
@@ -248,23 +248,6 @@ export function liftBranch(graph: GraphProto, at: number, branch: 'then_branch' 
  */
 export function editedModelBytes(bytes: Uint8Array, edit: GraphEdit): Uint8Array {
   return concatBytes(editedModelPieces(bytes, edit))
-}
-
-/** Pieces of a file as one array (the piece itself where there is one). */
-export function concatBytes(pieces: Uint8Array[]): Uint8Array {
-  return concatArrays(pieces, (n) => new Uint8Array(n))
-}
-
-/** Typed arrays end to end as one, made by `make` (the piece itself where there is one). */
-export function concatArrays<A extends Uint8Array | Float32Array>(pieces: A[], make: (length: number) => A): A {
-  if (pieces.length === 1) return pieces[0]
-  const out = make(pieces.reduce((a, p) => a + p.length, 0))
-  let at = 0
-  for (const p of pieces) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
 }
 
 /**
