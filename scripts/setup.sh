@@ -12,7 +12,9 @@ export ELECTRON_SKIP_BINARY_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip
 # the time; on a fresh machine the two took about 30 s each, one after the other).
 apt_pid=""
 if [ "${1:-}" = "--test" ]; then
-  mapfile -t missing < <(bash scripts/test-packages.sh)
+  # Through a variable: a failing list stops setup (set -e), where `< <(…)` would go on without it.
+  list=$(bash scripts/test-packages.sh)
+  mapfile -t missing < <(printf '%s' "$list")
   if [ ${#missing[@]} -gt 0 ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
     # sudo may ask for a password: not from the background, where the prompt would be lost.

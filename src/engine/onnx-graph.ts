@@ -13,7 +13,7 @@ import {
   type NodeProto,
   type ValueInfoProto,
 } from './onnx-proto'
-import { concatBytes, modelBytes } from './onnx-write'
+import { concatBytes, delimited, GRAPH_FIELD, modelBytes } from './onnx-write'
 
 /** A parsed ONNX file: the ModelProto plus what the contract checks read from it. */
 export interface OnnxFile {
@@ -69,7 +69,6 @@ export function modelFieldOk(field: number, wire: WireType): boolean {
   const expected = MODEL_WIRE_TYPES.get(field)
   return field > 0 && wire !== WireType.StartGroup && wire !== WireType.EndGroup && (expected == null || wire === expected)
 }
-const GRAPH_FIELD = ModelProtoSchema.field.graph.number
 const NODE_FIELD = GraphProtoSchema.field.node.number
 const OUTPUT_FIELD = GraphProtoSchema.field.output.number
 
@@ -283,7 +282,7 @@ export function editedModelPieces(bytes: Uint8Array, edit: GraphEdit): Uint8Arra
       const replacement = edit.replaceNodes.get(node++)
       if (replacement) {
         pieces.push(bytes.subarray(graphStart + copyFrom, graphStart + at))
-        pieces.push(new BinaryWriter().tag(NODE_FIELD, WireType.LengthDelimited).bytes(toBinary(NodeProtoSchema, replacement)).finish())
+        pieces.push(...delimited(NODE_FIELD, [toBinary(NodeProtoSchema, replacement)]))
         copyFrom = g.pos
       }
     }
@@ -293,7 +292,5 @@ export function editedModelPieces(bytes: Uint8Array, edit: GraphEdit): Uint8Arra
   for (const n of edit.addNodes) tail.tag(NODE_FIELD, WireType.LengthDelimited).bytes(toBinary(NodeProtoSchema, n))
   for (const o of edit.addOutputs) tail.tag(OUTPUT_FIELD, WireType.LengthDelimited).bytes(toBinary(ValueInfoProtoSchema, o))
   pieces.push(tail.finish())
-  const length = pieces.reduce((a, p) => a + p.length, 0)
-  const head = new BinaryWriter().tag(GRAPH_FIELD, WireType.LengthDelimited).uint32(length).finish()
-  return [bytes.subarray(0, graphAt), head, ...pieces, bytes.subarray(graphEnd)]
+  return [bytes.subarray(0, graphAt), ...delimited(GRAPH_FIELD, pieces), bytes.subarray(graphEnd)]
 }
