@@ -298,7 +298,7 @@ async function movePart(c: Control, want: number, keys: boolean): Promise<void> 
       [c, want, keys] as const,
     )
   await expect.poll(() => partOf(c), { message: `${keys ? (want > now ? '→' : '←') : 'the part buttons'} reach part ${want} (${c.label})` }).toBe(want)
-  await settled(page, 60)
+  await settled(page)
 }
 /** Whether the ← → keys move control `c` between parts (the figure's own control, on a slide whose arrows do not step). */
 const byKeys = async (c: Control) => c.label === 'part' && !(await arrowsStep())

@@ -26,6 +26,7 @@ export async function openSvgPage(): Promise<SvgPage> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
+  calls(page)
   // The login link sets the cookie and drops its query; the SVG renderer is asked for after it.
   await page.goto(app.url)
   await page.goto(`${app.origin}/?renderer=svg`)
@@ -45,34 +46,97 @@ export async function presenting(page: Page, on: boolean): Promise<void> {
 }
 
 /**
- * Waits until the main area has settled: no change to its DOM (a chart's animation, a resize's
- * refit, a view's late state) for `quietMs`, and at least two frames drawn. It replaces a fixed
- * sleep: a slide that settles at once is read after 250 ms, not 700-800, and one still animating is
- * waited for however long it takes (up to `maxMs`, then read as it is, which the checks judge).
- * After the two frames the quiet is timed by timers, not by a frame each: a frame asked for is one
- * the browser draws (its renderer, GPU and browser processes), about 15 per wait for nothing, and a
- * change to the page asks for its own frames.
+ * The page's calls to browser mode's API in flight (its event stream aside), watched from the
+ * first time `settled` is asked about the page: a view waiting on the engine changes nothing in the
+ * page meanwhile, and a quiet page is not a settled one while an answer is still to come.
  */
-export async function settled(page: Page, quietMs = 250, maxMs = 5_000): Promise<void> {
-  await page.evaluate(
-    ([quietMs, maxMs]) =>
-      new Promise<void>((resolve) => {
-        const main = document.querySelector('main') ?? document.body
-        const start = performance.now()
-        let last = performance.now()
-        const obs = new MutationObserver(() => (last = performance.now()))
-        obs.observe(main, { subtree: true, childList: true, attributes: true, characterData: true })
-        const check = () => {
-          const now = performance.now()
-          if (now - last >= quietMs || now - start >= maxMs) {
+interface Calls {
+  open: Set<object>
+  /** Calls made and answered so far. */
+  changes: number
+  /** Who waits for the next answer. */
+  waiting: (() => void)[]
+}
+const inFlight = new WeakMap<Page, Calls>()
+function calls(page: Page): Calls {
+  const known = inFlight.get(page)
+  if (known) return known
+  const c: Calls = { open: new Set(), changes: 0, waiting: [] }
+  const api = (url: string) => {
+    const path = new URL(url).pathname
+    return path.startsWith('/api/') && path !== '/api/events'
+  }
+  page.on('request', (r) => {
+    if (!api(r.url())) return
+    c.open.add(r)
+    c.changes++
+  })
+  const done = (r: object) => {
+    if (!c.open.delete(r)) return
+    c.changes++
+    for (const wake of c.waiting.splice(0)) wake()
+  }
+  page.on('requestfinished', done)
+  page.on('requestfailed', done)
+  inFlight.set(page, c)
+  return c
+}
+/** Resolves at the page's next answer, or after `ms`. */
+const nextAnswer = (c: Calls, ms: number) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms)
+    c.waiting.push(() => {
+      clearTimeout(t)
+      resolve()
+    })
+  })
+
+/**
+ * Waits until the main area has settled: no call to the API in flight, then no change to the main
+ * area's DOM (a chart's drawing, a resize's refit, a view's late state) for `quietMs` and for two
+ * frames after that, and no call made or answered meanwhile. The frames catch a chart whose paint
+ * is still to come when the quiet ends (ECharts draws on the next frame, after a fit that held the
+ * page's thread longer than the quiet); the calls catch a view waiting on the engine, which changes
+ * nothing while it waits. It replaced a fixed sleep, then a quiet of 250 ms with nothing else
+ * watched: presentation-slide.test.ts spent a fifth of its time in those waits (issue 40,
+ * "Performance"). Up to `maxMs`, then the page is read as it is, which the checks judge.
+ */
+export async function settled(page: Page, quietMs = 60, maxMs = 5_000): Promise<void> {
+  const c = calls(page)
+  const until = Date.now() + maxMs
+  for (;;) {
+    while (c.open.size > 0 && Date.now() < until) await nextAnswer(c, until - Date.now())
+    const before = c.changes
+    await page.evaluate(
+      ([quietMs, maxMs]) =>
+        new Promise<void>((resolve) => {
+          const main = document.querySelector('main') ?? document.body
+          const start = performance.now()
+          let last = performance.now()
+          const obs = new MutationObserver(() => (last = performance.now()))
+          obs.observe(main, { subtree: true, childList: true, attributes: true, characterData: true })
+          const frame = () => new Promise((r) => requestAnimationFrame(r))
+          const check = async () => {
+            const now = performance.now()
+            if (now - start >= maxMs) {
+              obs.disconnect()
+              return resolve()
+            }
+            if (now - last < quietMs) return void setTimeout(check, Math.max(1, Math.min(last + quietMs, start + maxMs) - now))
+            // Quiet: two more frames, and nothing changed in them.
+            const quietSince = last
+            await frame()
+            await frame()
+            if (last !== quietSince) return void check()
             obs.disconnect()
             resolve()
-          } else setTimeout(check, Math.max(1, Math.min(last + quietMs, start + maxMs) - now))
-        }
-        requestAnimationFrame(() => requestAnimationFrame(check))
-      }),
-    [quietMs, maxMs],
-  )
+          }
+          requestAnimationFrame(() => requestAnimationFrame(() => void check()))
+        }),
+      [quietMs, Math.max(1, until - Date.now())],
+    )
+    if ((c.open.size === 0 && c.changes === before) || Date.now() >= until) return
+  }
 }
 
 /** The first lines of a bundled test set (resources/testsets/<pair>.<lang>), so that BLEU by length draws in seconds. */
