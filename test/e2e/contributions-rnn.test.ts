@@ -80,9 +80,14 @@ describe('the Contributions tab on an RNN', () => {
     await page.getByTestId('units-words').click()
     await page.getByTestId('tab-contributions').click()
     await page.getByTestId('contrib-maps').waitFor({ timeout: 60_000 })
+    // The maps of the sentence just typed: the page comes back with the session's last sentence (the
+    // shorter one of the tests above) and its maps, which stay until the new ones come (read in
+    // their place once, 14 source words, on a busy machine).
+    await expect
+      .poll(async () => (await json<string[]>('contrib-maps', 'data-src')).length, { timeout: 60_000, message: "the 25-word sentence's maps" })
+      .toBeGreaterThanOrEqual(25)
     const words = await json<string[]>('contrib-maps', 'data-tgt')
     const src = await json<string[]>('contrib-maps', 'data-src')
-    expect(src.length).toBeGreaterThanOrEqual(25)
     await presenting(page, true)
     // No method to choose on an RNN: the weights and the context share.
     expect(await page.getByTestId('slide-contrib-method').count()).toBe(0)
