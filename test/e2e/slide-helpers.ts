@@ -46,9 +46,10 @@ export async function presenting(page: Page, on: boolean): Promise<void> {
 }
 
 /**
- * The page's calls to browser mode's API in flight (its event stream aside), watched from the
- * first time `settled` is asked about the page: a view waiting on the engine changes nothing in the
- * page meanwhile, and a quiet page is not a settled one while an answer is still to come.
+ * The page's calls to browser mode's API in flight (its event stream aside), watched from when
+ * openSvgPage opens the page, or else from the first time `settled` is asked about it: a view
+ * waiting on the engine changes nothing in the page meanwhile, and a quiet page is not a settled
+ * one while an answer is still to come.
  */
 interface Calls {
   open: Set<object>
