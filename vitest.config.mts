@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
@@ -27,27 +27,23 @@ const RUN_TMP = (process.env.AL_RUN_TMP ??= mkdtempSync(join(tmpdir(), 'al-run-'
 process.once('exit', () => rmSync(RUN_TMP, { recursive: true, force: true }))
 
 /**
- * How long each test file took in a whole run on a two-core machine, in seconds: the order in which
- * the files are queued. Vitest queues files longest first only where its own cache has timings of
- * an earlier run, which a clean clone (CI) lacks; it then queued them by project and by size, and
- * the whole run took 536 s against 478 s in the working tree, 120 CPU s more: the long browser
- * files ended up side by side and slowed each other (issue 40, "Performance").
- * `npm run test:durations` writes it again from the last run's timings.
+ * Files that run long for their size, started first in their project. Vitest queues a project's
+ * files largest first where it has no timings of an earlier run (a clean clone, CI); the fuzz test,
+ * 4 KB and 24 s (a thousand models opened by the engine process), was queued among the last and
+ * ran on alone at the end of the run, one core idle beside it; the GIF colours' test is 7 KB and 12 s.
  */
-const DURATIONS: Record<string, number> = JSON.parse(readFileSync(new URL('./test/durations.json', import.meta.url), 'utf8'))
+const LONG = ['test/unit/engine/fuzz.test.ts', 'test/unit/host/animation-colours.test.ts']
 
-/**
- * Project by project, as vitest queues them (a worker keeps one project's modules; files of the
- * three projects queued in one longest-first order took 580 s and 1,106 CPU s), and longest first
- * within each by test/durations.json alone, so that a clean clone and the working tree queue the
- * files alike. A file it does not name yet goes first in its project: its length is unknown, and a
- * long file queued last runs on alone at the end, one core idle beside it.
- */
-class LongestFirst extends BaseSequencer {
+class LongFirst extends BaseSequencer {
   async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const root = this.ctx.config.root
-    const seconds = (f: TestSpecification) => DURATIONS[`${f.project.name}:${relative(root, f.moduleId)}`] ?? Number.MAX_VALUE
-    return [...files].sort((a, b) => (a.project.name === b.project.name ? seconds(b) - seconds(a) : a.project.name < b.project.name ? -1 : 1))
+    const sorted = await super.sort(files)
+    const long = (f: TestSpecification) => LONG.some((l) => f.moduleId.endsWith(l))
+    // Stable: each long file moves ahead of the other files of its project only.
+    const at = new Map(sorted.map((f, i) => [f, i]))
+    const first = new Map<string, number>()
+    for (const [i, f] of sorted.entries()) if (!first.has(f.project.name)) first.set(f.project.name, i)
+    const key = (f: TestSpecification) => (long(f) ? first.get(f.project.name)! - 0.5 : at.get(f)!)
+    return [...sorted].sort((a, b) => key(a) - key(b))
   }
 }
 
@@ -74,12 +70,12 @@ export default defineConfig({
     env: { TMPDIR: RUN_TMP, AL_CACHE_DIR: join(RUN_TMP, 'tap-cache') },
     // The default report, and every skipped test by name with its reason.
     reporters: ['default', './test/skip-reporter.ts'],
-    sequence: { sequencer: LongestFirst },
+    sequence: { sequencer: LongFirst },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: ISOLATED } },
-      // Named to sort between e2e and unit: the projects are queued by name (LongestFirst), and
-      // these few long files (the web server's, the PNG layout's) ran last, one core idle beside
-      // the last of them; the unit project's many short files now end the run.
+      // Named to sort between e2e and unit: vitest queues the projects' files by name, then by size,
+      // and these few long files (the web server's, the PNG layout's) ran last, one core idle
+      // beside the last of them; the unit project's many short files now end the run.
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
       // One Chromium per worker for its e2e files (test/e2e/harness.ts, launchChromium).
       {
