@@ -65,22 +65,24 @@ interface Probe {
  */
 function declaredCodec(bytes: Buffer, format: 'mp4' | 'webm'): string {
   if (format === 'webm') {
-    const m = /\x86([\x81-\x9f])(V_[A-Z0-9]+)/.exec(bytes.toString('latin1'))
-    if (!m || (m[1].charCodeAt(0) & 0x7f) !== m[2].length) return 'unknown'
-    return { V_VP8: 'vp8', V_VP9: 'vp9', V_AV1: 'av1' }[m[2]] ?? m[2]
+    // The ID, then its size in one byte (a vint: the top bit set, then the length), then the name.
+    const text = bytes.toString('latin1')
+    const m = /\x86([\x81-\x9f])V_/.exec(text)
+    if (!m) return 'unknown'
+    const id = text.slice(m.index + 2, m.index + 2 + (m[1].charCodeAt(0) & 0x7f))
+    return { V_VP8: 'vp8', V_VP9: 'vp9', V_AV1: 'av1' }[id] ?? id
   }
   const PATH = ['moov', 'trak', 'mdia', 'minf', 'stbl', 'stsd']
   let [start, end] = [0, bytes.length]
   for (const [depth, want] of PATH.entries()) {
-    let at = start
+    let [at, size] = [start, 0]
     for (;;) {
       if (at + 8 > end) return 'unknown'
-      const size = bytes.readUInt32BE(at)
+      size = bytes.readUInt32BE(at)
       if (size < 8) return 'unknown'
       if (bytes.toString('latin1', at + 4, at + 8) === want) break
       at += size
     }
-    const size = bytes.readUInt32BE(at)
     // stsd is a full box: version and flags, then the entry count, then the entries.
     ;[start, end] = [at + 8 + (depth === PATH.length - 1 ? 8 : 0), at + size]
   }
