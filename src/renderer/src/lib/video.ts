@@ -50,6 +50,26 @@ function encoderConfig(choice: VideoCodecChoice, width: number, height: number):
   }
 }
 
+/**
+ * Each configuration's answer, kept for the window's life. Chromium answers a VP9 question by
+ * starting an encoder of that size (half a CPU second at 2000 × 1124 on a two-core machine), and
+ * the export dialog asks each time it opens and each time its page size changes.
+ */
+const supported = new Map<string, Promise<boolean>>()
+
+function isSupported(config: VideoEncoderConfig): Promise<boolean> {
+  const key = JSON.stringify(config)
+  let answer = supported.get(key)
+  if (!answer) {
+    answer = VideoEncoder.isConfigSupported(config).then(
+      (r) => r.supported === true,
+      () => false,
+    )
+    supported.set(key, answer)
+  }
+  return answer
+}
+
 /** What the window can encode a frame of this size as: a codec per format, or null where it has none. */
 export async function probeVideo(width: number, height: number): Promise<Record<VideoFormat, VideoCodecChoice | null>> {
   const out: Record<VideoFormat, VideoCodecChoice | null> = { mp4: null, webm: null }
@@ -57,11 +77,7 @@ export async function probeVideo(width: number, height: number): Promise<Record<
   if (typeof VideoEncoder === 'undefined' || typeof ImageDecoder === 'undefined' || !(await ImageDecoder.isTypeSupported('image/png'))) return out
   for (const format of ['mp4', 'webm'] as const) {
     for (const c of candidates(format, width, height)) {
-      const ok = await VideoEncoder.isConfigSupported(encoderConfig(c, width, height)).then(
-        (r) => r.supported === true,
-        () => false,
-      )
-      if (ok) {
+      if (await isSupported(encoderConfig(c, width, height))) {
         out[format] = c
         break
       }
