@@ -9,20 +9,21 @@ import { probeVideo } from '../../../src/renderer/src/lib/video'
 describe('probeVideo', () => {
   afterEach(() => vi.unstubAllGlobals())
 
-  function window(answer: (codec: string) => boolean) {
+  /** A window whose encoder answers as `isConfigSupported` does, and the questions it was asked. */
+  function stubWindow(isConfigSupported: (c: VideoEncoderConfig) => Promise<VideoEncoderSupport>) {
     const asked: string[] = []
     vi.stubGlobal('ImageDecoder', { isTypeSupported: async () => true })
     vi.stubGlobal('VideoEncoder', {
-      isConfigSupported: async (c: VideoEncoderConfig) => {
+      isConfigSupported: (c: VideoEncoderConfig) => {
         asked.push(`${c.codec} ${c.width}×${c.height}`)
-        return { supported: answer(c.codec), config: c }
+        return isConfigSupported(c)
       },
     })
     return asked
   }
 
   it('asks each configuration once, and again for another size', async () => {
-    const asked = window((codec) => codec !== 'vp09.00.10.08')
+    const asked = stubWindow(async (c) => ({ supported: c.codec !== 'vp09.00.10.08', config: c }))
     const first = await probeVideo(1001, 601)
     expect(first.mp4?.codec).toBe('avc1.42001f')
     expect(first.webm?.codec).toBe('vp8')
@@ -34,8 +35,7 @@ describe('probeVideo', () => {
   })
 
   it('an encoder that throws is no encoder', async () => {
-    vi.stubGlobal('ImageDecoder', { isTypeSupported: async () => true })
-    vi.stubGlobal('VideoEncoder', { isConfigSupported: async () => Promise.reject(new Error('no')) })
+    stubWindow(() => Promise.reject(new Error('no')))
     expect(await probeVideo(1205, 705)).toEqual({ mp4: null, webm: null })
   })
 })
