@@ -23,8 +23,7 @@ import { join } from 'node:path'
  * CPU s) on the renderer's thread pool, beside 10.7 CPU s on its main thread; in efficiency mode
  * 2,461 Maglev ones (1.1 CPU s) and no TurboFan one. The e2e project, two rounds interleaved:
  * 478.8 and 476.9 CPU s, 7.18 and 7.26 M page faults, against 490.6 and 530.0, 7.84 and 7.96 M.
- * (The unit workers' Node with it: 361.7 and 406.5 CPU s against 359.4 and 382.1, not kept.) The
- * app's own window keeps V8's defaults.
+ * The app's own window keeps V8's defaults.
  */
 export const CHROMIUM_ARGS = [
   '--headless',
