@@ -93,6 +93,8 @@ describe('in front of a class: examples, a reference, two models side by side, t
     await waitForTranslationOf(page, source)
     const panel = page.getByTestId('reference-panel')
     await panel.waitFor({ timeout: 20_000 })
+    // The source is filled before the reference: the panel can show the previous reference forced through the new source first.
+    await expect.poll(() => attr('reference-panel', 'data-stale'), { timeout: 20_000 }).toBe('false')
     await expect.poll(() => attr('reference-scores', 'data-bleu'), { timeout: 20_000 }).not.toBe('')
     const bleu = Number(await attr('reference-scores', 'data-bleu'))
     const chrf = Number(await attr('reference-scores', 'data-chrf'))

@@ -83,6 +83,26 @@ describe('LensState: reference translation', () => {
     expect(lens.forced?.text).toBe('un chien court')
   })
 
+  it('a forced decoding of the reference before an edit is marked stale until the edited one arrives', async () => {
+    const lens = await opened()
+    lens.setReference('un chien noir')
+    lens.setText('a dog runs')
+    await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
+    f.translate[0].resolve(translation('en-fr', 'a dog runs'))
+    f.forced[0].resolve(forcedOf('a dog runs', 'un chien noir'))
+    await settle()
+    expect(lens.forcedStale).toBe(false)
+    // An example fills the source before the reference: the first forced decoding pairs the new source with the old reference.
+    lens.setReference('sur la pelouse')
+    expect(lens.forcedStale).toBe(true)
+    await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
+    expect(lens.forcedStale).toBe(true)
+    f.forced[1].resolve(forcedOf('a dog runs', 'sur la pelouse'))
+    await settle()
+    expect(lens.forcedStale).toBe(false)
+    expect(lens.forced?.text).toBe('sur la pelouse')
+  })
+
   it('clearing the reference drops the forced decoding and its score, and the views go back to the output', async () => {
     const lens = await opened()
     lens.setReference('un chien court')

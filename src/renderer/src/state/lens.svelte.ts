@@ -90,6 +90,8 @@ export class LensState {
   /** A reference translation (typed, or from an example) and the model's forced decoding of it. */
   reference = $state('')
   forced = $state.raw<Translation | null>(null)
+  /** The reference `forced` decoded: the field can change while its decoding is on the way. */
+  forcedReference = $state<string | null>(null)
   /** Sentence BLEU and chrF of the model's output against the reference. */
   score = $state.raw<SentenceScore | null>(null)
   shown = $state<Shown>('model')
@@ -133,6 +135,11 @@ export class LensState {
   private openings = new Latest()
   private timer: ReturnType<typeof setTimeout> | undefined
   private historyTimer: ReturnType<typeof setTimeout> | undefined
+
+  /** The forced decoding on show is of another reference than the one typed, until the new one arrives. */
+  get forcedStale(): boolean {
+    return this.forced !== null && this.forcedReference !== this.reference
+  }
 
   /** The translation the single-translation views draw: the model's output, or the forced reference. */
   get current(): Translation | null {
@@ -522,6 +529,7 @@ export class LensState {
       return
     }
     this.forced = o.value
+    this.forcedReference = reference
     this.clampSelection()
     void this.updateScore()
   }
