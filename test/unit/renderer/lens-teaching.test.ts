@@ -91,7 +91,9 @@ describe('LensState: reference translation', () => {
     f.translate[0].resolve(translation('en-fr', 'a dog runs'))
     f.forced[0].resolve(forcedOf('a dog runs', 'un chien noir'))
     await settle()
-    expect(lens.forcedStale).toBe(false)
+    f.scoreSentence[0].resolve({ bleu: 10, chrf: 20 })
+    await settle()
+    expect([lens.forcedStale, lens.score]).toEqual([false, { bleu: 10, chrf: 20 }])
     // An example fills the source before the reference: the first forced decoding pairs the new source with the old reference.
     lens.setReference('sur la pelouse')
     expect(lens.forcedStale).toBe(true)
@@ -101,6 +103,12 @@ describe('LensState: reference translation', () => {
     await settle()
     expect(lens.forcedStale).toBe(false)
     expect(lens.forced?.text).toBe('sur la pelouse')
+    // The old reference's score is not shown as the new one's while it is computed.
+    expect(lens.score).toBeNull()
+    expect(f.scoreSentence.at(-1)!.args[0]).toEqual({ hypothesis: translation('en-fr', 'a dog runs').text, reference: 'sur la pelouse' })
+    f.scoreSentence.at(-1)!.resolve({ bleu: 30, chrf: 40 })
+    await settle()
+    expect(lens.score).toEqual({ bleu: 30, chrf: 40 })
   })
 
   it('clearing the reference drops the forced decoding and its score, and the views go back to the output', async () => {

@@ -530,6 +530,8 @@ export class LensState {
     }
     this.forced = o.value
     this.forcedReference = reference
+    // The score on show was against the reference before: none until this one's arrives.
+    this.score = null
     this.clampSelection()
     void this.updateScore()
   }
