@@ -31,6 +31,20 @@ function forcedOf(text: string, reference: string): Translation {
   return { ...t, tgtTokens, text: reference, mode: 'forced', attention: tgtTokens.map(() => t.srcTokens.map(() => 1 / t.srcTokens.length)) }
 }
 
+/** A model open, `text` translated, `reference` forced through it, and the output scored `score`. */
+async function scored(text: string, reference: string, score: { bleu: number; chrf: number }): Promise<InstanceType<typeof LensState>> {
+  const lens = await opened()
+  lens.setReference(reference)
+  lens.setText(text)
+  await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
+  f.translate[0].resolve(translation('en-fr', text))
+  f.forced[0].resolve(forcedOf(text, reference))
+  await settle()
+  f.scoreSentence[0].resolve(score)
+  await settle()
+  return lens
+}
+
 beforeEach(() => {
   vi.useFakeTimers()
   f = fakeApi()
@@ -84,15 +98,7 @@ describe('LensState: reference translation', () => {
   })
 
   it('a forced decoding of the reference before an edit is marked stale until the edited one arrives', async () => {
-    const lens = await opened()
-    lens.setReference('un chien noir')
-    lens.setText('a dog runs')
-    await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
-    f.translate[0].resolve(translation('en-fr', 'a dog runs'))
-    f.forced[0].resolve(forcedOf('a dog runs', 'un chien noir'))
-    await settle()
-    f.scoreSentence[0].resolve({ bleu: 10, chrf: 20 })
-    await settle()
+    const lens = await scored('a dog runs', 'un chien noir', { bleu: 10, chrf: 20 })
     expect([lens.forcedStale, lens.score]).toEqual([false, { bleu: 10, chrf: 20 }])
     // An example fills the source before the reference: the first forced decoding pairs the new source with the old reference.
     lens.setReference('sur la pelouse')
@@ -112,15 +118,7 @@ describe('LensState: reference translation', () => {
   })
 
   it('clearing the reference drops the forced decoding and its score, and the views go back to the output', async () => {
-    const lens = await opened()
-    lens.setReference('un chien court')
-    lens.setText('a dog runs')
-    await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
-    f.translate[0].resolve(translation('en-fr', 'a dog runs'))
-    f.forced[0].resolve(forcedOf('a dog runs', 'un chien court'))
-    await settle()
-    f.scoreSentence[0].resolve({ bleu: 10, chrf: 20 })
-    await settle()
+    const lens = await scored('a dog runs', 'un chien court', { bleu: 10, chrf: 20 })
     lens.setShown('reference')
     lens.setReference('')
     await vi.advanceTimersByTimeAsync(DEBOUNCE_MS)
