@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { launchChromium, ROOT, screenshot, startBrowserMode, waitForTranslationOf, type Running, type TestBrowser } from './harness'
+import { axeViolations, serious, type Violation } from './axe'
 
 // The bundled en→fr models: a reference and a beam mean something only with a trained model.
 const MODELS = process.env.AL_E2E_MODELS ?? join(ROOT, 'resources', 'models')
@@ -36,7 +37,8 @@ describe('in front of a class: examples, a reference, two models side by side, t
   beforeAll(async () => {
     app = await startBrowserMode({ AL_MODELS_DIR: MODELS })
     browser = await launchChromium()
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    // The app's CSP allows no inline script: axe-core goes in past it (the app's own scripts are unchanged).
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
     page.on('pageerror', (e) => errors.push(e.message))
     page.on('console', (msg) => {
       if (msg.type() === 'error' && !msg.location().url.endsWith('/favicon.ico')) errors.push(msg.text())
@@ -128,6 +130,31 @@ describe('in front of a class: examples, a reference, two models side by side, t
     await screenshot(page, 'reference-heatmap')
     await page.getByTestId('shown-model').click()
     await expect.poll(() => json<string[]>('heatmap', 'data-row-tokens')).toEqual(output)
+  })
+
+  it('the reference panel, scored and while an edited reference is forced through: axe-core finds nothing critical or serious', async () => {
+    const panel = page.getByTestId('reference-panel')
+    await expect.poll(() => attr('reference-scores', 'data-bleu')).not.toBe('')
+    const found: Record<string, Violation[]> = {}
+    const scored = serious(await axeViolations(page))
+    if (scored.length) found.scored = scored
+    // The edited reference's forced decoding is held: the panel shows the last one's tokens, unscored.
+    let release = () => {}
+    const held = new Promise<void>((r) => (release = r))
+    await page.route('**/api/forced:run', async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.getByTestId('reference').fill('Sur la pelouse verte, un chien noir court vite.')
+    await expect.poll(() => panel.getAttribute('data-stale')).toBe('true')
+    expect(await page.getByTestId('reference-scores').textContent()).toBe('scoring…')
+    const stale = serious(await axeViolations(page))
+    if (stale.length) found.stale = stale
+    await screenshot(page, 'reference-stale', { fullPage: false })
+    release()
+    await page.unroute('**/api/forced:run')
+    await expect.poll(() => panel.getAttribute('data-stale')).toBe('false')
+    expect(found).toEqual({})
   })
 
   it('side by side: two models on one colour scale, and their difference', async () => {
