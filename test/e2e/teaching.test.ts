@@ -141,9 +141,13 @@ describe('in front of a class: examples, a reference, two models side by side, t
     // The edited reference's forced decoding is held: the panel shows the last one's tokens, unscored.
     let release = () => {}
     const held = new Promise<void>((r) => (release = r))
-    await page.route('**/api/forced:run', async (route) => {
-      await held
-      await route.continue()
+    // Each held request is let through before the route goes: unrouting first handles them itself,
+    // and the handler's own continue() then fails as an unhandled rejection.
+    const continued: Promise<void>[] = []
+    await page.route('**/api/forced:run', (route) => {
+      const next = held.then(() => route.continue())
+      continued.push(next)
+      return next
     })
     await page.getByTestId('reference').fill('Sur la pelouse verte, un chien noir court vite.')
     await expect.poll(() => panel.getAttribute('data-stale')).toBe('true')
@@ -152,6 +156,7 @@ describe('in front of a class: examples, a reference, two models side by side, t
     if (stale.length) found.stale = stale
     await screenshot(page, 'reference-stale', { fullPage: false })
     release()
+    await Promise.all(continued)
     await page.unroute('**/api/forced:run')
     await expect.poll(() => panel.getAttribute('data-stale')).toBe('false')
     expect(found).toEqual({})
